@@ -1,0 +1,24 @@
+// lockstep/cuda.h - the single-source header.
+//
+// Include it at the top of a kernel file. Under nvcc or NVRTC it is plain CUDA
+// (plus lockstep::launch on the host side of nvcc). Under a host C++ compiler it
+// maps CUDA's keywords, built-in variables, intrinsics and a subset of the
+// runtime API onto lockstep's emulator, so the same text runs on any CPU.
+#pragma once
+
+#if defined(__CUDACC_RTC__)
+// NVRTC: the compiler provides everything; nothing to add.
+#elif defined(__CUDACC__)
+#include <cuda_runtime.h>
+#include "lockstep/launch.h"
+#else
+#include "lockstep/emu/qualifiers.h"
+#include "lockstep/emu/vector_types.h"
+#include "lockstep/emu/builtins.h"
+#include "lockstep/emu/math.h"
+#include "lockstep/emu/atomics.h"
+#include "lockstep/emu/sync.h"
+#include "lockstep/emu/device_io.h"
+#include "lockstep/emu/runtime_api.h"
+#include "lockstep/launch.h"
+#endif

@@ -1,0 +1,89 @@
+// CUDA's atomic functions on the emulator.
+//
+// Blocks run in parallel on OS threads, so global-memory atomics must be real
+// atomics; std::atomic_ref gives that on plain memory. CUDA's atomics are
+// relaxed, and so are these. Shared-memory atomics take the same path: the
+// block's threads share one OS thread, so those are never contended.
+#pragma once
+#include <atomic>
+#include <type_traits>
+
+namespace lockstep::emu {
+
+template <class T>
+inline std::atomic_ref<T> atomic_at(T* address) {
+  return std::atomic_ref<T>(*address);
+}
+
+template <class T, class F>
+inline T atomic_update(T* address, F next_from_old) {
+  auto ref = atomic_at(address);
+  T old = ref.load(std::memory_order_relaxed);
+  while (!ref.compare_exchange_weak(old, next_from_old(old), std::memory_order_relaxed)) {
+  }
+  return old;
+}
+
+}  // namespace lockstep::emu
+
+#define LOCKSTEP_ATOMIC_FETCH(fn, member, T) \
+  inline T fn(T* address, T val) { return ::lockstep::emu::atomic_at(address).member(val, std::memory_order_relaxed); }
+
+LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, int)
+LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, unsigned int)
+LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, unsigned long long)
+LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, float)
+LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, double)
+LOCKSTEP_ATOMIC_FETCH(atomicSub, fetch_sub, int)
+LOCKSTEP_ATOMIC_FETCH(atomicSub, fetch_sub, unsigned int)
+LOCKSTEP_ATOMIC_FETCH(atomicExch, exchange, int)
+LOCKSTEP_ATOMIC_FETCH(atomicExch, exchange, unsigned int)
+LOCKSTEP_ATOMIC_FETCH(atomicExch, exchange, unsigned long long)
+LOCKSTEP_ATOMIC_FETCH(atomicExch, exchange, float)
+LOCKSTEP_ATOMIC_FETCH(atomicAnd, fetch_and, int)
+LOCKSTEP_ATOMIC_FETCH(atomicAnd, fetch_and, unsigned int)
+LOCKSTEP_ATOMIC_FETCH(atomicAnd, fetch_and, unsigned long long)
+LOCKSTEP_ATOMIC_FETCH(atomicOr, fetch_or, int)
+LOCKSTEP_ATOMIC_FETCH(atomicOr, fetch_or, unsigned int)
+LOCKSTEP_ATOMIC_FETCH(atomicOr, fetch_or, unsigned long long)
+LOCKSTEP_ATOMIC_FETCH(atomicXor, fetch_xor, int)
+LOCKSTEP_ATOMIC_FETCH(atomicXor, fetch_xor, unsigned int)
+LOCKSTEP_ATOMIC_FETCH(atomicXor, fetch_xor, unsigned long long)
+#undef LOCKSTEP_ATOMIC_FETCH
+
+#define LOCKSTEP_ATOMIC_UPDATE(fn, T, expr) \
+  inline T fn(T* address, T val) { return ::lockstep::emu::atomic_update(address, [val](T old) -> T { return expr; }); }
+
+LOCKSTEP_ATOMIC_UPDATE(atomicMin, int, old < val ? old : val)
+LOCKSTEP_ATOMIC_UPDATE(atomicMin, unsigned int, old < val ? old : val)
+LOCKSTEP_ATOMIC_UPDATE(atomicMin, long long, old < val ? old : val)
+LOCKSTEP_ATOMIC_UPDATE(atomicMin, unsigned long long, old < val ? old : val)
+LOCKSTEP_ATOMIC_UPDATE(atomicMax, int, old > val ? old : val)
+LOCKSTEP_ATOMIC_UPDATE(atomicMax, unsigned int, old > val ? old : val)
+LOCKSTEP_ATOMIC_UPDATE(atomicMax, long long, old > val ? old : val)
+LOCKSTEP_ATOMIC_UPDATE(atomicMax, unsigned long long, old > val ? old : val)
+// CUDA's wrapping counters: Inc wraps to 0 past val, Dec wraps to val below 0 or above val.
+LOCKSTEP_ATOMIC_UPDATE(atomicInc, unsigned int, old >= val ? 0u : old + 1u)
+LOCKSTEP_ATOMIC_UPDATE(atomicDec, unsigned int, (old == 0u || old > val) ? val : old - 1u)
+#undef LOCKSTEP_ATOMIC_UPDATE
+
+template <class T>
+inline T atomicCAS(T* address, std::type_identity_t<T> compare, std::type_identity_t<T> val) {
+  static_assert(std::is_same_v<T, int> || std::is_same_v<T, unsigned int> || std::is_same_v<T, unsigned long long> ||
+                    std::is_same_v<T, unsigned short>,
+                "CUDA defines atomicCAS for int, unsigned int, unsigned long long and unsigned short");
+  ::lockstep::emu::atomic_at(address).compare_exchange_strong(compare, val, std::memory_order_relaxed);
+  return compare;  // on failure compare_exchange stores the value it saw
+}
+
+// Scope-qualified spellings (sm_60+) behave the same on one emulated device.
+#define atomicAdd_block atomicAdd
+#define atomicAdd_system atomicAdd
+#define atomicCAS_block atomicCAS
+#define atomicExch_block atomicExch
+#define atomicMax_block atomicMax
+#define atomicMin_block atomicMin
+
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_signal_fence(std::memory_order_seq_cst); }
+inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }

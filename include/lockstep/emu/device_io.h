@@ -1,0 +1,33 @@
+// Device printf, assert, __ldg and clocks on the emulator.
+#pragma once
+#include <cassert>
+#include <chrono>
+#include <cstdio>
+
+namespace lockstep::emu {
+// A failed device assert ends the launch with an error naming the thread and
+// block, as a trap does on the GPU, instead of aborting the host process.
+[[noreturn]] void device_assert_failed(const char* expression, const char* file, unsigned line, const char* function);
+}  // namespace lockstep::emu
+
+// glibc's assert expands to __assert_fail(...); renaming it here reaches every
+// assert written after this header, whenever <cassert> itself was included.
+#if defined(__GLIBC__)
+#define __assert_fail(expr, file, line, fn) ::lockstep::emu::device_assert_failed(expr, file, line, fn)
+#endif
+
+template <class T>
+inline T __ldg(const T* address) { return *address; }
+template <class T>
+inline T __ldcg(const T* address) { return *address; }
+template <class T>
+inline T __ldcs(const T* address) { return *address; }
+template <class T>
+inline void __stcg(T* address, T value) { *address = value; }
+template <class T>
+inline void __stcs(T* address, T value) { *address = value; }
+
+inline long long clock64() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+inline unsigned long long __globaltimer() { return static_cast<unsigned long long>(clock64()); }

@@ -1,0 +1,31 @@
+// Settings of the emulator: how many OS threads run blocks, and in which order
+// the threads of a block run between barriers.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace lockstep::emu {
+
+// forward runs thread 0 first (deterministic, the default); reverse and random
+// change the order in which threads start and resume after each barrier, so a
+// kernel that depends on that order (a missing __syncthreads) gives different
+// results under different orders.
+enum class thread_order { forward, reverse, random };
+
+struct options {
+  unsigned workers = 0;                   // OS threads running blocks; 0 = one per core
+  thread_order order = thread_order::forward;
+  std::uint64_t seed = 0;                 // for thread_order::random
+  std::size_t stack_bytes = 256 * 1024;   // per emulated thread that waits at a barrier
+};
+
+// Defaults come from LOCKSTEP_EMU_WORKERS, LOCKSTEP_EMU_ORDER
+// (forward | reverse | random[:seed]) and LOCKSTEP_EMU_STACK_KIB.
+options get_options();
+void set_options(const options& o);
+
+const char* to_string(thread_order order);
+thread_order parse_thread_order(const std::string& text, std::uint64_t* seed);
+
+}  // namespace lockstep::emu

@@ -1,0 +1,26 @@
+// CUDA's declaration keywords, as the host compiler should read them.
+#pragma once
+
+// Kernels stay ordinary functions; `used` keeps a kernel that is only launched
+// through a pointer from being dropped, so the emulator can find its symbol.
+#define __global__ __attribute__((used))
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) alignas(n)
+#define __launch_bounds__(...)
+#define __grid_constant__
+#define __CUDA_ARCH_EMULATED__ 1
+
+// A block runs on one OS thread at a time, so per-block memory is thread-local
+// storage: `__shared__ float tile[16][16];` becomes a block-scope thread_local,
+// which is implicitly static. The executor never runs two blocks on one OS
+// thread at once, so each block in flight sees its own arrays.
+// `extern __shared__ T name[];` (dynamic shared memory) is rewritten by the host
+// build (lockstep_host_source, see cmake/) into a pointer to the launch's
+// dynamic shared buffer, because no prefix macro can turn an extern array into
+// a per-launch buffer.
+#define __shared__ thread_local

@@ -1,0 +1,79 @@
+// Barriers and warp collectives on the emulator.
+//
+// Each call is a rendezvous: the calling thread's fiber waits until every
+// thread the operation names has arrived, exactly the points where CUDA
+// threads may observe each other. Between them threads run without switching.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace lockstep::emu {
+
+enum class barrier_reduce { none, count, all, any };
+int block_barrier(barrier_reduce reduce, int predicate);
+
+enum class warp_op : std::uint8_t { sync, shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all, reduce_add, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor, match_any };
+std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width);
+unsigned active_mask();
+
+template <class T>
+inline std::uint64_t to_bits(T v) {
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "warp shuffles move values of at most 8 bytes");
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof(T));
+  return bits;
+}
+template <class T>
+inline T from_bits(std::uint64_t bits) {
+  T v;
+  std::memcpy(&v, &bits, sizeof(T));
+  return v;
+}
+
+}  // namespace lockstep::emu
+
+inline void __syncthreads() { ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::none, 0); }
+inline int __syncthreads_count(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::count, predicate); }
+inline int __syncthreads_and(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::all, predicate); }
+inline int __syncthreads_or(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::any, predicate); }
+
+inline void __syncwarp(unsigned mask = 0xffffffffu) { ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::sync, mask, 0, 0, 32); }
+inline unsigned __activemask() { return ::lockstep::emu::active_mask(); }
+
+#define LOCKSTEP_SHFL(fn, op, arg_t)                                                                  \
+  template <class T>                                                                              \
+  inline T fn(unsigned mask, T var, arg_t lane_arg, int width = 32) {                             \
+    using namespace ::lockstep::emu;                                                              \
+    return from_bits<T>(warp_collective(warp_op::op, mask, to_bits(var), static_cast<int>(lane_arg), width)); \
+  }
+LOCKSTEP_SHFL(__shfl_sync, shfl_idx, int)
+LOCKSTEP_SHFL(__shfl_up_sync, shfl_up, unsigned)
+LOCKSTEP_SHFL(__shfl_down_sync, shfl_down, unsigned)
+LOCKSTEP_SHFL(__shfl_xor_sync, shfl_xor, int)
+#undef LOCKSTEP_SHFL
+
+inline unsigned __ballot_sync(unsigned mask, int predicate) {
+  return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::ballot, mask, predicate != 0, 0, 32));
+}
+inline int __any_sync(unsigned mask, int predicate) {
+  return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::any, mask, predicate != 0, 0, 32));
+}
+inline int __all_sync(unsigned mask, int predicate) {
+  return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::all, mask, predicate != 0, 0, 32));
+}
+
+// sm_80 warp reductions over 32-bit integers; lane_arg 1 marks a signed min/max.
+inline unsigned __reduce_add_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_add, mask, v, 0, 32)); }
+inline int __reduce_add_sync(unsigned mask, int v) { return static_cast<int>(__reduce_add_sync(mask, static_cast<unsigned>(v))); }
+inline unsigned __reduce_min_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_min, mask, v, 0, 32)); }
+inline int __reduce_min_sync(unsigned mask, int v) { return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_min, mask, static_cast<unsigned>(v), 1, 32)); }
+inline unsigned __reduce_max_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_max, mask, v, 0, 32)); }
+inline int __reduce_max_sync(unsigned mask, int v) { return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_max, mask, static_cast<unsigned>(v), 1, 32)); }
+inline unsigned __reduce_and_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_and, mask, v, 0, 32)); }
+inline unsigned __reduce_or_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_or, mask, v, 0, 32)); }
+inline unsigned __reduce_xor_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_xor, mask, v, 0, 32)); }
+template <class T>
+inline unsigned __match_any_sync(unsigned mask, T value) {
+  return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::match_any, mask, ::lockstep::emu::to_bits(value), 0, 32));
+}

@@ -1,0 +1,372 @@
+#include "block_runner.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "lockstep/errors.h"
+
+namespace lockstep::emu {
+
+thread_local constinit thread_context current;
+
+namespace {
+const char* op_name(warp_op op) {
+  switch (op) {
+    case warp_op::sync: return "__syncwarp";
+    case warp_op::shfl_idx: return "__shfl_sync";
+    case warp_op::shfl_up: return "__shfl_up_sync";
+    case warp_op::shfl_down: return "__shfl_down_sync";
+    case warp_op::shfl_xor: return "__shfl_xor_sync";
+    case warp_op::ballot: return "__ballot_sync";
+    case warp_op::any: return "__any_sync";
+    case warp_op::all: return "__all_sync";
+    case warp_op::reduce_add: return "__reduce_add_sync";
+    case warp_op::reduce_min: return "__reduce_min_sync";
+    case warp_op::reduce_max: return "__reduce_max_sync";
+    case warp_op::reduce_and: return "__reduce_and_sync";
+    case warp_op::reduce_or: return "__reduce_or_sync";
+    case warp_op::reduce_xor: return "__reduce_xor_sync";
+    case warp_op::match_any: return "__match_any_sync";
+  }
+  return "?";
+}
+
+std::string hex(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+bool is_shuffle(warp_op op) { return op >= warp_op::shfl_idx && op <= warp_op::shfl_xor; }
+}  // namespace
+
+void block_runner::set_current_thread(unsigned t) {
+  const dim3& b = plan_->block;
+  current.linear_tid = t;
+  current.thread_idx = {t % b.x, (t / b.x) % b.y, t / (b.x * b.y)};
+}
+
+std::string block_runner::where() const {
+  std::ostringstream s;
+  const uint3& b = current.block_idx;
+  const uint3& t = current.thread_idx;
+  s << "kernel '" << (plan_ ? *plan_->kernel_name : std::string("?")) << "', block (" << b.x << ", " << b.y << ", " << b.z
+    << "), thread (" << t.x << ", " << t.y << ", " << t.z << ")";
+  return s.str();
+}
+
+void block_runner::fail(const std::string& what) const { throw kernel_error(cudaErrorLaunchFailure, where() + ": " + what); }
+
+void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
+  plan_ = &plan;
+  const dim3 g = plan.grid, b = plan.block;
+  threads_ = b.x * b.y * b.z;
+  current.block_idx = {unsigned(block_linear % g.x), unsigned((block_linear / g.x) % g.y),
+                       unsigned(block_linear / (std::uint64_t(g.x) * g.y))};
+  current.block_dim = b;
+  current.grid_dim = g;
+  current.block = this;
+
+  // Dynamic shared memory starts as all-ones bytes (NaN as floats, -1 as
+  // ints), so a read of something no thread wrote stands out.
+  if (plan.dynamic_shared_bytes > 0) {
+    if (dynamic_shared_.size() < plan.dynamic_shared_bytes + 256) dynamic_shared_.resize(plan.dynamic_shared_bytes + 256);
+    auto base = (reinterpret_cast<std::uintptr_t>(dynamic_shared_.data()) + 255) & ~std::uintptr_t{255};
+    current.dynamic_shared = reinterpret_cast<unsigned char*>(base);
+    std::memset(current.dynamic_shared, 0xff, plan.dynamic_shared_bytes);
+  } else {
+    current.dynamic_shared = nullptr;
+  }
+
+  next_start_ = 0;
+  live_ = threads_;
+  error_ = nullptr;
+  ready_.clear();
+  barrier_waiters_.clear();
+  barrier_true_ = 0;
+  state_.assign(threads_, state::not_started);
+  warps_.resize((threads_ + 31) / 32);
+  for (auto& w : warps_) w.arrived = w.wanted = 0;
+  exited_.assign(warps_.size(), 0);
+  start_order_.resize(threads_);
+  for (unsigned t = 0; t < threads_; ++t) start_order_[t] = t;
+  if (plan.opts.order == thread_order::random) rng_.seed(plan.opts.seed * 0x9E3779B97F4A7C15ull ^ (block_linear + 1));
+  order_threads(start_order_);
+
+  while (!error_) {
+    fiber* f;
+    if (!ready_.empty()) {
+      f = ready_.front();
+      ready_.pop_front();
+      set_current_thread(f->thread);
+    } else if (next_start_ < threads_) {
+      f = new_runner();
+    } else if (live_ == 0) {
+      break;
+    } else {
+      error_ = std::make_exception_ptr(kernel_error(cudaErrorLaunchFailure, deadlock_report()));
+      break;
+    }
+    running_ = f;
+    switch_context(scheduler_, f->ctx);
+    if (f->finished) retire(f);
+  }
+
+  // Fibers still waiting after a failure are abandoned, not unwound: their
+  // frames hold only the kernel's own locals.
+  while (!fibers_.empty()) retire(fibers_.back());
+  current.block = nullptr;
+  if (error_) std::rethrow_exception(error_);
+}
+
+block_runner::fiber* block_runner::new_runner() {
+  fiber* f;
+  if (!spare_fibers_.empty()) {
+    f = spare_fibers_.back();
+    spare_fibers_.pop_back();
+  } else {
+    owned_fibers_.push_back(std::make_unique<fiber>());
+    f = owned_fibers_.back().get();
+  }
+  f->stack = stacks_.acquire();
+  f->finished = false;
+  f->slot = fibers_.size();
+  fibers_.push_back(f);
+  make_context(f->ctx, f->stack, stacks_.stack_bytes(), &runner_main, this);
+  return f;
+}
+
+void block_runner::retire(fiber* f) {
+  stacks_.release(f->stack);
+  fibers_[f->slot] = fibers_.back();
+  fibers_[f->slot]->slot = f->slot;
+  fibers_.pop_back();
+  spare_fibers_.push_back(f);
+}
+
+void block_runner::runner_main(void* self_ptr) {
+  auto* self = static_cast<block_runner*>(self_ptr);
+  fiber* me = self->running_;
+  try {
+    while (self->next_start_ < self->threads_) {
+      const unsigned t = self->start_order_[self->next_start_++];
+      me->thread = t;
+      self->state_[t] = state::running;
+      self->set_current_thread(t);
+      self->plan_->thunk(self->plan_->params);
+      self->thread_exited(t);
+    }
+  } catch (...) {
+    if (!self->error_) self->error_ = std::current_exception();
+  }
+  me->finished = true;
+  switch_context(me->ctx, self->scheduler_);
+  std::abort();  // a finished fiber is never resumed
+}
+
+void block_runner::suspend() { switch_context(running_->ctx, scheduler_); }
+
+void block_runner::order_threads(std::vector<unsigned>& ids) {
+  switch (plan_->opts.order) {
+    case thread_order::forward: break;
+    case thread_order::reverse: std::reverse(ids.begin(), ids.end()); break;
+    case thread_order::random: std::shuffle(ids.begin(), ids.end(), rng_); break;
+  }
+}
+
+void block_runner::make_ready(std::vector<fiber*>& waiters) {
+  std::sort(waiters.begin(), waiters.end(), [](fiber* a, fiber* b) { return a->thread < b->thread; });
+  if (plan_->opts.order == thread_order::reverse) std::reverse(waiters.begin(), waiters.end());
+  if (plan_->opts.order == thread_order::random) std::shuffle(waiters.begin(), waiters.end(), rng_);
+  ready_.insert(ready_.end(), waiters.begin(), waiters.end());
+  waiters.clear();
+}
+
+void block_runner::thread_exited(unsigned t) {
+  state_[t] = state::exited;
+  --live_;
+  const unsigned w = t / 32, lane = t % 32;
+  exited_[w] |= 1u << lane;
+  const warp_round& r = warps_[w];
+  if (r.arrived && (r.wanted >> lane & 1u) && !(r.arrived >> lane & 1u))
+    fail(std::string("this thread exited while lanes ") + hex(r.arrived) + " of its warp wait for it at " + op_name(r.op) +
+         " (mask " + hex(r.wanted) + "); every lane named in a warp collective's mask must reach it");
+  // Exited threads no longer count at a barrier, as on Volta and later GPUs.
+  if (!barrier_waiters_.empty() && barrier_waiters_.size() == live_) release_barrier();
+}
+
+int block_runner::barrier(barrier_reduce reduce, int predicate) {
+  const unsigned t = current.linear_tid;
+  state_[t] = state::at_barrier;
+  barrier_waiters_.push_back(running_);
+  barrier_true_ += predicate != 0;
+  if (barrier_waiters_.size() == live_) release_barrier();
+  suspend();
+  state_[t] = state::running;
+  switch (reduce) {
+    case barrier_reduce::none: return 0;
+    case barrier_reduce::count: return released_true_;
+    case barrier_reduce::all: return released_true_ == released_arrived_;
+    case barrier_reduce::any: return released_true_ > 0;
+  }
+  return 0;
+}
+
+void block_runner::release_barrier() {
+  released_true_ = barrier_true_;
+  released_arrived_ = static_cast<int>(barrier_waiters_.size());
+  barrier_true_ = 0;
+  make_ready(barrier_waiters_);
+}
+
+std::uint32_t block_runner::lanes_in_warp(unsigned w) const {
+  const unsigned n = std::min(32u, threads_ - w * 32);
+  return n == 32 ? ~0u : (1u << n) - 1;
+}
+
+unsigned block_runner::active_mask() const {
+  const unsigned w = current.linear_tid / 32;
+  return lanes_in_warp(w) & ~exited_[w];
+}
+
+std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width) {
+  const unsigned t = current.linear_tid, w = t / 32, lane = t % 32;
+  if (!(mask >> lane & 1u))
+    fail(std::string(op_name(op)) + " with mask " + hex(mask) + " does not name the calling lane " + std::to_string(lane) +
+         "; a lane must include itself in the mask");
+  if (is_shuffle(op) && (width < 1 || width > 32 || (width & (width - 1))))
+    fail(std::string(op_name(op)) + " with width " + std::to_string(width) + "; width must be a power of two from 1 to 32");
+  // Lanes past the end of a partial last warp do not exist; the GPU ignores them too.
+  mask &= lanes_in_warp(w);
+  if (const std::uint32_t gone = mask & exited_[w])
+    fail(std::string(op_name(op)) + " with mask " + hex(mask) + " names lanes " + hex(gone) +
+         " that have already exited; every lane named in the mask must reach the call");
+  warp_round& r = warps_[w];
+  if (r.arrived == 0) {
+    r.op = op;
+    r.width = width;
+  } else if (r.op != op || r.width != width) {
+    fail(std::string("lanes of one warp meet at different warp collectives: lanes ") + hex(r.arrived) + " wait at " +
+         op_name(r.op) + " (width " + std::to_string(r.width) + "), this lane calls " + op_name(op) + " (width " +
+         std::to_string(width) + ")");
+  }
+  r.value[lane] = value;
+  r.lane_arg[lane] = lane_arg;
+  r.arrived |= 1u << lane;
+  r.wanted |= mask;
+  if ((r.wanted & ~r.arrived) == 0) {
+    complete_warp(r, lane);
+    return r.result[lane];
+  }
+  r.waiter[lane] = running_;
+  state_[t] = state::at_warp;
+  suspend();
+  state_[t] = state::running;
+  return r.result[lane];
+}
+
+void block_runner::complete_warp(warp_round& r, unsigned caller_lane) {
+  const std::uint32_t lanes = r.arrived;
+  auto each_lane = [lanes](auto&& fn) {
+    for (std::uint32_t m = lanes; m; m &= m - 1) fn(static_cast<unsigned>(__builtin_ctz(m)));
+  };
+  auto all_lanes_get = [&](std::uint64_t v) { each_lane([&](unsigned l) { r.result[l] = v; }); };
+  const bool is_signed = r.lane_arg[caller_lane] != 0;
+  switch (r.op) {
+    case warp_op::sync: break;
+    case warp_op::shfl_idx:
+    case warp_op::shfl_up:
+    case warp_op::shfl_down:
+    case warp_op::shfl_xor: {
+      // PTX shfl.sync's source-lane rule: lanes are split into segments of
+      // `width`; a source outside the caller's segment returns its own value.
+      const int segmask = (32 - r.width) & 31;
+      each_lane([&](unsigned l) {
+        const int lane = static_cast<int>(l), b = r.lane_arg[l];
+        const int min_lane = lane & segmask, max_lane = min_lane | (31 & ~segmask);
+        int j = lane;
+        bool in_range = false;
+        switch (r.op) {
+          case warp_op::shfl_idx: j = min_lane | (b & 31 & ~segmask); in_range = j <= max_lane; break;
+          case warp_op::shfl_up: j = lane - b; in_range = b >= 0 && j >= min_lane; break;
+          case warp_op::shfl_down: j = lane + b; in_range = b >= 0 && j <= max_lane; break;
+          default: j = lane ^ (b & 31); in_range = j <= max_lane; break;
+        }
+        if (!in_range || !(lanes >> j & 1u)) j = lane;
+        r.result[l] = r.value[j];
+      });
+      break;
+    }
+    case warp_op::ballot:
+    case warp_op::any:
+    case warp_op::all: {
+      std::uint32_t ballot = 0;
+      each_lane([&](unsigned l) { ballot |= (r.value[l] != 0 ? 1u : 0u) << l; });
+      all_lanes_get(r.op == warp_op::ballot ? ballot : r.op == warp_op::any ? ballot != 0 : ballot == lanes);
+      break;
+    }
+    case warp_op::reduce_add:
+    case warp_op::reduce_and:
+    case warp_op::reduce_or:
+    case warp_op::reduce_xor: {
+      std::uint32_t acc = r.op == warp_op::reduce_and ? ~0u : 0u;
+      each_lane([&](unsigned l) {
+        const auto v = static_cast<std::uint32_t>(r.value[l]);
+        acc = r.op == warp_op::reduce_add ? acc + v : r.op == warp_op::reduce_and ? acc & v : r.op == warp_op::reduce_or ? acc | v : acc ^ v;
+      });
+      all_lanes_get(acc);
+      break;
+    }
+    case warp_op::reduce_min:
+    case warp_op::reduce_max: {
+      const bool want_min = r.op == warp_op::reduce_min;
+      std::int64_t best = 0;
+      bool first = true;
+      each_lane([&](unsigned l) {
+        const auto u = static_cast<std::uint32_t>(r.value[l]);
+        const std::int64_t v = is_signed ? std::int64_t(static_cast<std::int32_t>(u)) : std::int64_t(u);
+        if (first || (want_min ? v < best : v > best)) best = v;
+        first = false;
+      });
+      all_lanes_get(static_cast<std::uint32_t>(best));
+      break;
+    }
+    case warp_op::match_any:
+      each_lane([&](unsigned l) {
+        std::uint32_t same = 0;
+        each_lane([&](unsigned k) { same |= (r.value[k] == r.value[l] ? 1u : 0u) << k; });
+        r.result[l] = same;
+      });
+      break;
+  }
+  std::vector<fiber*> woken;
+  each_lane([&](unsigned l) {
+    if (l != caller_lane) woken.push_back(r.waiter[l]);
+  });
+  r.arrived = r.wanted = 0;
+  make_ready(woken);
+}
+
+std::string block_runner::deadlock_report() const {
+  std::ostringstream s;
+  const uint3& b = current.block_idx;
+  s << "kernel '" << *plan_->kernel_name << "', block (" << b.x << ", " << b.y << ", " << b.z << "): deadlock. ";
+  unsigned at_barrier = 0, first_at_barrier = 0;
+  for (unsigned t = 0; t < threads_; ++t)
+    if (state_[t] == state::at_barrier && at_barrier++ == 0) first_at_barrier = t;
+  if (at_barrier)
+    s << at_barrier << " of " << threads_ << " threads (first: thread " << first_at_barrier
+      << ") wait at __syncthreads(), which releases only when every thread that has not exited reaches it. ";
+  for (unsigned w = 0; w < warps_.size(); ++w) {
+    const warp_round& r = warps_[w];
+    if (!r.arrived) continue;
+    s << "Warp " << w << ": lanes " << hex(r.arrived) << " wait at " << op_name(r.op) << " for lanes "
+      << hex(r.wanted & ~r.arrived) << ", which are at __syncthreads() instead. ";
+  }
+  s << "A barrier inside a branch that not all threads take, or a warp mask naming lanes that do not come, causes this.";
+  return s.str();
+}
+
+}  // namespace lockstep::emu

@@ -1,0 +1,112 @@
+// Runs the threads of one block at a time on one OS thread.
+//
+// Threads are started one after another by a "runner" loop on a fiber. A
+// thread that finishes without waiting costs one function call. A thread that
+// waits (at __syncthreads or a warp collective) keeps the runner's fiber, and
+// a fresh runner fiber continues with the next thread; the waiting ones are
+// resumed in order once everyone they wait for has arrived. So a kernel
+// without barriers never switches between fibers, and one with barriers keeps
+// exactly one stack per waiting thread.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "context.h"
+#include "lockstep/emu/builtins.h"
+#include "lockstep/emu/options.h"
+#include "lockstep/emu/sync.h"
+#include "stack_pool.h"
+
+namespace lockstep::emu {
+
+struct launch_plan {
+  void (*thunk)(const void*);
+  const void* params;
+  dim3 grid;
+  dim3 block;
+  std::size_t dynamic_shared_bytes;
+  const std::string* kernel_name;
+  options opts;
+};
+
+class block_runner {
+ public:
+  explicit block_runner(std::size_t stack_bytes) : stacks_(stack_bytes) {}
+  block_runner(const block_runner&) = delete;
+  block_runner& operator=(const block_runner&) = delete;
+
+  // Runs every thread of block `block_linear` of the plan; throws kernel_error.
+  void run(const launch_plan& plan, std::uint64_t block_linear);
+
+  int barrier(barrier_reduce reduce, int predicate);
+  std::uint64_t warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width);
+  unsigned active_mask() const;
+  [[noreturn]] void fail(const std::string& what) const;  // kernel_error naming this thread
+  std::string where() const;                              // "kernel k, block (..), thread (..)"
+  std::size_t stack_bytes() const { return stacks_.stack_bytes(); }
+
+ private:
+  enum class state : std::uint8_t { not_started, running, at_barrier, at_warp, exited };
+  struct fiber {
+    context ctx;
+    void* stack = nullptr;
+    unsigned thread = 0;
+    bool finished = false;
+    std::size_t slot = 0;  // index in fibers_
+  };
+  struct warp_round {
+    std::uint32_t arrived = 0;
+    std::uint32_t wanted = 0;
+    warp_op op = warp_op::sync;
+    int width = 32;
+    std::uint64_t value[32];
+    int lane_arg[32];
+    fiber* waiter[32];
+    std::uint64_t result[32];
+  };
+
+  static void runner_main(void* self);
+  fiber* new_runner();
+  void retire(fiber* f);
+  void suspend();
+  void set_current_thread(unsigned t);
+  void thread_exited(unsigned t);
+  void release_barrier();
+  void complete_warp(warp_round& w, unsigned caller_lane);
+  void make_ready(std::vector<fiber*>& waiters);
+  void order_threads(std::vector<unsigned>& ids);
+  std::string deadlock_report() const;
+  std::uint32_t lanes_in_warp(unsigned warp_index) const;
+
+  stack_pool stacks_;
+  const launch_plan* plan_ = nullptr;
+  unsigned threads_ = 0;
+  unsigned next_start_ = 0;
+  unsigned live_ = 0;
+  std::vector<unsigned> start_order_;
+  std::vector<state> state_;
+  std::deque<fiber*> ready_;
+  std::vector<fiber*> fibers_;  // fibers holding a stack now
+  std::vector<fiber*> spare_fibers_;
+  std::vector<std::unique_ptr<fiber>> owned_fibers_;
+  fiber* running_ = nullptr;
+  context scheduler_;
+  std::exception_ptr error_;
+  std::mt19937_64 rng_;
+
+  std::vector<fiber*> barrier_waiters_;
+  int barrier_true_ = 0;       // predicates counted for the barrier in progress
+  int released_true_ = 0;      // result of the last released barrier
+  int released_arrived_ = 0;
+
+  std::vector<warp_round> warps_;
+  std::vector<std::uint32_t> exited_;  // per warp, lanes that have exited
+  std::vector<unsigned char> dynamic_shared_;
+};
+
+}  // namespace lockstep::emu

@@ -1,0 +1,162 @@
+// Runs a launch: blocks spread over a pool of OS threads, each with its own
+// block_runner, taking block indices from a shared counter.
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "block_runner.h"
+#include "kernel_info.h"
+#include "lockstep/errors.h"
+#include "lockstep/launch.h"
+#include "lockstep/emu/device_io.h"
+
+namespace lockstep::emu {
+
+void set_last_error(cudaError_t error);  // runtime_api.cpp
+
+namespace {
+
+class worker_pool {
+ public:
+  ~worker_pool() { resize(0, 0); }
+
+  void run(const launch_plan& plan, std::uint64_t blocks) {
+    const unsigned wanted = plan.opts.workers ? plan.opts.workers : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(wanted, blocks));
+    if (workers > runners_.size() || plan.opts.stack_bytes != stack_bytes_) resize(workers, plan.opts.stack_bytes);
+    {
+      std::lock_guard lock(mutex_);
+      plan_ = &plan;
+      blocks_ = blocks;
+      next_block_ = 0;
+      failed_ = false;
+      error_ = nullptr;
+      launch_workers_ = workers;
+      helpers_busy_ = workers - 1;
+      ++generation_;
+    }
+    start_.notify_all();
+    work(0);  // the launching thread is worker 0
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return helpers_busy_ == 0; });
+    plan_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void resize(unsigned workers, std::size_t stack_bytes) {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+      ++generation_;
+    }
+    start_.notify_all();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    runners_.clear();
+    stop_ = false;
+    stack_bytes_ = stack_bytes;
+    for (unsigned i = 0; i < workers; ++i) runners_.push_back(std::make_unique<block_runner>(stack_bytes));
+    for (unsigned i = 1; i < workers; ++i) threads_.emplace_back([this, i, g = generation_] { helper_loop(i, g); });
+  }
+
+  void helper_loop(unsigned index, std::uint64_t seen) {
+    for (;;) {
+      {
+        std::unique_lock lock(mutex_);
+        start_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (stop_) return;
+        if (index >= launch_workers_) continue;  // this launch uses fewer workers
+      }
+      work(index);
+      std::lock_guard lock(mutex_);
+      if (--helpers_busy_ == 0) done_.notify_one();
+    }
+  }
+
+  void work(unsigned index) {
+    block_runner& runner = *runners_[index];
+    while (!failed_.load(std::memory_order_relaxed)) {
+      const std::uint64_t b = next_block_.fetch_add(1, std::memory_order_relaxed);
+      if (b >= blocks_) break;
+      try {
+        runner.run(*plan_, b);
+      } catch (...) {
+        std::lock_guard lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+        failed_ = true;
+      }
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable start_, done_;
+  std::vector<std::thread> threads_;
+  std::vector<std::unique_ptr<block_runner>> runners_;
+  std::size_t stack_bytes_ = 0;
+  std::uint64_t generation_ = 0;
+  unsigned launch_workers_ = 0;
+  unsigned helpers_busy_ = 0;
+  bool stop_ = false;
+  const launch_plan* plan_ = nullptr;
+  std::uint64_t blocks_ = 0;
+  std::atomic<std::uint64_t> next_block_{0};
+  std::atomic<bool> failed_{false};
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+void launch_kernel(const void* kernel, const launch_config& config, void (*thunk)(const void*), const void* params) {
+  if (current.block)
+    throw launch_error(cudaErrorInvalidConfiguration, "a kernel launched another kernel (" + current.block->where() +
+                                                          "); dynamic parallelism is not emulated");
+  const kernel_info& info = kernel_info_for(kernel);
+  const launch_shape shape = detail::shape_of(config, info.static_shared_bytes, info.max_dynamic_shared_bytes);
+  if (auto problem = check_launch(h100_limits, shape, info.name)) {
+    set_last_error(static_cast<cudaError_t>(problem->cuda_error));
+    throw launch_error(static_cast<cudaError_t>(problem->cuda_error), problem->message);
+  }
+  const launch_plan plan{thunk, params, config.grid, config.block, config.shared_bytes, &info.name, get_options()};
+  // One launch at a time, as on one stream; the pool is not re-entrant.
+  static std::mutex launch_mutex;
+  static worker_pool pool;
+  std::lock_guard lock(launch_mutex);
+  try {
+    pool.run(plan, std::uint64_t(config.grid.x) * config.grid.y * config.grid.z);
+  } catch (const cuda_error& e) {
+    set_last_error(e.code());
+    throw;
+  }
+}
+
+int block_barrier(barrier_reduce reduce, int predicate) { return in_kernel("__syncthreads").block->barrier(reduce, predicate); }
+
+std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width) {
+  return in_kernel("a warp collective").block->warp(op, mask, value, lane_arg, width);
+}
+
+unsigned active_mask() { return in_kernel("__activemask").block->active_mask(); }
+
+void outside_kernel(const char* what) {
+  throw std::logic_error(std::string("lockstep emulator: ") + what +
+                         " was used outside a kernel; device built-ins only exist while a kernel runs");
+}
+
+void device_assert_failed(const char* expression, const char* file, unsigned line, const char* function) {
+  if (!current.block) {  // an assert in host code keeps its usual meaning
+    std::fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, expression);
+    std::abort();
+  }
+  throw kernel_error(cudaErrorAssert, current.block->where() + ": device assertion `" + expression + "` failed at " + file +
+                                          ":" + std::to_string(line) + " in " + function);
+}
+
+}  // namespace lockstep::emu

@@ -1,0 +1,24 @@
+// What the emulator knows about a host-compiled kernel before running it:
+// its name and how much static __shared__ memory it declares.
+//
+// On the GPU ptxas counts static shared memory. Here every `__shared__` array
+// is a block-scope thread_local, which the compiler names _ZZ<kernel>E<array>
+// in the symbol table, so the kernel's static shared size is the sum of the
+// thread-local symbols under its name. Arrays declared in __device__ helpers
+// are not counted.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace lockstep::emu {
+
+struct kernel_info {
+  std::string name;                             // demangled, or "?" if unknown
+  std::size_t static_shared_bytes = 0;
+  std::size_t max_dynamic_shared_bytes = 48 * 1024;  // raised by cudaFuncSetAttribute
+};
+
+// Looked up once per kernel and cached; the reference stays valid.
+kernel_info& kernel_info_for(const void* kernel);
+
+}  // namespace lockstep::emu

@@ -1,0 +1,122 @@
+// CUDA runtime calls on the emulator: device memory is host memory, copies are
+// memcpy, launches are synchronous, so synchronisation has nothing to wait for.
+#include "lockstep/emu/runtime_api.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+#include "kernel_info.h"
+#include "lockstep/launch_limits.h"
+
+namespace lockstep::emu {
+
+namespace {
+thread_local cudaError_t last_error = cudaSuccess;
+
+std::mutex allocations_mutex;
+std::unordered_map<void*, std::size_t> allocations;  // live device allocations
+
+cudaError_t record(cudaError_t e) {
+  if (e != cudaSuccess) last_error = e;
+  return e;
+}
+}  // namespace
+
+void set_last_error(cudaError_t error) { last_error = error; }
+
+}  // namespace lockstep::emu
+
+using lockstep::emu::record;
+
+cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
+  if (!ptr) return record(cudaErrorInvalidValue);
+  // 256-byte alignment, as cudaMalloc guarantees.
+  void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + (bytes == 0 ? 256 : 0));
+  if (!p) return record(cudaErrorMemoryAllocation);
+  std::lock_guard lock(lockstep::emu::allocations_mutex);
+  lockstep::emu::allocations[p] = bytes;
+  *ptr = p;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* ptr) {
+  if (!ptr) return cudaSuccess;
+  std::lock_guard lock(lockstep::emu::allocations_mutex);
+  if (lockstep::emu::allocations.erase(ptr) == 0) return record(cudaErrorInvalidDevicePointer);
+  std::free(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return record(cudaErrorInvalidMemcpyDirection);
+  if (bytes && (!dst || !src)) return record(cudaErrorInvalidValue);
+  if (bytes) std::memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
+  if (bytes && !ptr) return record(cudaErrorInvalidValue);
+  if (bytes) std::memset(ptr, value, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+
+cudaError_t cudaGetLastError() {
+  cudaError_t e = lockstep::emu::last_error;
+  lockstep::emu::last_error = cudaSuccess;
+  return e;
+}
+cudaError_t cudaPeekAtLastError() { return lockstep::emu::last_error; }
+
+const char* cudaGetErrorName(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
+    case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
+    case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
+    case cudaErrorNoDevice: return "cudaErrorNoDevice";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorAssert: return "cudaErrorAssert";
+    case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+  }
+  return "cudaErrorUnknown";
+}
+
+const char* cudaGetErrorString(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorAssert: return "device-side assert triggered";
+    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorLaunchFailure: return "unspecified launch failure";
+  }
+  return "unknown error";
+}
+
+cudaError_t cudaFuncSetAttributeForKernel(const void* kernel, cudaFuncAttribute attribute, int value) {
+  if (!kernel) return record(cudaErrorInvalidDeviceFunction);
+  auto& info = lockstep::emu::kernel_info_for(kernel);
+  if (attribute == cudaFuncAttributePreferredSharedMemoryCarveout) return value >= -1 && value <= 100 ? cudaSuccess : record(cudaErrorInvalidValue);
+  if (attribute != cudaFuncAttributeMaxDynamicSharedMemorySize) return record(cudaErrorInvalidValue);
+  const auto limit = lockstep::h100_limits.shared_per_block_optin - info.static_shared_bytes;
+  if (value < 0 || static_cast<std::size_t>(value) > limit) return record(cudaErrorInvalidValue);
+  info.max_dynamic_shared_bytes = static_cast<std::size_t>(value);
+  return cudaSuccess;
+}
