@@ -1,21 +1,54 @@
-# lockstep_host_sources(OUT_VAR a.cu b.cu ...)
-# Generates, for each CUDA source, the file the host compiler builds for the
-# emulator (see src/emulator/host_source.h) and returns their paths. Add the
-# sources' own directory to the include path of the target that compiles them,
-# since the generated files live in the build tree.
+# Host builds of CUDA sources for the emulator.
+#
+# The host compiler needs one construct rewritten (see src/emulator/host_source.h),
+# in every file a kernel comes from, included ones too. So each CUDA file is
+# copied through lockstep-hostify into ${PROJECT_BINARY_DIR}/host_sources/,
+# mirroring the source tree, and the mirrored directories come first on the
+# include path.
+
+function(_lockstep_hostify src out)
+  get_filename_component(abs "${src}" ABSOLUTE)
+  add_custom_command(
+    OUTPUT "${out}"
+    COMMAND lockstep-hostify "${abs}" "${out}"
+    DEPENDS "${abs}" lockstep-hostify
+    VERBATIM)
+endfunction()
+
+function(_lockstep_mirror_path src out_var)
+  get_filename_component(abs "${src}" ABSOLUTE)
+  file(RELATIVE_PATH rel "${PROJECT_SOURCE_DIR}" "${abs}")
+  set(${out_var} "${PROJECT_BINARY_DIR}/host_sources/${rel}" PARENT_SCOPE)
+endfunction()
+
+# lockstep_host_sources(OUT_VAR a.cu b.cu ...): the translation units, as
+# generated .cpp files to add to a target.
 function(lockstep_host_sources out_var)
   set(generated)
   foreach(src IN LISTS ARGN)
-    get_filename_component(abs "${src}" ABSOLUTE)
-    file(RELATIVE_PATH rel "${PROJECT_SOURCE_DIR}" "${abs}")
-    set(out "${PROJECT_BINARY_DIR}/host_sources/${rel}.cpp")
-    add_custom_command(
-      OUTPUT "${out}"
-      COMMAND lockstep-hostify "${abs}" "${out}"
-      DEPENDS "${abs}" lockstep-hostify
-      COMMENT "lockstep-hostify ${rel}"
-      VERBATIM)
-    list(APPEND generated "${out}")
+    _lockstep_mirror_path("${src}" out)
+    _lockstep_hostify("${src}" "${out}.cpp")
+    list(APPEND generated "${out}.cpp")
   endforeach()
   set(${out_var} ${generated} PARENT_SCOPE)
+endfunction()
+
+# lockstep_host_include_directories(TARGET dir ...): lets TARGET's host sources
+# #include the .cu/.cuh files of each dir, through their mirrored copies.
+function(lockstep_host_include_directories target)
+  foreach(dir IN LISTS ARGN)
+    get_filename_component(abs_dir "${dir}" ABSOLUTE)
+    _lockstep_mirror_path("${abs_dir}" mirror_dir)
+    file(GLOB cuda_files CONFIGURE_DEPENDS "${abs_dir}/*.cu" "${abs_dir}/*.cuh")
+    set(mirrored)
+    foreach(src IN LISTS cuda_files)
+      _lockstep_mirror_path("${src}" out)
+      _lockstep_hostify("${src}" "${out}")
+      list(APPEND mirrored "${out}")
+    endforeach()
+    target_sources(${target} PRIVATE ${mirrored})
+    set_source_files_properties(${mirrored} PROPERTIES HEADER_FILE_ONLY ON)
+    target_include_directories(${target} BEFORE PRIVATE "${mirror_dir}")
+    target_include_directories(${target} PRIVATE "${abs_dir}")
+  endforeach()
 endfunction()

@@ -87,11 +87,14 @@ double relative_error(const std::vector<T>& out, const std::vector<double>& ref)
   return std::sqrt(num) / std::sqrt(den > 0 ? den : 1.0);
 }
 
+template <class T>
+::testing::AssertionResult close_to(const std::vector<T>& out, const std::vector<double>& ref, double tolerance) {
+  const double error = relative_error(out, ref);
+  if (error <= tolerance) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "relative error " << error << " exceeds " << tolerance << " (seed " << fresh_seed()
+                                       << "; rerun with LOCKSTEP_TEST_SEED to repeat)";
+}
+
 }  // namespace testing_util
 
-#define EXPECT_CLOSE(out, ref, tol)                                                     \
-  do {                                                                                  \
-    const double lockstep_rel_err = ::testing_util::relative_error((out), (ref));        \
-    EXPECT_TRUE(lockstep_rel_err <= (tol)) << "relative error " << lockstep_rel_err     \
-                                           << " (seed " << ::testing_util::fresh_seed() << ")"; \
-  } while (0)
+#define EXPECT_CLOSE(out, ref, tol) EXPECT_TRUE(::testing_util::close_to((out), (ref), (tol)))

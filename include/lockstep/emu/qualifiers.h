@@ -1,5 +1,8 @@
 // CUDA's declaration keywords, as the host compiler should read them.
 #pragma once
+// libstdc++ spells __attribute__((__noinline__)) in <memory>; include it before
+// __noinline__ becomes a macro, as nvcc's own front end sidesteps the clash.
+#include <memory>
 
 // Kernels stay ordinary functions; `used` keeps a kernel that is only launched
 // through a pointer from being dropped, so the emulator can find its symbol.

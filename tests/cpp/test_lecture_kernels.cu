@@ -1,0 +1,118 @@
+// The lectures' kernels: RGB->grayscale with 1-D and 2-D blocks, naive matmul
+// with 16x16 blocks, shared-memory tiled matmul with static and with dynamic
+// shared memory, checked against float64 references on fresh random inputs.
+#include "grayscale.cu"
+#include "matmul.cu"
+#include "test_util.h"
+
+using namespace testing_util;
+using namespace lockstep::kernels;
+
+namespace {
+
+std::vector<double> grayscale_reference(const std::vector<unsigned char>& rgb, int pixels) {
+  std::vector<double> ref(pixels);
+  for (int i = 0; i < pixels; ++i)
+    ref[i] = std::floor(0.2989 * rgb[i] + 0.5870 * rgb[i + pixels] + 0.1140 * rgb[i + 2 * pixels]);
+  return ref;
+}
+
+// float32 and float64 may truncate differently when the weighted sum lands
+// within rounding of an integer: allow a difference of 1 on those pixels only.
+void expect_grayscale(const std::vector<unsigned char>& out, const std::vector<double>& ref) {
+  int off_by_one = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double d = std::abs(out[i] - ref[i]);
+    ASSERT_LE(d, 1.0) << "pixel " << i << " (seed " << fresh_seed() << ")";
+    off_by_one += d != 0;
+  }
+  EXPECT_LE(off_by_one, static_cast<int>(ref.size() / 1000) + 1);
+}
+
+struct image_size {
+  int height, width;
+};
+
+class Grayscale : public ::testing::TestWithParam<image_size> {};
+
+TEST_P(Grayscale, OneDimensionalBlocks) {
+  const auto [h, w] = GetParam();
+  const int pixels = h * w;
+  auto rgb = random_vector<unsigned char>(3 * pixels, 0, 255);
+  device_buffer<unsigned char> in(rgb), out(pixels);
+  lockstep::launch(rgb_to_grayscale_1d, (pixels + 255) / 256, 256)(out.get(), in.get(), pixels);
+  expect_grayscale(out.download(), grayscale_reference(rgb, pixels));
+}
+
+TEST_P(Grayscale, TwoDimensionalBlocks) {
+  const auto [h, w] = GetParam();
+  const int pixels = h * w;
+  auto rgb = random_vector<unsigned char>(3 * pixels, 0, 255);
+  device_buffer<unsigned char> in(rgb), out(pixels);
+  lockstep::launch(rgb_to_grayscale_2d, dim3((w + 15) / 16, (h + 15) / 16), dim3(16, 16))(out.get(), in.get(), w, h);
+  expect_grayscale(out.download(), grayscale_reference(rgb, pixels));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, Grayscale, ::testing::Values(image_size{1, 1}, image_size{17, 255}, image_size{64, 64}, image_size{1066, 1600}));
+
+struct matmul_size {
+  int m, n, k;
+};
+
+std::vector<double> matmul_reference(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k) {
+  std::vector<double> c(std::size_t(m) * n, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p)
+      for (int j = 0; j < n; ++j) c[std::size_t(i) * n + j] += double(a[std::size_t(i) * k + p]) * b[std::size_t(p) * n + j];
+  return c;
+}
+
+class Matmul : public ::testing::TestWithParam<matmul_size> {
+ protected:
+  void SetUp() override {
+    const auto [m, n, k] = GetParam();
+    a = random_vector<float>(std::size_t(m) * k);
+    b = random_vector<float>(std::size_t(k) * n);
+    ref = matmul_reference(a, b, m, n, k);
+  }
+  dim3 grid_of(int tile) const { return dim3((GetParam().n + tile - 1) / tile, (GetParam().m + tile - 1) / tile); }
+  std::vector<float> a, b;
+  std::vector<double> ref;
+};
+
+TEST_P(Matmul, Naive16x16) {
+  const auto [m, n, k] = GetParam();
+  device_buffer<float> da(a), db(b), dc(std::size_t(m) * n);
+  lockstep::launch(matmul_naive, grid_of(16), dim3(16, 16))(da.get(), db.get(), dc.get(), m, n, k);
+  EXPECT_CLOSE(dc.download(), ref, 1e-5);
+}
+
+TEST_P(Matmul, TiledStaticShared) {
+  const auto [m, n, k] = GetParam();
+  device_buffer<float> da(a), db(b), dc(std::size_t(m) * n);
+  lockstep::launch(matmul_tiled_static<16>, grid_of(16), dim3(16, 16))(da.get(), db.get(), dc.get(), m, n, k);
+  EXPECT_CLOSE(dc.download(), ref, 1e-5);
+}
+
+TEST_P(Matmul, TiledStaticSharedTile8) {
+  const auto [m, n, k] = GetParam();
+  device_buffer<float> da(a), db(b), dc(std::size_t(m) * n);
+  lockstep::launch(matmul_tiled_static<8>, grid_of(8), dim3(8, 8))(da.get(), db.get(), dc.get(), m, n, k);
+  EXPECT_CLOSE(dc.download(), ref, 1e-5);
+}
+
+TEST_P(Matmul, TiledDynamicShared) {
+  const auto [m, n, k] = GetParam();
+  for (int tile : {8, 16, 32}) {
+    device_buffer<float> da(a), db(b), dc(std::size_t(m) * n);
+    lockstep::launch(matmul_tiled_dynamic, grid_of(tile), dim3(tile, tile), 2 * tile * tile * sizeof(float))(
+        da.get(), db.get(), dc.get(), m, n, k);
+    EXPECT_CLOSE(dc.download(), ref, 1e-5) << "tile " << tile;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, Matmul,
+                         ::testing::Values(matmul_size{1, 1, 1}, matmul_size{17, 33, 5}, matmul_size{64, 64, 64},
+                                           matmul_size{100, 37, 129}, matmul_size{256, 256, 256}));
+
+}  // namespace
