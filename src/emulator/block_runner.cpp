@@ -29,6 +29,7 @@ const char* op_name(warp_op op) {
     case warp_op::reduce_or: return "__reduce_or_sync";
     case warp_op::reduce_xor: return "__reduce_xor_sync";
     case warp_op::match_any: return "__match_any_sync";
+    case warp_op::active: return "__activemask";
   }
   return "?";
 }
@@ -105,9 +106,11 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
       f = new_runner();
     } else if (live_ == 0) {
       break;
-    } else {
+    } else if (!release_active_masks()) {
       error_ = std::make_exception_ptr(kernel_error(cudaErrorLaunchFailure, deadlock_report()));
       break;
+    } else {
+      continue;
     }
     running_ = f;
     switch_context(scheduler_, f->ctx);
@@ -189,8 +192,11 @@ void block_runner::thread_exited(unsigned t) {
   --live_;
   const unsigned w = t / 32, lane = t % 32;
   exited_[w] |= 1u << lane;
-  const warp_round& r = warps_[w];
-  if (r.arrived && (r.wanted >> lane & 1u) && !(r.arrived >> lane & 1u))
+  warp_round& r = warps_[w];
+  if (r.arrived && r.op == warp_op::active) {
+    r.wanted &= ~(1u << lane);
+    if ((r.wanted & ~r.arrived) == 0) complete_warp(r, no_lane);
+  } else if (r.arrived && (r.wanted >> lane & 1u) && !(r.arrived >> lane & 1u))
     fail(std::string("this thread exited while lanes ") + hex(r.arrived) + " of its warp wait for it at " + op_name(r.op) +
          " (mask " + hex(r.wanted) + "); every lane named in a warp collective's mask must reach it");
   // Exited threads no longer count at a barrier, as on Volta and later GPUs.
@@ -226,13 +232,19 @@ std::uint32_t block_runner::lanes_in_warp(unsigned w) const {
   return n == 32 ? ~0u : (1u << n) - 1;
 }
 
-unsigned block_runner::active_mask() const {
-  const unsigned w = current.linear_tid / 32;
-  return lanes_in_warp(w) & ~exited_[w];
+bool block_runner::release_active_masks() {
+  bool released = false;
+  for (auto& r : warps_)
+    if (r.arrived && r.op == warp_op::active) {
+      complete_warp(r, no_lane);
+      released = true;
+    }
+  return released;
 }
 
 std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width) {
   const unsigned t = current.linear_tid, w = t / 32, lane = t % 32;
+  if (op == warp_op::active) mask = lanes_in_warp(w) & ~exited_[w];
   if (!(mask >> lane & 1u))
     fail(std::string(op_name(op)) + " with mask " + hex(mask) + " does not name the calling lane " + std::to_string(lane) +
          "; a lane must include itself in the mask");
@@ -273,9 +285,10 @@ void block_runner::complete_warp(warp_round& r, unsigned caller_lane) {
     for (std::uint32_t m = lanes; m; m &= m - 1) fn(static_cast<unsigned>(__builtin_ctz(m)));
   };
   auto all_lanes_get = [&](std::uint64_t v) { each_lane([&](unsigned l) { r.result[l] = v; }); };
-  const bool is_signed = r.lane_arg[caller_lane] != 0;
+  const bool is_signed = caller_lane != no_lane && r.lane_arg[caller_lane] != 0;
   switch (r.op) {
     case warp_op::sync: break;
+    case warp_op::active: all_lanes_get(lanes); break;
     case warp_op::shfl_idx:
     case warp_op::shfl_up:
     case warp_op::shfl_down:

@@ -45,7 +45,6 @@ class block_runner {
 
   int barrier(barrier_reduce reduce, int predicate);
   std::uint64_t warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width);
-  unsigned active_mask() const;
   [[noreturn]] void fail(const std::string& what) const;  // kernel_error naming this thread
   std::string where() const;                              // "kernel k, block (..), thread (..)"
   std::size_t stack_bytes() const { return stacks_.stack_bytes(); }
@@ -70,6 +69,7 @@ class block_runner {
     std::uint64_t result[32];
   };
 
+  static constexpr unsigned no_lane = 32;  // complete_warp called by no arriving lane
   static void runner_main(void* self);
   fiber* new_runner();
   void retire(fiber* f);
@@ -80,6 +80,7 @@ class block_runner {
   void complete_warp(warp_round& w, unsigned caller_lane);
   void make_ready(std::vector<fiber*>& waiters);
   void order_threads(std::vector<unsigned>& ids);
+  bool release_active_masks();
   std::string deadlock_report() const;
   std::uint32_t lanes_in_warp(unsigned warp_index) const;
 

@@ -143,8 +143,6 @@ std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, in
   return in_kernel("a warp collective").block->warp(op, mask, value, lane_arg, width);
 }
 
-unsigned active_mask() { return in_kernel("__activemask").block->active_mask(); }
-
 void outside_kernel(const char* what) {
   throw std::logic_error(std::string("lockstep emulator: ") + what +
                          " was used outside a kernel; device built-ins only exist while a kernel runs");

@@ -13,9 +13,8 @@ namespace lockstep::emu {
 enum class barrier_reduce { none, count, all, any };
 int block_barrier(barrier_reduce reduce, int predicate);
 
-enum class warp_op : std::uint8_t { sync, shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all, reduce_add, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor, match_any };
+enum class warp_op : std::uint8_t { sync, shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all, reduce_add, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor, match_any, active };
 std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width);
-unsigned active_mask();
 
 template <class T>
 inline std::uint64_t to_bits(T v) {
@@ -39,7 +38,9 @@ inline int __syncthreads_and(int predicate) { return ::lockstep::emu::block_barr
 inline int __syncthreads_or(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::any, predicate); }
 
 inline void __syncwarp(unsigned mask = 0xffffffffu) { ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::sync, mask, 0, 0, 32); }
-inline unsigned __activemask() { return ::lockstep::emu::active_mask(); }
+// The lanes that reach __activemask together: it waits for the warp's other
+// lanes until each has arrived, exited, or stopped at another barrier.
+inline unsigned __activemask() { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::active, 0, 0, 0, 32)); }
 
 #define LOCKSTEP_SHFL(fn, op, arg_t)                                                                  \
   template <class T>                                                                              \
