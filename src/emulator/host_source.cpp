@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstddef>
+#include <vector>
 
 namespace lockstep::emu {
 namespace {
@@ -33,14 +34,37 @@ bool word_at(const std::string& s, std::size_t at, const char* word) {
   return s.compare(at, n, word) == 0 && (at == 0 || !is_ident(s[at - 1])) && (at + n >= s.size() || !is_ident(s[at + n]));
 }
 
+// Offsets where `extern` starts a token outside comments and literals.
+std::vector<std::size_t> extern_keywords(const std::string& src) {
+  std::vector<std::size_t> found;
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    const char c = src[i];
+    if (c == '/' && i + 1 < src.size() && src[i + 1] == '/') {
+      i = src.find('\n', i);
+      if (i == std::string::npos) break;
+    } else if (c == '/' && i + 1 < src.size() && src[i + 1] == '*') {
+      i = src.find("*/", i + 2);
+      if (i == std::string::npos) break;
+      ++i;
+    } else if (c == '"' || c == '\'') {
+      for (++i; i < src.size() && src[i] != c; ++i)
+        if (src[i] == '\\') ++i;
+    } else if (word_at(src, i, "extern")) {
+      found.push_back(i);
+      i += 5;
+    }
+  }
+  return found;
+}
+
 }  // namespace
 
 std::string host_source(const std::string& src) {
   std::string out;
   out.reserve(src.size() + 256);
   std::size_t copied = 0;
-  for (std::size_t at = src.find("extern"); at != std::string::npos; at = src.find("extern", at + 1)) {
-    if (!word_at(src, at, "extern")) continue;
+  for (std::size_t at : extern_keywords(src)) {
+    if (at < copied) continue;
     std::size_t p = at + 6;
     while (p < src.size() && std::isspace(static_cast<unsigned char>(src[p]))) ++p;
     if (!word_at(src, p, "__shared__")) continue;
@@ -63,7 +87,6 @@ std::string host_source(const std::string& src) {
     for (std::size_t i = at; i < semicolon; ++i)
       if (src[i] == '\n') out += '\n';
     copied = semicolon + 1;
-    at = semicolon;
   }
   out.append(src, copied, std::string::npos);
   return out;

@@ -1,0 +1,39 @@
+// The host-build rewrite of dynamic shared memory declarations.
+#include <gtest/gtest.h>
+
+#include "host_source.h"
+
+using lockstep::emu::host_source;
+
+namespace {
+const std::string pointer_to_dynamic = "*>(::lockstep::emu::dynamic_shared_memory());";
+}
+
+TEST(HostSource, RewritesExternSharedArray) {
+  const std::string out = host_source("void k() { extern __shared__ float tiles[]; tiles[0] = 1; }");
+  EXPECT_NE(out.find("float* const tiles = reinterpret_cast<float" + pointer_to_dynamic), std::string::npos) << out;
+  EXPECT_EQ(out.find("extern"), std::string::npos) << out;
+}
+
+TEST(HostSource, DropsAlignmentFromTheCastOnly) {
+  const std::string out = host_source("extern __shared__ __align__(16) unsigned char raw[ ];");
+  EXPECT_NE(out.find("__align__(16) unsigned char* const raw = reinterpret_cast<unsigned char" + pointer_to_dynamic), std::string::npos) << out;
+}
+
+TEST(HostSource, KeepsLineNumbers) {
+  const std::string in = "a\nextern\n  __shared__\n  int s[];\nb\n";
+  const std::string out = host_source(in);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), std::count(in.begin(), in.end(), '\n')) << out;
+  EXPECT_EQ(out.substr(out.rfind('\n', out.size() - 2) + 1), "b\n");
+}
+
+TEST(HostSource, LeavesCommentsStringsAndOtherExternsAlone) {
+  const std::string in =
+      "// extern __shared__ float a[];\n"
+      "/* extern __shared__ float b[]; */\n"
+      "const char* s = \"extern __shared__ float c[];\";\n"
+      "extern \"C\" __global__ void k();\n"
+      "extern int counter;\n"
+      "__shared__ float tile[16][16];\n";
+  EXPECT_EQ(host_source(in), in);
+}
