@@ -180,7 +180,8 @@ void block_runner::order_threads(std::vector<unsigned>& ids) {
 }
 
 void block_runner::make_ready(std::vector<fiber*>& waiters) {
-  std::sort(waiters.begin(), waiters.end(), [](fiber* a, fiber* b) { return a->thread < b->thread; });
+  auto by_thread = [](fiber* a, fiber* b) { return a->thread < b->thread; };
+  if (!std::is_sorted(waiters.begin(), waiters.end(), by_thread)) std::sort(waiters.begin(), waiters.end(), by_thread);
   if (plan_->opts.order == thread_order::reverse) std::reverse(waiters.begin(), waiters.end());
   if (plan_->opts.order == thread_order::random) std::shuffle(waiters.begin(), waiters.end(), rng_);
   ready_.insert(ready_.end(), waiters.begin(), waiters.end());

@@ -4,6 +4,9 @@
 #include "grayscale.cu"
 #include "matmul.cu"
 #include "test_util.h"
+#if !defined(__CUDACC__)
+#include "lockstep/emu/options.h"
+#endif
 
 using namespace testing_util;
 using namespace lockstep::kernels;
@@ -114,5 +117,36 @@ TEST_P(Matmul, TiledDynamicShared) {
 INSTANTIATE_TEST_SUITE_P(Sizes, Matmul,
                          ::testing::Values(matmul_size{1, 1, 1}, matmul_size{17, 33, 5}, matmul_size{64, 64, 64},
                                            matmul_size{100, 37, 129}, matmul_size{256, 256, 256}));
+
+#if !defined(__CUDACC__)
+// The tiled kernel sums each element in a fixed order, so the result is
+// bitwise the same however many workers run blocks and in whatever order the
+// threads of a block run.
+TEST(Matmul, ResultsDoNotDependOnEmulatorOptions) {
+  const int m = 70, n = 50, k = 90;
+  auto a = random_vector<float>(m * k), b = random_vector<float>(k * n);
+  std::vector<float> reference;
+  const lockstep::emu::options saved = lockstep::emu::get_options();
+  struct restore {
+    lockstep::emu::options options;
+    ~restore() { lockstep::emu::set_options(options); }
+  } restore_at_exit{saved};
+  for (unsigned workers : {1u, 2u, 3u, 8u})
+    for (auto o : {lockstep::emu::thread_order::forward, lockstep::emu::thread_order::reverse, lockstep::emu::thread_order::random}) {
+      lockstep::emu::options opts = saved;
+      opts.workers = workers;
+      opts.order = o;
+      opts.seed = workers;
+      lockstep::emu::set_options(opts);
+      device_buffer<float> da(a), db(b), dc(m * n);
+      lockstep::launch(lockstep::kernels::matmul_tiled_static<16>, dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16))(
+          da.get(), db.get(), dc.get(), m, n, k);
+      auto c = dc.download();
+      if (reference.empty()) reference = c;
+      ASSERT_EQ(c, reference) << "workers " << workers << " order " << lockstep::emu::to_string(o);
+    }
+}
+
+#endif
 
 }  // namespace
