@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what the tests need on a fresh Debian machine and runs them all:
+# the C++ tests through ctest, then the Python package's tests through pytest.
+# BUILD_DIR (default build) is where CMake builds the C++ tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# System packages, installed only if absent (apt-get update only then too).
+missing=()
+for package in cmake ninja-build g++ libgtest-dev; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing ${missing[*]}"
+  as_root apt-get update
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# The Python package (builds the extension) and pytest.
+PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check ".[test]"
+
+# The C++ tests.
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_BUILD_TESTS=ON -DLOCKSTEP_BUILD_BENCH=ON
+cmake --build "$BUILD_DIR"
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j2
+
+python3 -m pytest -q tests/python
