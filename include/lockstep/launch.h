@@ -5,6 +5,7 @@
 // limit, and arguments convert to the kernel's parameter types as in a call.
 #pragma once
 #include <cstddef>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -41,31 +42,51 @@ inline void check_cuda(cudaError_t code, const std::string& what) {
   if (code != cudaSuccess) throw launch_error(code, what + ": " + cudaGetErrorString(code));
 }
 
+// The card's launch limits, read once per device (cudaGetDeviceProperties is
+// far too slow to call per launch).
+inline const device_limits& gpu_limits(int device) {
+  struct cached {
+    bool read = false;
+    char name[256];
+    device_limits limits;
+  };
+  static cached cache[64];
+  cached& c = cache[device & 63];
+  if (!c.read) {
+    cudaDeviceProp p{};
+    check_cuda(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
+    std::snprintf(c.name, sizeof c.name, "%s", p.name);
+    c.limits = {c.name,
+                static_cast<unsigned>(p.maxThreadsPerBlock),
+                {unsigned(p.maxThreadsDim[0]), unsigned(p.maxThreadsDim[1]), unsigned(p.maxThreadsDim[2])},
+                {unsigned(p.maxGridSize[0]), unsigned(p.maxGridSize[1]), unsigned(p.maxGridSize[2])},
+                p.sharedMemPerBlock,
+                p.sharedMemPerBlockOptin};
+    c.read = true;
+  }
+  return c.limits;
+}
+
 // Checks the launch against the current card's limits before <<<>>>, so the
 // error names the limit instead of CUDA's bare "invalid configuration".
 inline void check_gpu_launch(const void* kernel, const launch_config& c) {
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  cudaDeviceProp p{};
-  check_cuda(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
   cudaFuncAttributes attr{};
   check_cuda(cudaFuncGetAttributes(&attr, kernel), "cudaFuncGetAttributes");
-  const char* name = nullptr;
-  if (cudaFuncGetName(&name, kernel) != cudaSuccess || !name) name = "?";
-  device_limits limits{p.name,
-                       static_cast<unsigned>(p.maxThreadsPerBlock),
-                       {unsigned(p.maxThreadsDim[0]), unsigned(p.maxThreadsDim[1]), unsigned(p.maxThreadsDim[2])},
-                       {unsigned(p.maxGridSize[0]), unsigned(p.maxGridSize[1]), unsigned(p.maxGridSize[2])},
-                       p.sharedMemPerBlock,
-                       p.sharedMemPerBlockOptin};
-  if (auto problem = check_launch(limits, shape_of(c, attr.sharedSizeBytes, attr.maxDynamicSharedSizeBytes), name))
+  const launch_shape shape = shape_of(c, attr.sharedSizeBytes, attr.maxDynamicSharedSizeBytes);
+  if (auto problem = check_launch(gpu_limits(device), shape, "?")) {
+    const char* name = nullptr;
+    if (cudaFuncGetName(&name, kernel) != cudaSuccess || !name) name = "?";
+    problem = check_launch(gpu_limits(device), shape, name);
     throw launch_error(static_cast<cudaError_t>(problem->cuda_error), problem->message);
+  }
 }
 }  // namespace detail
 #else
 namespace emu {
 // Runs thunk(params) once per thread of the grid; throws launch_error for a
-// bad configuration and device_error when a thread fails.
+// bad configuration and kernel_error when a thread fails.
 void launch_kernel(const void* kernel, const launch_config& config, void (*thunk)(const void*), const void* params);
 }  // namespace emu
 #endif

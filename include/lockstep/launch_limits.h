@@ -39,10 +39,12 @@ struct launch_problem {
 inline std::optional<launch_problem> check_launch(const device_limits& limits, const launch_shape& s, const std::string& kernel_name) {
   constexpr int invalid_configuration = 9, invalid_value = 1;
   const char* axis = "xyz";
-  std::ostringstream msg;
-  msg << "launch of kernel '" << kernel_name << "' with grid (" << s.grid[0] << ", " << s.grid[1] << ", " << s.grid[2]
-      << ") and block (" << s.block[0] << ", " << s.block[1] << ", " << s.block[2] << "): ";
-  auto problem = [&](int code, const std::string& what) { return launch_problem{code, msg.str() + what}; };
+  auto problem = [&](int code, const std::string& what) {
+    std::ostringstream msg;
+    msg << "launch of kernel '" << kernel_name << "' with grid (" << s.grid[0] << ", " << s.grid[1] << ", " << s.grid[2]
+        << ") and block (" << s.block[0] << ", " << s.block[1] << ", " << s.block[2] << "): " << what;
+    return launch_problem{code, msg.str()};
+  };
   for (int d = 0; d < 3; ++d) {
     if (s.block[d] == 0 || s.grid[d] == 0)
       return problem(invalid_configuration, std::string(s.block[d] == 0 ? "block" : "grid") + " dimension " + axis[d] +

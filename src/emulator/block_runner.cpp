@@ -43,10 +43,16 @@ std::string hex(std::uint32_t v) {
 bool is_shuffle(warp_op op) { return op >= warp_op::shfl_idx && op <= warp_op::shfl_xor; }
 }  // namespace
 
-void block_runner::set_current_thread(unsigned t) {
+void block_runner::start_thread(fiber* f, unsigned t) {
   const dim3& b = plan_->block;
-  current.linear_tid = t;
-  current.thread_idx = {t % b.x, (t / b.x) % b.y, t / (b.x * b.y)};
+  f->thread = t;
+  f->thread_idx = {t % b.x, (t / b.x) % b.y, t / (b.x * b.y)};
+  resume_thread(f);
+}
+
+void block_runner::resume_thread(const fiber* f) {
+  current.linear_tid = f->thread;
+  current.thread_idx = f->thread_idx;
 }
 
 std::string block_runner::where() const {
@@ -101,7 +107,7 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
     if (!ready_.empty()) {
       f = ready_.front();
       ready_.pop_front();
-      set_current_thread(f->thread);
+      resume_thread(f);
     } else if (next_start_ < threads_) {
       f = new_runner();
     } else if (live_ == 0) {
@@ -155,9 +161,8 @@ void block_runner::runner_main(void* self_ptr) {
   try {
     while (self->next_start_ < self->threads_) {
       const unsigned t = self->start_order_[self->next_start_++];
-      me->thread = t;
       self->state_[t] = state::running;
-      self->set_current_thread(t);
+      self->start_thread(me, t);
       self->plan_->thunk(self->plan_->params);
       self->thread_exited(t);
     }

@@ -55,6 +55,7 @@ class block_runner {
     context ctx;
     void* stack = nullptr;
     unsigned thread = 0;
+    uint3 thread_idx{0, 0, 0};  // of `thread`, kept to restore it cheaply on resume
     bool finished = false;
     std::size_t slot = 0;  // index in fibers_
   };
@@ -74,7 +75,8 @@ class block_runner {
   fiber* new_runner();
   void retire(fiber* f);
   void suspend();
-  void set_current_thread(unsigned t);
+  void start_thread(fiber* f, unsigned t);
+  static void resume_thread(const fiber* f);
   void thread_exited(unsigned t);
   void release_barrier();
   void complete_warp(warp_round& w, unsigned caller_lane);

@@ -17,22 +17,17 @@ extern "C" void lockstep_context_start();
 
 void make_context(context& ctx, void* stack_base, std::size_t stack_bytes, void (*entry)(void*), void* arg) {
   auto top = (reinterpret_cast<std::uintptr_t>(stack_base) + stack_bytes - 16) & ~std::uintptr_t{15};
-  // The frame lockstep_switch_sp pops: control words, r15, r14, r13, r12,
-  // rbx, rbp, return address. After its `ret` the stack is 16-byte aligned,
-  // so the trampoline's call enters `entry` with the ABI's alignment.
-  auto* frame = reinterpret_cast<std::uint64_t*>(top - 64);
-  std::uint32_t mxcsr = 0;
-  std::uint16_t fpcw = 0;
-  asm volatile("stmxcsr %0" : "=m"(mxcsr));
-  asm volatile("fnstcw %0" : "=m"(fpcw));
-  frame[0] = mxcsr | (std::uint64_t{fpcw} << 32);
-  frame[1] = 0;                                          // r15
-  frame[2] = 0;                                          // r14
-  frame[3] = reinterpret_cast<std::uint64_t>(arg);       // r13
-  frame[4] = reinterpret_cast<std::uint64_t>(entry);     // r12
-  frame[5] = 0;                                          // rbx
-  frame[6] = 0;                                          // rbp
-  frame[7] = reinterpret_cast<std::uint64_t>(&lockstep_context_start);
+  // The frame lockstep_switch_sp pops: r15, r14, r13, r12, rbx, rbp, return
+  // address. After its `ret` the stack is 16-byte aligned, so the
+  // trampoline's call enters `entry` with the ABI's alignment.
+  auto* frame = reinterpret_cast<std::uint64_t*>(top - 56);
+  frame[0] = 0;                                          // r15
+  frame[1] = 0;                                          // r14
+  frame[2] = reinterpret_cast<std::uint64_t>(arg);       // r13
+  frame[3] = reinterpret_cast<std::uint64_t>(entry);     // r12
+  frame[4] = 0;                                          // rbx
+  frame[5] = 0;                                          // rbp
+  frame[6] = reinterpret_cast<std::uint64_t>(&lockstep_context_start);
   ctx.sp = frame;
 }
 

@@ -1,6 +1,9 @@
 // void lockstep_switch_sp(void** save_sp /* rdi */, void* load_sp /* rsi */)
-// Saves the System V callee-saved registers and the SSE/x87 control words on
-// the current stack, then restores them from the other stack.
+// Saves the System V callee-saved registers on the current stack, then
+// restores them from the other stack. The SSE/x87 control words are not
+// switched: all fibers of a worker share its floating-point environment, and
+// CUDA code has no way to change rounding modes, so there is nothing to keep
+// apart (and ldmxcsr/fldcw would double the cost of a switch).
     .text
     .globl lockstep_switch_sp
     .hidden lockstep_switch_sp
@@ -12,14 +15,8 @@ lockstep_switch_sp:
     pushq %r13
     pushq %r14
     pushq %r15
-    subq $8, %rsp
-    stmxcsr (%rsp)
-    fnstcw 4(%rsp)
     movq %rsp, (%rdi)
     movq %rsi, %rsp
-    ldmxcsr (%rsp)
-    fldcw 4(%rsp)
-    addq $8, %rsp
     popq %r15
     popq %r14
     popq %r13
