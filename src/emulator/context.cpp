@@ -4,9 +4,6 @@
 #include <cstring>
 #include <stdexcept>
 
-#if defined(LOCKSTEP_UCONTEXT)
-#include <ucontext.h>
-#endif
 
 namespace lockstep::emu {
 
@@ -63,10 +60,9 @@ void make_context(context& ctx, void* stack_base, std::size_t stack_bytes, void 
 
 void switch_context(context& from, const context& to) {
   // `from` may be a context that never ran through make_context (the worker's
-  // own stack); it keeps its ucontext_t in thread-local storage.
-  static thread_local ucontext_t own;
-  if (!from.state) from.state = &own;
-  swapcontext(static_cast<ucontext_t*>(from.state), static_cast<ucontext_t*>(to.state));
+  // own stack): it saves into its own record.
+  if (!from.state) from.state = &from.saved;
+  swapcontext(from.state, to.state);
 }
 
 #endif

@@ -7,12 +7,16 @@
 // which is correct but pays a signal-mask system call per switch.
 #pragma once
 #include <cstddef>
+#if defined(LOCKSTEP_UCONTEXT)
+#include <ucontext.h>
+#endif
 
 namespace lockstep::emu {
 
 struct context {
 #if defined(LOCKSTEP_UCONTEXT)
-  void* state = nullptr;  // ucontext_t*, owned by the fiber's stack
+  ucontext_t* state = nullptr;  // a fiber's lives on its own stack
+  ucontext_t saved;             // where a context that is not a fiber is saved
 #else
   void* sp = nullptr;
 #endif
