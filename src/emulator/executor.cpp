@@ -120,10 +120,10 @@ void launch_kernel(const void* kernel, const launch_config& config, void (*thunk
                                                           "); dynamic parallelism is not emulated");
   const kernel_info& info = kernel_info_for(kernel);
   const launch_shape shape = detail::shape_of(config, info.static_shared_bytes, info.max_dynamic_shared_bytes);
-  if (auto problem = check_launch(h100_limits, shape, info.name)) {
-    set_last_error(static_cast<cudaError_t>(problem->cuda_error));
+  // Errors are thrown, not left in cudaGetLastError: the GPU path checks
+  // before launching, so there the runtime never records them either.
+  if (auto problem = check_launch(h100_limits, shape, info.name))
     throw launch_error(static_cast<cudaError_t>(problem->cuda_error), problem->message);
-  }
   const launch_plan plan{thunk, params, config.grid, config.block, config.shared_bytes, &info.name, get_options()};
   // One launch at a time, as on one stream; the pool is not re-entrant.
   static std::mutex launch_mutex;
@@ -131,8 +131,8 @@ void launch_kernel(const void* kernel, const launch_config& config, void (*thunk
   std::lock_guard lock(launch_mutex);
   try {
     pool.run(plan, std::uint64_t(config.grid.x) * config.grid.y * config.grid.z);
-  } catch (const cuda_error& e) {
-    set_last_error(e.code());
+  } catch (const kernel_error& e) {
+    set_last_error(e.code());  // as the GPU reports a failed kernel at the next runtime call
     throw;
   }
 }

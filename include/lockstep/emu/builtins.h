@@ -34,8 +34,8 @@ inline unsigned char* dynamic_shared_memory() { return in_kernel("extern __share
 
 }  // namespace lockstep::emu
 
-#define threadIdx (static_cast<const uint3&>(::lockstep::emu::current.thread_idx))
-#define blockIdx (static_cast<const uint3&>(::lockstep::emu::current.block_idx))
-#define blockDim (static_cast<const dim3&>(::lockstep::emu::current.block_dim))
-#define gridDim (static_cast<const dim3&>(::lockstep::emu::current.grid_dim))
+#define threadIdx (static_cast<const uint3&>(::lockstep::emu::in_kernel("threadIdx").thread_idx))
+#define blockIdx (static_cast<const uint3&>(::lockstep::emu::in_kernel("blockIdx").block_idx))
+#define blockDim (static_cast<const dim3&>(::lockstep::emu::in_kernel("blockDim").block_dim))
+#define gridDim (static_cast<const dim3&>(::lockstep::emu::in_kernel("gridDim").grid_dim))
 inline constexpr int warpSize = 32;

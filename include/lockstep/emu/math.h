@@ -7,9 +7,11 @@
 #pragma once
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 // CUDA puts min and max in the global namespace for every arithmetic type.
 #define LOCKSTEP_MINMAX(T)                                  \
@@ -31,7 +33,7 @@ inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 inline float rcbrtf(float x) { return 1.0f / std::cbrt(x); }
 inline float exp10f(float x) { return std::pow(10.0f, x); }
-inline float saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+inline float saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }  // NaN gives 0, as on the GPU
 inline float __saturatef(float x) { return saturatef(x); }
 inline void sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
 inline void sincos(double x, double* s, double* c) { *s = std::sin(x); *c = std::cos(x); }
@@ -60,14 +62,27 @@ inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c);
 inline double __dadd_rn(double a, double b) { return a + b; }
 inline double __dmul_rn(double a, double b) { return a * b; }
 
-inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x)); }
-inline int __float2int_rz(float x) { return static_cast<int>(x); }
-inline int __float2int_rd(float x) { return static_cast<int>(std::floor(x)); }
-inline int __float2int_ru(float x) { return static_cast<int>(std::ceil(x)); }
-inline unsigned __float2uint_rn(float x) { return static_cast<unsigned>(std::nearbyint(x)); }
+namespace lockstep::emu {
+// The GPU's conversions to integers clamp to the integer's range (PTX cvt),
+// and turn NaN into 0 from float, INT_MIN from double; in C++ a conversion
+// out of range is undefined.
+template <class Int>
+inline Int clamped_to(double rounded, Int if_nan) {
+  if (std::isnan(rounded)) return if_nan;
+  if (rounded <= static_cast<double>(std::numeric_limits<Int>::min())) return std::numeric_limits<Int>::min();
+  if (rounded >= static_cast<double>(std::numeric_limits<Int>::max())) return std::numeric_limits<Int>::max();
+  return static_cast<Int>(rounded);
+}
+}  // namespace lockstep::emu
+
+inline int __float2int_rn(float x) { return ::lockstep::emu::clamped_to<int>(std::nearbyint(x), 0); }
+inline int __float2int_rz(float x) { return ::lockstep::emu::clamped_to<int>(std::trunc(x), 0); }
+inline int __float2int_rd(float x) { return ::lockstep::emu::clamped_to<int>(std::floor(x), 0); }
+inline int __float2int_ru(float x) { return ::lockstep::emu::clamped_to<int>(std::ceil(x), 0); }
+inline unsigned __float2uint_rn(float x) { return ::lockstep::emu::clamped_to<unsigned>(std::nearbyint(x), 0u); }
 inline float __int2float_rn(int x) { return static_cast<float>(x); }
 inline float __uint2float_rn(unsigned x) { return static_cast<float>(x); }
-inline int __double2int_rn(double x) { return static_cast<int>(std::nearbyint(x)); }
+inline int __double2int_rn(double x) { return ::lockstep::emu::clamped_to<int>(std::nearbyint(x), INT_MIN); }
 inline float __double2float_rn(double x) { return static_cast<float>(x); }
 
 inline int __float_as_int(float x) { return std::bit_cast<int>(x); }
@@ -88,7 +103,7 @@ inline unsigned __brev(unsigned x) {
   for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
   return r;
 }
-inline int __mul24(int a, int b) { return (a << 8 >> 8) * (b << 8 >> 8); }
+inline int __mul24(int a, int b) { return static_cast<int>(static_cast<long long>(a << 8 >> 8) * (b << 8 >> 8)); }
 inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
 inline int __mulhi(int a, int b) { return static_cast<int>((static_cast<long long>(a) * b) >> 32); }
 inline unsigned __umulhi(unsigned a, unsigned b) { return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32); }
