@@ -299,19 +299,20 @@ void block_runner::complete_warp(warp_round& r, unsigned caller_lane) {
     case warp_op::shfl_up:
     case warp_op::shfl_down:
     case warp_op::shfl_xor: {
-      // PTX shfl.sync's source-lane rule: lanes are split into segments of
-      // `width`; a source outside the caller's segment returns its own value.
+      // PTX shfl.sync's source-lane rule: only the low 5 bits of the lane
+      // argument count; lanes are split into segments of `width`; a source
+      // outside the caller's segment returns the caller's own value.
       const int segmask = (32 - r.width) & 31;
       each_lane([&](unsigned l) {
-        const int lane = static_cast<int>(l), b = r.lane_arg[l];
+        const int lane = static_cast<int>(l), b = r.lane_arg[l] & 31;
         const int min_lane = lane & segmask, max_lane = min_lane | (31 & ~segmask);
         int j = lane;
         bool in_range = false;
         switch (r.op) {
-          case warp_op::shfl_idx: j = min_lane | (b & 31 & ~segmask); in_range = j <= max_lane; break;
-          case warp_op::shfl_up: j = lane - b; in_range = b >= 0 && j >= min_lane; break;
-          case warp_op::shfl_down: j = lane + b; in_range = b >= 0 && j <= max_lane; break;
-          default: j = lane ^ (b & 31); in_range = j <= max_lane; break;
+          case warp_op::shfl_idx: j = min_lane | (b & ~segmask); in_range = j <= max_lane; break;
+          case warp_op::shfl_up: j = lane - b; in_range = j >= min_lane; break;
+          case warp_op::shfl_down: j = lane + b; in_range = j <= max_lane; break;
+          default: j = lane ^ b; in_range = j <= max_lane; break;
         }
         if (!in_range || !(lanes >> j & 1u)) j = lane;
         r.result[l] = r.value[j];
