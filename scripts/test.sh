@@ -28,3 +28,17 @@ cmake --build "$BUILD_DIR"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2
 
 python3 -m pytest -q tests/python
+
+# The same kernel tests, benchmark and example compiled by nvcc for sm_90
+# (compile only: this machine has no GPU; they run on one through bench/RESULTS.md's recipe).
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if [ -x "$NVCC" ]; then
+  cmake -S . -B "$BUILD_DIR-nvcc" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_NVCC=ON -DCMAKE_CUDA_COMPILER="$NVCC"
+  cmake --build "$BUILD_DIR-nvcc" --target gpu_tests gpu_bench gpu_saxpy
+  echo "nvcc build of gpu_tests, gpu_bench, gpu_saxpy: ok"
+elif [ -n "${CI:-}" ]; then
+  echo "nvcc not found: CI must compile the kernel tests for the GPU" >&2
+  exit 1
+else
+  echo "nvcc not found: skipped the GPU compile check"
+fi
