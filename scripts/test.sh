@@ -25,10 +25,6 @@ PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version
 # The C++ tests.
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_BUILD_TESTS=ON -DLOCKSTEP_BUILD_BENCH=ON
 cmake --build "$BUILD_DIR"
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j2
-
-python3 -m pytest -q tests/python
-
 # The same kernel tests, benchmark and example compiled by nvcc for sm_90
 # (compile only: this machine has no GPU; they run on one through bench/RESULTS.md's recipe).
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
@@ -42,3 +38,7 @@ elif [ -n "${CI:-}" ]; then
 else
   echo "nvcc not found: skipped the GPU compile check"
 fi
+
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j2
+
+python3 -m pytest -q tests/python
