@@ -32,4 +32,25 @@ class kernel_error : public cuda_error {
   using cuda_error::cuda_error;
 };
 
+// Source that did not compile; log() is the compiler's output with line
+// numbers of the user's source.
+class compile_error : public std::runtime_error {
+ public:
+  compile_error(const std::string& what, std::string log) : std::runtime_error(what + "\n" + log), log_(std::move(log)) {}
+  const std::string& log() const noexcept { return log_; }
+
+ private:
+  std::string log_;
+};
+
+// Kernel arguments that do not match the kernel's parameters.
+class argument_error : public std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// A device that cannot be used here: no driver, no such GPU, no compiler.
+class device_unavailable : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace lockstep
