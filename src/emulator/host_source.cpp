@@ -34,8 +34,10 @@ bool word_at(const std::string& s, std::size_t at, const char* word) {
   return s.compare(at, n, word) == 0 && (at == 0 || !is_ident(s[at - 1])) && (at + n >= s.size() || !is_ident(s[at + n]));
 }
 
-// Offsets where `extern` starts a token outside comments and literals.
-std::vector<std::size_t> extern_keywords(const std::string& src) {
+}  // namespace
+
+std::vector<std::size_t> token_offsets(const std::string& src, const char* word) {
+  const std::size_t length = std::char_traits<char>::length(word);
   std::vector<std::size_t> found;
   for (std::size_t i = 0; i < src.size(); ++i) {
     const char c = src[i];
@@ -49,21 +51,19 @@ std::vector<std::size_t> extern_keywords(const std::string& src) {
     } else if (c == '"' || c == '\'') {
       for (++i; i < src.size() && src[i] != c; ++i)
         if (src[i] == '\\') ++i;
-    } else if (word_at(src, i, "extern")) {
+    } else if (word_at(src, i, word)) {
       found.push_back(i);
-      i += 5;
+      i += length - 1;
     }
   }
   return found;
 }
 
-}  // namespace
-
 std::string host_source(const std::string& src) {
   std::string out;
   out.reserve(src.size() + 256);
   std::size_t copied = 0;
-  for (std::size_t at : extern_keywords(src)) {
+  for (std::size_t at : token_offsets(src, "extern")) {
     if (at < copied) continue;
     std::size_t p = at + 6;
     while (p < src.size() && std::isspace(static_cast<unsigned char>(src[p]))) ++p;

@@ -1,0 +1,6 @@
+// The library's kernels, built ahead of time into one module per target
+// (liblockstep_kernels.so for the emulator, liblockstep_kernels_gpu.so by
+// nvcc) and loaded by lockstep::builtin_kernels. The kernel names it exports
+// are listed in kernels/CMakeLists.txt.
+#include "grayscale.cu"
+#include "matmul.cu"

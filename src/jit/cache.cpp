@@ -1,0 +1,258 @@
+// The kernel cache: for each key, in the cache directory,
+//   <hash>.lock            flock'd by whoever builds the entry (kept, empty)
+//   <hash>.meta            the full key, the artifact's name, size and checksum
+//   <hash>-<random><ext>   the artifact; a rebuild gets a new random name
+// where <hash> is hash_hex(key). Files are published whole by rename(), the
+// artifact before its metadata, so readers need no lock: an entry whose
+// metadata is missing, for another key (a hash collision), unreadable, or
+// whose artifact does not match its size and checksum is rebuilt under the
+// lock. That check also covers a crash that leaves renamed but unwritten
+// files, which is why nothing is fsync'd.
+#include "jit/cache.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <system_error>
+
+namespace lockstep::jit {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::uint64_t rotate_left(std::uint64_t x, int bits) { return (x << bits) | (x >> (64 - bits)); }
+
+// MurmurHash3's finalizer: every input bit affects every output bit.
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// Little-endian whatever the machine, so that hashes (file names) are the
+// same everywhere.
+std::uint64_t load_little_endian(const unsigned char* bytes, std::size_t count) {
+  std::uint64_t word = 0;
+  for (std::size_t i = count; i-- > 0;) word = (word << 8) | bytes[i];
+  return word;
+}
+
+std::uint64_t hash64(std::string_view text, std::uint64_t seed) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  std::uint64_t state = seed ^ mix(text.size() + seed);
+  for (std::size_t at = 0; at < text.size(); at += 8) {
+    const std::size_t count = std::min<std::size_t>(8, text.size() - at);
+    state = rotate_left(state ^ mix(load_little_endian(bytes + at, count) + seed), 27) * 0x9e3779b97f4a7c15ULL + 0x52dce729;
+  }
+  return mix(state);
+}
+
+std::string hex64(std::uint64_t value) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string text(16, '0');
+  for (int i = 15; i >= 0; --i, value >>= 4) text[i] = digits[value & 15];
+  return text;
+}
+
+// Unpredictable across processes, unlike a counter, so that two machines
+// sharing a cache directory never pick the same new name.
+std::string random_hex() {
+  std::random_device device;
+  return hex64((std::uint64_t{device()} << 32) ^ device());
+}
+
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+std::optional<std::string> read_whole_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string contents{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) return std::nullopt;
+  return contents;
+}
+
+// Removes a temporary file unless it was renamed into place.
+class temporary_file {
+ public:
+  explicit temporary_file(fs::path path) : path_(std::move(path)) {}
+  temporary_file(const temporary_file&) = delete;
+  temporary_file& operator=(const temporary_file&) = delete;
+  ~temporary_file() {
+    std::error_code ignored;
+    if (!path_.empty()) fs::remove(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+  void rename_to(const fs::path& final_path) {
+    fs::rename(path_, final_path);
+    path_.clear();
+  }
+
+ private:
+  fs::path path_;
+};
+
+// Held from construction to destruction; threads of one process exclude each
+// other too, as each opens the file anew.
+class exclusive_file_lock {
+ public:
+  explicit exclusive_file_lock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "cannot open the kernel cache's lock file " + path.string());
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      const int error = errno;
+      ::close(fd_);
+      throw std::system_error(error, std::generic_category(), "cannot lock the kernel cache's lock file " + path.string());
+    }
+  }
+  exclusive_file_lock(const exclusive_file_lock&) = delete;
+  exclusive_file_lock& operator=(const exclusive_file_lock&) = delete;
+  ~exclusive_file_lock() { ::close(fd_); }  // releases the lock
+
+ private:
+  int fd_;
+};
+
+constexpr std::string_view metadata_header = "lockstep cache entry 1\n";
+
+struct entry_metadata {
+  std::string artifact_name;  // a file name in the cache directory
+  std::uintmax_t size = 0;
+  std::string checksum;  // hash_hex of the artifact's contents
+  std::string key;
+};
+
+// The key goes last, after its length, as it may hold any bytes.
+std::string to_text(const entry_metadata& entry) {
+  return std::string(metadata_header) + "artifact " + entry.artifact_name + "\nsize " + std::to_string(entry.size) +
+         "\nchecksum " + entry.checksum + "\nkey " + std::to_string(entry.key.size()) + "\n" + entry.key;
+}
+
+// The value of the line "<name> <value>\n" at the start of `text`, which
+// then moves past it.
+std::optional<std::string> take_field(std::string_view& text, std::string_view name) {
+  if (!text.starts_with(name) || text.substr(name.size(), 1) != " ") return std::nullopt;
+  const std::size_t end = text.find('\n');
+  if (end == std::string_view::npos) return std::nullopt;
+  std::string value(text.substr(name.size() + 1, end - name.size() - 1));
+  text.remove_prefix(end + 1);
+  return value;
+}
+
+std::optional<std::uintmax_t> parse_count(const std::optional<std::string>& text) {
+  if (!text || text->empty() || text->size() > 19 || text->find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stoull(*text);
+}
+
+std::optional<entry_metadata> parse_metadata(std::string_view text) {
+  if (!text.starts_with(metadata_header)) return std::nullopt;
+  text.remove_prefix(metadata_header.size());
+  entry_metadata entry;
+  const auto artifact_name = take_field(text, "artifact");
+  const auto size = parse_count(take_field(text, "size"));
+  const auto checksum = take_field(text, "checksum");
+  const auto key_size = parse_count(take_field(text, "key"));
+  // Garbage could name a file outside the cache directory.
+  if (!artifact_name || artifact_name->empty() || artifact_name->find('/') != std::string::npos || *artifact_name == "." ||
+      *artifact_name == ".." || !size || !checksum || !key_size || *key_size != text.size())
+    return std::nullopt;
+  return entry_metadata{*artifact_name, *size, *checksum, std::string(text)};
+}
+
+// The artifact of the entry at `metadata_path` if that entry is for `key` and intact.
+std::optional<fs::path> valid_artifact(const fs::path& directory, const fs::path& metadata_path, const std::string& key) {
+  const auto metadata_text = read_whole_file(metadata_path);
+  if (!metadata_text) return std::nullopt;
+  const auto entry = parse_metadata(*metadata_text);
+  if (!entry || entry->key != key) return std::nullopt;
+  const fs::path artifact = directory / entry->artifact_name;
+  const auto contents = read_whole_file(artifact);
+  if (!contents || contents->size() != entry->size || hash_hex(*contents) != entry->checksum) return std::nullopt;
+  return artifact;
+}
+
+// Removes the files of the entry named `hash` but its lock: its metadata,
+// artifacts, and temporaries of builds that crashed. Only the lock's holder
+// writes them, so none of them is in use by a build. An artifact a process
+// has loaded stays loaded; its new one gets another name.
+void remove_entry_files(const fs::path& directory, const std::string& hash) {
+  const std::string lock_name = hash + ".lock";
+  std::error_code ignored;
+  for (const auto& file : fs::directory_iterator(directory, ignored)) {
+    const std::string name = file.path().filename().string();
+    if (name.starts_with(hash) && name != lock_name) fs::remove(file.path(), ignored);
+  }
+}
+
+}  // namespace
+
+std::string hash_hex(std::string_view bytes) {
+  return hex64(hash64(bytes, 0x243f6a8885a308d3ULL)) + hex64(hash64(bytes, 0x13198a2e03707344ULL));
+}
+
+fs::path cache_directory() {
+  fs::path directory;
+  if (const std::string configured = environment("LOCKSTEP_CACHE_DIR"); !configured.empty())
+    directory = configured;
+  else if (const fs::path xdg = environment("XDG_CACHE_HOME"); xdg.is_absolute())  // the XDG spec ignores relative ones
+    directory = xdg / "lockstep";
+  else if (const std::string home = environment("HOME"); !home.empty())
+    directory = fs::path(home) / ".cache" / "lockstep";
+  else
+    throw std::runtime_error("no directory for lockstep's kernel cache: set LOCKSTEP_CACHE_DIR (or HOME)");
+
+  std::error_code error;
+  fs::create_directories(directory, error);
+  if (error || !fs::is_directory(directory))
+    throw std::runtime_error("cannot create lockstep's kernel cache directory " + directory.string() +
+                             (error ? ": " + error.message() : ": not a directory") +
+                             "; set LOCKSTEP_CACHE_DIR to a writable directory");
+  return directory;
+}
+
+cached_artifact cache_lookup_or_build(const std::string& key, const std::string& extension,
+                                      const std::function<void(const fs::path&)>& build) {
+  const fs::path directory = cache_directory();
+  const std::string hash = hash_hex(key);
+  const fs::path metadata_path = directory / (hash + ".meta");
+
+  if (auto artifact = valid_artifact(directory, metadata_path, key)) return {*artifact, true};
+  const exclusive_file_lock lock(directory / (hash + ".lock"));
+  // Another thread or process may have built it while this one waited.
+  if (auto artifact = valid_artifact(directory, metadata_path, key)) return {*artifact, true};
+  remove_entry_files(directory, hash);
+
+  temporary_file built(directory / (hash + ".tmp-" + random_hex() + extension));
+  build(built.path());
+  const auto contents = read_whole_file(built.path());
+  if (!contents) throw std::runtime_error("building the kernel cache entry " + hash + " did not write " + built.path().string());
+  const entry_metadata entry{hash + "-" + random_hex() + extension, contents->size(), hash_hex(*contents), key};
+  const fs::path artifact = directory / entry.artifact_name;
+  built.rename_to(artifact);
+
+  temporary_file metadata(directory / (hash + ".tmp-" + random_hex() + ".meta"));
+  {
+    std::ofstream out(metadata.path(), std::ios::binary);
+    out << to_text(entry);
+    out.close();
+    if (!out) throw std::runtime_error("cannot write the kernel cache file " + metadata.path().string() + ": is the disk full?");
+  }
+  metadata.rename_to(metadata_path);
+  return {artifact, false};
+}
+
+}  // namespace lockstep::jit

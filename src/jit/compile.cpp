@@ -1,0 +1,177 @@
+// lockstep::compile and lockstep::builtin_kernels: from source (or the
+// library's prebuilt kernels) to a loaded module, through the disk cache.
+#include <dlfcn.h>
+
+#include <algorithm>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "cache.h"
+#include "host_compiler.h"
+#include "nvrtc.h"
+#include "runtime/backend.h"
+#include "translation_unit.h"
+
+namespace lockstep {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The directory liblockstep.so was loaded from.
+fs::path library_directory() {
+  Dl_info info{};
+  dladdr(reinterpret_cast<const void*>(&library_directory), &info);
+  return fs::path(info.dli_fname ? info.dli_fname : "").parent_path();
+}
+
+// lockstep's headers, for the compilers: LOCKSTEP_INCLUDE_DIR, the include/
+// folder installed beside the library, or the source tree it was built from.
+const fs::path& include_directory() {
+  static const fs::path dir = [] {
+    std::vector<fs::path> candidates;
+    if (const char* env = std::getenv("LOCKSTEP_INCLUDE_DIR")) candidates.emplace_back(env);
+    candidates.push_back(library_directory() / "include");
+#ifdef LOCKSTEP_SOURCE_INCLUDE_DIR
+    candidates.emplace_back(LOCKSTEP_SOURCE_INCLUDE_DIR);
+#endif
+    for (const fs::path& c : candidates)
+      if (fs::exists(c / "lockstep" / "cuda.h")) return c;
+    throw device_unavailable("lockstep's headers (lockstep/cuda.h) were not found beside " + library_directory().string() +
+                             "; set LOCKSTEP_INCLUDE_DIR to the folder that contains lockstep/cuda.h");
+  }();
+  return dir;
+}
+
+// A fingerprint of every lockstep header: kernels compiled against older
+// headers are not reused.
+const std::string& headers_fingerprint() {
+  static const std::string fingerprint = [] {
+    std::string all;
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::recursive_directory_iterator(include_directory() / "lockstep"))
+      if (entry.is_regular_file()) files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+      std::ifstream in(f, std::ios::binary);
+      all += f.filename().string() + "\n" + std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    return jit::hash_hex(all);
+  }();
+  return fingerprint;
+}
+
+std::vector<std::string> common_flags(const compile_options& o) {
+  std::vector<std::string> flags{"-I" + include_directory().string()};
+  for (const auto& dir : o.include_dirs) flags.push_back("-I" + dir);
+  for (const auto& define : o.defines) flags.push_back("-D" + define);
+  return flags;
+}
+
+// The emulator's headers need C++20: an older dialect asked for is raised to
+// it (C++20 accepts the CUDA code C++17 does).
+std::string host_dialect(const std::string& std) {
+  for (const char* old : {"98", "03", "11", "14", "17"})
+    if (std.size() >= 2 && std.compare(std.size() - 2, 2, old) == 0) return std.substr(0, std.size() - 2) + "20";
+  return std;
+}
+
+std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const compile_options& o, const device& d, bool& hit) {
+  std::vector<std::string> flags{"-std=" + host_dialect(o.std), "-O2", "-fPIC", "-shared"};
+  for (auto& f : common_flags(o)) flags.push_back(f);
+  for (auto& f : o.flags) flags.push_back(f);
+  const fs::path library = library_directory() / "liblockstep.so";
+  // The module links liblockstep.so, so it shares this process's emulator;
+  // --no-as-needed keeps that link where the compiler defaults to --as-needed.
+  flags.push_back("-Wl,--no-as-needed");
+  flags.push_back(library.string());
+  const jit::host_compiler& cxx = jit::find_host_compiler();
+  std::ostringstream key;
+  key << "lockstep-jit cpu\ncompiler " << cxx.identity << "\nheaders " << headers_fingerprint() << "\nflags";
+  for (auto& f : flags) key << ' ' << f;
+  key << "\n" << tu;
+  const auto artifact = jit::cache_lookup_or_build(key.str(), ".so", [&](const fs::path& out) {
+    jit::compile_shared_object(tu, o.source_name, flags, out);
+  });
+  hit = artifact.hit;
+  return detail::load_shared_object_module(artifact.path.string(), d);
+}
+
+// A cached NVRTC result: the lowered kernel names, then the CUBIN.
+std::string serialize_cubin(const detail::nvrtc_output& out) {
+  std::string s = "lockstep-cubin 1\n" + std::to_string(out.lowered_names.size()) + "\n";
+  for (const auto& n : out.lowered_names) s += n + "\n";
+  return s + out.cubin;
+}
+
+std::shared_ptr<detail::module_impl> build_for_gpu(const std::string& tu, const compile_options& o, const device& d,
+                                                   const std::vector<std::string>& names, bool& hit) {
+  const std::string arch = o.arch.empty() ? device_arch(d) : o.arch;
+  std::vector<std::string> options{"-arch=" + arch, "-std=" + o.std, "-lineinfo"};
+  for (auto& f : common_flags(o)) options.push_back(f);
+  for (auto& f : o.flags) options.push_back(f);
+  std::ostringstream key;
+  key << "lockstep-jit nvrtc " << detail::nvrtc_version() << "\nheaders " << headers_fingerprint() << "\noptions";
+  for (auto& f : options) key << ' ' << f;
+  key << "\nnames";
+  for (auto& n : names) key << ' ' << n;
+  key << "\n" << tu;
+  const auto artifact = jit::cache_lookup_or_build(key.str(), ".cubin", [&](const fs::path& out) {
+    std::ofstream(out, std::ios::binary) << serialize_cubin(detail::compile_with_nvrtc(tu, o.source_name, options, names));
+  });
+  hit = artifact.hit;
+  std::ifstream in(artifact.path, std::ios::binary);
+  std::string header, count_line;
+  std::getline(in, header);
+  std::getline(in, count_line);
+  std::vector<std::string> lowered(std::stoul(count_line));
+  for (auto& n : lowered) std::getline(in, n);
+  const std::string cubin(std::istreambuf_iterator<char>(in), {});
+  return detail::load_cubin_module(d, cubin, names, lowered);
+}
+
+}  // namespace
+
+module compile(const std::string& source, const compile_options& options, const device& d) {
+  const std::vector<std::string> names = options.names.empty() ? jit::discover_kernel_names(source) : options.names;
+  const bool gpu = d.kind == device::kind_t::cuda;
+  if (gpu) detail::backend_for(d);  // a clear device_unavailable before any compiling
+  const std::string tu =
+      jit::assemble_translation_unit(source, options.source_name, names, gpu ? jit::compile_target::nvrtc : jit::compile_target::host);
+
+  // Modules already loaded by this process are reused without touching disk.
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<detail::module_impl>> loaded;
+  std::ostringstream memo;
+  memo << d.str() << '\n' << options.std << '\n' << options.arch;
+  for (const auto* list : {&options.defines, &options.include_dirs, &options.flags})
+    for (const auto& item : *list) memo << '\n' << item;
+  memo << '\n' << tu;
+  std::lock_guard lock(mutex);
+  if (auto impl = loaded[memo.str()].lock()) return module(impl, d, true);
+  bool hit = false;
+  auto impl = gpu ? build_for_gpu(tu, options, d, names, hit) : build_for_cpu(tu, options, d, hit);
+  loaded[memo.str()] = impl;
+  return module(impl, d, hit);
+}
+
+module builtin_kernels(const device& d) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<detail::module_impl>> loaded;
+  std::lock_guard lock(mutex);
+  auto& impl = loaded[d.str()];
+  if (!impl) {
+    detail::backend_for(d);
+    const fs::path path = library_directory() / (d.kind == device::kind_t::cpu ? "liblockstep_kernels.so" : "liblockstep_kernels_gpu.so");
+    if (!fs::exists(path))
+      throw device_unavailable("the library's kernels for " + d.str() + " are not installed (" + path.string() + " is missing)" +
+                               (d.kind == device::kind_t::cuda ? "; build lockstep where nvcc is available to include the GPU kernels" : ""));
+    impl = detail::load_shared_object_module(path.string(), d);
+  }
+  return module(impl, d, false);
+}
+
+}  // namespace lockstep

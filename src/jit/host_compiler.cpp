@@ -1,0 +1,207 @@
+#include "jit/host_compiler.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+#include <system_error>
+
+#include "lockstep/errors.h"
+
+extern char** environ;
+
+namespace lockstep::jit {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::system_error errno_error(const std::string& what) { return {errno, std::generic_category(), what}; }
+
+class file_descriptor {
+ public:
+  explicit file_descriptor(int fd = -1) : fd_(fd) {}
+  file_descriptor(const file_descriptor&) = delete;
+  file_descriptor& operator=(const file_descriptor&) = delete;
+  ~file_descriptor() { close(); }
+  int get() const { return fd_; }
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
+class spawn_file_actions {
+ public:
+  spawn_file_actions() { posix_spawn_file_actions_init(&actions_); }
+  spawn_file_actions(const spawn_file_actions&) = delete;
+  spawn_file_actions& operator=(const spawn_file_actions&) = delete;
+  ~spawn_file_actions() { posix_spawn_file_actions_destroy(&actions_); }
+  posix_spawn_file_actions_t* get() { return &actions_; }
+
+ private:
+  posix_spawn_file_actions_t actions_;
+};
+
+// A fresh private directory, removed with everything in it.
+class temporary_directory {
+ public:
+  temporary_directory() {
+    std::string pattern = (fs::temp_directory_path() / "lockstep-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw errno_error("cannot create a temporary directory " + pattern + " (set TMPDIR to a writable directory)");
+    path_ = pattern;
+  }
+  temporary_directory(const temporary_directory&) = delete;
+  temporary_directory& operator=(const temporary_directory&) = delete;
+  ~temporary_directory() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+bool is_executable_file(const fs::path& path) {
+  std::error_code ignored;
+  return fs::is_regular_file(path, ignored) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// `name` itself when it holds a '/', else the first executable of that name
+// in PATH's directories (an empty one meaning the current directory).
+std::optional<fs::path> find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return is_executable_file(name) ? std::optional<fs::path>(name) : std::nullopt;
+  const std::string search_path = environment("PATH");
+  for (std::size_t begin = 0; begin <= search_path.size();) {
+    const std::size_t end = std::min(search_path.find(':', begin), search_path.size());
+    const fs::path candidate = fs::path(begin == end ? "." : search_path.substr(begin, end - begin)) / name;
+    if (is_executable_file(candidate)) return candidate;
+    begin = end + 1;
+  }
+  return std::nullopt;
+}
+
+// The compiler at `path` if it answers `--version`.
+std::optional<host_compiler> identify_compiler(const fs::path& path) {
+  process_result version;
+  try {
+    version = run_process({path.string(), "--version"});
+  } catch (const std::system_error&) {
+    return std::nullopt;
+  }
+  if (version.exit_code != 0) return std::nullopt;
+  std::error_code ignored;
+  const fs::path resolved = fs::canonical(path, ignored);  // /usr/bin/c++ -> /usr/bin/g++-12
+  return host_compiler{path.string(), (resolved.empty() ? path : resolved).string() + " " +
+                                          version.output.substr(0, version.output.find('\n'))};
+}
+
+host_compiler locate_host_compiler() {
+  if (const std::string requested = environment("CXX"); !requested.empty()) {
+    if (const auto path = find_program(requested))
+      if (auto compiler = identify_compiler(*path)) return *compiler;
+    throw device_unavailable("CXX is set to '" + requested +
+                             "', which is not a working C++ compiler for the emulator's run-time compilation: set CXX "
+                             "to a compiler's path or name (no arguments), or unset it");
+  }
+  for (const char* name : {"c++", "g++", "clang++"})
+    if (const auto path = find_program(name))
+      if (auto compiler = identify_compiler(*path)) return *compiler;
+  throw device_unavailable(
+      "no C++ compiler found for the emulator's run-time compilation: install g++ (apt-get install g++) or set CXX");
+}
+
+// The file name that compiler messages should show for `source_name`.
+fs::path source_file_name(const std::string& source_name) {
+  const fs::path name = fs::path(source_name).filename();
+  return name.empty() || name == "." || name == ".." ? fs::path("kernel.cu") : name;
+}
+
+std::string without_prefix_everywhere(std::string text, const std::string& prefix) {
+  for (std::size_t at; (at = text.find(prefix)) != std::string::npos;) text.erase(at, prefix.size());
+  return text;
+}
+
+}  // namespace
+
+const host_compiler& find_host_compiler() {
+  static const host_compiler compiler = locate_host_compiler();  // a throw leaves it to the next call
+  return compiler;
+}
+
+process_result run_process(const std::vector<std::string>& argv) {
+  if (argv.empty()) throw std::invalid_argument("run_process: no program to run");
+  // Close-on-exec, so that processes spawned by other threads do not hold
+  // the write end open (which would delay the end of the output).
+  int pipe_ends[2];
+  if (::pipe2(pipe_ends, O_CLOEXEC) != 0) throw errno_error("cannot create a pipe to run " + argv[0]);
+  file_descriptor output_end(pipe_ends[0]), input_end(pipe_ends[1]);
+
+  spawn_file_actions actions;
+  posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(actions.get(), input_end.get(), STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(actions.get(), input_end.get(), STDERR_FILENO);
+  std::vector<char*> arguments;
+  for (const std::string& argument : argv) arguments.push_back(const_cast<char*>(argument.c_str()));
+  arguments.push_back(nullptr);
+
+  pid_t child;
+  const int error = ::posix_spawnp(&child, argv[0].c_str(), actions.get(), nullptr, arguments.data(), environ);
+  input_end.close();
+  if (error != 0) throw std::system_error(error, std::generic_category(), "cannot run " + argv[0]);
+
+  process_result result{0, {}};
+  char buffer[4096];
+  for (;;) {
+    const ssize_t count = ::read(output_end.get(), buffer, sizeof buffer);
+    if (count > 0) {
+      result.output.append(buffer, static_cast<std::size_t>(count));
+    } else if (count == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0)
+    if (errno != EINTR) throw errno_error("cannot wait for " + argv[0]);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+void compile_shared_object(const std::string& source_text, const std::string& source_name,
+                           const std::vector<std::string>& flags, const fs::path& output) {
+  const host_compiler& compiler = find_host_compiler();
+  const temporary_directory directory;
+  const fs::path source_file = directory.path() / source_file_name(source_name);
+  {
+    std::ofstream out(source_file, std::ios::binary);
+    out << source_text;
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + source_file.string() + ": is the disk full?");
+  }
+
+  std::vector<std::string> argv{compiler.path};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {"-x", "c++", source_file.string(), "-o", output.string()});
+  const process_result result = run_process(argv);
+  if (result.exit_code != 0)
+    // #line directives name the user's file in most messages; the rest
+    // ("In file included from ...") would show the temporary directory.
+    throw compile_error("the host compiler could not compile " + source_name,
+                        without_prefix_everywhere(result.output, directory.path().string() + "/"));
+}
+
+}  // namespace lockstep::jit

@@ -1,0 +1,69 @@
+// The emulator as a device: memory is host memory (as cudaMalloc gives on the
+// emulator, so kernels see live allocations), launches finish before they
+// return, so streams and events only need the wall clock.
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "backend.h"
+#include "lockstep/emu/options.h"
+
+namespace lockstep::detail {
+namespace {
+
+class cpu_backend final : public device_backend {
+ public:
+  std::string name() const override { return "lockstep emulator"; }
+  std::string arch() const override { return "emulator"; }
+  device_limits limits() const override { return h100_limits; }
+
+  void* allocate(std::size_t bytes) override {
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes) != cudaSuccess) {
+      cudaGetLastError();
+      throw cuda_error(cudaErrorMemoryAllocation, "could not allocate " + std::to_string(bytes) + " bytes of host memory for the emulator");
+    }
+    return p;
+  }
+  void release(void* ptr) noexcept override { cudaFree(ptr); }
+  void copy_to_device(void* dst, const void* src, std::size_t bytes, void*) override { std::memcpy(dst, src, bytes); }
+  void copy_to_host(void* dst, const void* src, std::size_t bytes, void*) override { std::memcpy(dst, src, bytes); }
+  void copy_on_device(void* dst, const void* src, std::size_t bytes, void*) override { std::memmove(dst, src, bytes); }
+  void fill_bytes(void* dst, unsigned char value, std::size_t bytes, void*) override { std::memset(dst, value, bytes); }
+
+  void* create_stream() override { return nullptr; }
+  void destroy_stream(void*) noexcept override {}
+  void synchronize_stream(void*) override {}
+  void* create_event() override { return new std::chrono::steady_clock::time_point(); }
+  void destroy_event(void* e) noexcept override { delete static_cast<std::chrono::steady_clock::time_point*>(e); }
+  void record_event(void* e, void*) override { *static_cast<std::chrono::steady_clock::time_point*>(e) = std::chrono::steady_clock::now(); }
+  void synchronize_event(void*) override {}
+  double elapsed_ms(void* start, void* stop) override {
+    using clock_point = std::chrono::steady_clock::time_point;
+    return std::chrono::duration<double, std::milli>(*static_cast<clock_point*>(stop) - *static_cast<clock_point*>(start)).count();
+  }
+  void synchronize() override {}
+  void make_current() override {}
+};
+
+}  // namespace
+
+device_backend& backend_for(const device& d) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, std::unique_ptr<device_backend>> backends;
+  std::lock_guard lock(mutex);
+  auto& slot = backends[{static_cast<int>(d.kind), d.index}];
+  if (!slot) {
+    if (d.kind == device::kind_t::cpu) {
+      if (d.index != 0) throw device_unavailable("there is one cpu device, 'cpu' (index 0); got " + d.str());
+      slot = std::make_unique<cpu_backend>();
+    } else {
+      slot = make_cuda_backend(d.index);
+    }
+  }
+  return *slot;
+}
+
+}  // namespace lockstep::detail

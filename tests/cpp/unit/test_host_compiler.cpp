@@ -1,0 +1,124 @@
+// Running the host compiler: finding it, running processes, building and
+// loading a shared object, and compile errors in the user's terms.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <system_error>
+
+#include "jit/host_compiler.h"
+#include "lockstep/errors.h"
+
+namespace fs = std::filesystem;
+using lockstep::compile_error;
+using lockstep::jit::compile_shared_object;
+using lockstep::jit::find_host_compiler;
+using lockstep::jit::run_process;
+
+namespace {
+
+// Each test gets a private TMPDIR, so that the compiler's temporary
+// directory can be found in messages and checked to be gone afterwards.
+class HostCompiler : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "lockstep-host-compiler-test-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    scratch_ = pattern;
+    temporaries_ = scratch_ / "tmp";
+    fs::create_directory(temporaries_);
+    if (const char* old = std::getenv("TMPDIR")) old_tmpdir_ = old;
+    ::setenv("TMPDIR", temporaries_.c_str(), 1);
+  }
+  void TearDown() override {
+    if (old_tmpdir_)
+      ::setenv("TMPDIR", old_tmpdir_->c_str(), 1);
+    else
+      ::unsetenv("TMPDIR");
+    fs::remove_all(scratch_);
+  }
+  bool temporaries_empty() const { return fs::is_empty(temporaries_); }
+
+  fs::path scratch_, temporaries_;
+  std::optional<std::string> old_tmpdir_;
+};
+
+TEST_F(HostCompiler, FindsGxxOnce) {
+  const auto& compiler = find_host_compiler();
+  EXPECT_TRUE(fs::exists(compiler.path)) << compiler.path;
+  EXPECT_NE(compiler.identity.find("g++"), std::string::npos) << compiler.identity;
+  // The identity holds the version line.
+  const std::string version = run_process({compiler.path, "--version"}).output;
+  EXPECT_NE(compiler.identity.find(version.substr(0, version.find('\n'))), std::string::npos) << compiler.identity;
+  EXPECT_EQ(&find_host_compiler(), &compiler);
+}
+
+TEST_F(HostCompiler, RunProcessCapturesOutputAndExitCode) {
+  const auto result = run_process({"sh", "-c", "echo to stdout; echo to stderr >&2; exit 3"});
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_NE(result.output.find("to stdout\n"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("to stderr\n"), std::string::npos) << result.output;
+  EXPECT_EQ(run_process({"true"}).exit_code, 0);
+}
+
+TEST_F(HostCompiler, RunProcessPassesArgumentsAsTheyAre) {
+  const auto result = run_process({"printf", "[%s]", "two words", "'quotes\" $HOME;", ""});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.output, "[two words]['quotes\" $HOME;][]");
+}
+
+TEST_F(HostCompiler, RunProcessReportsSignalsAndMissingPrograms) {
+  EXPECT_EQ(run_process({"sh", "-c", "kill -9 $$"}).exit_code, 128 + 9);
+  EXPECT_THROW(run_process({"lockstep-no-such-program"}), std::system_error);
+}
+
+TEST_F(HostCompiler, RunProcessReadsLargeOutput) {
+  // More than a pipe holds (64 KiB), so the child blocks unless it is read.
+  const auto result = run_process({"head", "-c", "1000000", "/dev/zero"});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.output.size(), 1000000u);
+}
+
+TEST_F(HostCompiler, BuildsASharedObjectThatLoads) {
+  const fs::path library = scratch_ / "forty_two.so";
+  compile_shared_object("extern \"C\" int forty_two() { return 42; }\n", "forty_two.cu", {"-shared", "-fPIC", "-O1"},
+                        library);
+  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << ::dlerror();
+  const auto forty_two = reinterpret_cast<int (*)()>(::dlsym(handle, "forty_two"));
+  ASSERT_NE(forty_two, nullptr) << ::dlerror();
+  EXPECT_EQ(forty_two(), 42);
+  ::dlclose(handle);
+  EXPECT_TRUE(temporaries_empty());
+}
+
+TEST_F(HostCompiler, ErrorsNameTheUsersFileAndLine) {
+  try {
+    compile_shared_object("#line 1 \"user.cu\"\nint fine = 1;\nint broken = ;\n", "user.cu", {"-shared", "-fPIC"},
+                          scratch_ / "user.so");
+    FAIL() << "expected a compile error";
+  } catch (const compile_error& error) {
+    EXPECT_TRUE(std::string(error.what()).starts_with("the host compiler could not compile user.cu")) << error.what();
+    EXPECT_NE(error.log().find("user.cu:2"), std::string::npos) << error.log();
+    EXPECT_EQ(error.log().find(temporaries_.string()), std::string::npos) << error.log();
+  }
+  EXPECT_FALSE(fs::exists(scratch_ / "user.so"));
+  EXPECT_TRUE(temporaries_empty());
+}
+
+TEST_F(HostCompiler, ErrorsWithoutLineDirectivesHideTheTemporaryDirectory) {
+  try {
+    compile_shared_object("int broken = ;\n", "dir/plain.cu", {"-fsyntax-only"}, scratch_ / "plain.so");
+    FAIL() << "expected a compile error";
+  } catch (const compile_error& error) {
+    EXPECT_NE(error.log().find("plain.cu:1"), std::string::npos) << error.log();
+    EXPECT_EQ(error.log().find(temporaries_.string()), std::string::npos) << error.log();
+  }
+  EXPECT_TRUE(temporaries_empty());
+}
+
+}  // namespace
