@@ -1,6 +1,6 @@
-// A separate process for the JIT tests: compiles the source given on the
-// command line for the cpu device, launches `fill` once, checks the result and
-// prints "ok hit" or "ok miss" (whether the module came from the disk cache).
+// A separate process for the JIT tests: jit_compile_child SOURCE_FILE DEVICE
+// compiles the source for the device, launches `fill` once, checks the result
+// and prints "ok hit" or "ok miss" (whether the module came from the disk cache).
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -8,13 +8,14 @@
 #include "lockstep/runtime.h"
 
 int main(int argc, char** argv) {
-  if (argc != 2) return 2;
+  if (argc != 3) return 2;
   std::ifstream in(argv[1]);
   std::stringstream source;
   source << in.rdbuf();
   try {
-    lockstep::module m = lockstep::compile(source.str());
-    lockstep::buffer out(lockstep::device::cpu(), 100 * sizeof(int));
+    const lockstep::device d = lockstep::device::parse(argv[2]);
+    lockstep::module m = lockstep::compile(source.str(), {}, d);
+    lockstep::buffer out(d, 100 * sizeof(int));
     m.get("fill")(dim3(1), dim3(100), 0, out.data_as<int>(), 7);
     for (int v : out.to_host<int>())
       if (v != 7) return 3;

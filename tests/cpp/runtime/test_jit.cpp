@@ -27,10 +27,20 @@ namespace {
 
 const device cpu = device::cpu();
 
+// The cpu device everywhere; a GPU too where there is one (the device run
+// recorded in bench/RESULTS.md), so the same tests cover both JIT paths.
+std::vector<device> devices_here() {
+  std::vector<device> all{device::cpu()};
+  if (lockstep::cuda_available()) all.push_back(device::cuda(0));
+  return all;
+}
+
 // Every test gets its own empty cache directory and a source no earlier run
 // has compiled (a unique comment), so a "miss" really is a miss.
-class Jit : public ::testing::Test {
+class Jit : public ::testing::TestWithParam<device> {
  protected:
+  const device& dev() const { return GetParam(); }
+  std::string artifact_extension() const { return dev() == cpu ? ".so" : ".cubin"; }
   void SetUp() override {
     cache_dir_ = fs::temp_directory_path() / ("lockstep-jit-test-" + std::to_string(getpid()) + "-" + unique_);
     fs::create_directories(cache_dir_);
@@ -55,7 +65,7 @@ __global__ void saxpy(float a, const float* x, float* y, int n) {
 }
 )";
 
-TEST_F(Jit, CompileLaunchAndCacheHit) {
+TEST_P(Jit, CompileLaunchAndCacheHit) {
   const int n = 1000;
   std::mt19937 rng(std::random_device{}());
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -63,22 +73,22 @@ TEST_F(Jit, CompileLaunchAndCacheHit) {
   for (int i = 0; i < n; ++i) x[i] = dist(rng), y[i] = dist(rng);
   const std::string source = fresh(saxpy_source);
   {
-    lockstep::module m = compile(source, {}, cpu);
+    lockstep::module m = compile(source, {}, dev());
     EXPECT_FALSE(m.from_cache());
     EXPECT_EQ(m.names(), std::vector<std::string>{"saxpy"});
-    buffer dx = buffer::from_host(cpu, x), dy = buffer::from_host(cpu, y);
+    buffer dx = buffer::from_host(dev(), x), dy = buffer::from_host(dev(), y);
     m.get("saxpy")(dim3((n + 127) / 128), dim3(128), 0, 2.5f, dx.data_as<const float>(), dy.data_as<float>(), n);
     std::vector<float> got = dy.to_host<float>();
     for (int i = 0; i < n; ++i) ASSERT_FLOAT_EQ(got[i], 2.5f * x[i] + y[i]) << i;
   }
-  EXPECT_EQ(artifacts(".so").size(), 1u);
+  EXPECT_EQ(artifacts(artifact_extension()).size(), 1u);
   // The module is gone from this process: the next compile loads the artifact.
-  lockstep::module again = compile(source, {}, cpu);
+  lockstep::module again = compile(source, {}, dev());
   EXPECT_TRUE(again.from_cache());
-  EXPECT_EQ(artifacts(".so").size(), 1u);
+  EXPECT_EQ(artifacts(artifact_extension()).size(), 1u);
 }
 
-TEST_F(Jit, TemplateInstancesByName) {
+TEST_P(Jit, TemplateInstancesByName) {
   compile_options o;
   o.names = {"scale<2>", "scale<3>", "ns::offset"};
   lockstep::module m = compile(fresh(R"(
@@ -86,10 +96,10 @@ template <int factor>
 __global__ void scale(int* x) { x[threadIdx.x] *= factor; }
 namespace ns { __global__ void offset(int* x, int by) { x[threadIdx.x] += by; } }
 )"),
-                               o, cpu);
+                               o, dev());
   std::vector<int> v(32);
   for (int i = 0; i < 32; ++i) v[i] = i - 7;
-  buffer d = buffer::from_host(cpu, v);
+  buffer d = buffer::from_host(dev(), v);
   m.get("scale<2>")(dim3(1), dim3(32), 0, d.data_as<int>());
   m.get("scale<3>")(dim3(1), dim3(32), 0, d.data_as<int>());
   m.get("ns::offset")(dim3(1), dim3(32), 0, d.data_as<int>(), 5);
@@ -107,12 +117,12 @@ __global__ void store_all(bool b, char c, signed char sc, unsigned char uc, shor
 }
 )";
 
-TEST_F(Jit, EveryScalarTypeTypedAndConverted) {
-  lockstep::module m = compile(fresh(every_scalar_source), {}, cpu);
+TEST_P(Jit, EveryScalarTypeTypedAndConverted) {
+  lockstep::module m = compile(fresh(every_scalar_source), {}, dev());
   lockstep::function f = m.get("store_all");
   EXPECT_EQ(f.signature_text(),
             "store_all(bool, int8, int8, uint8, int16, uint16, int32, uint32, int64, uint64, int64, uint64, float32, float64, float64*)");
-  buffer out(cpu, 14 * sizeof(double));
+  buffer out(dev(), 14 * sizeof(double));
   out.fill_bytes(0xff);
   f(dim3(1), dim3(1), 0, true, char(-5), static_cast<signed char>(-100), static_cast<unsigned char>(200), short(-30000),
     static_cast<unsigned short>(60000), -2000000000, 4000000000u, -9000000000000L, 18000000000000000000UL, -9000000000000LL,
@@ -144,15 +154,15 @@ struct particle {
   double position[2];
 };
 
-TEST_F(Jit, StructByValue) {
+TEST_P(Jit, StructByValue) {
   lockstep::module m = compile(fresh(R"(
 struct particle { int id; float mass; double position[2]; };
 __global__ void unpack(particle p, double* out) {
   out[0] = p.id; out[1] = p.mass; out[2] = p.position[0]; out[3] = p.position[1];
 }
 )"),
-                               {}, cpu);
-  buffer out(cpu, 4 * sizeof(double));
+                               {}, dev());
+  buffer out(dev(), 4 * sizeof(double));
   const particle p{42, 2.5f, {-1.25, 8.0}};
   m.get("unpack")(dim3(1), dim3(1), 0, p, out.data_as<double>());
   EXPECT_EQ(out.to_host<double>(), (std::vector<double>{42, 2.5, -1.25, 8.0}));
@@ -171,9 +181,9 @@ std::string argument_error_of(const lockstep::function& f, std::vector<kernel_ar
   return "no error";
 }
 
-TEST_F(Jit, WrongArgumentsAreRejectedWithTheirTypes) {
-  lockstep::function f = compile(fresh(saxpy_source), {}, cpu).get("saxpy");
-  buffer x(cpu, 64), y(cpu, 64);
+TEST_P(Jit, WrongArgumentsAreRejectedWithTheirTypes) {
+  lockstep::function f = compile(fresh(saxpy_source), {}, dev()).get("saxpy");
+  buffer x(dev(), 64), y(dev(), 64);
   const float* cx = x.data_as<const float>();
   float* fy = y.data_as<float>();
   auto has = [](const std::string& what, const std::string& part) { return what.find(part) != std::string::npos; };
@@ -205,34 +215,35 @@ TEST_F(Jit, WrongArgumentsAreRejectedWithTheirTypes) {
   EXPECT_TRUE(has(what, "pass a device buffer or pointer")) << what;
 }
 
-TEST_F(Jit, CompileErrorNamesTheUsersLine) {
+TEST_P(Jit, CompileErrorNamesTheUsersLine) {
   compile_options o;
   o.source_name = "broken.cu";
   try {
-    compile(fresh("__global__ void k(int* p) {\n  int i = threadIdx.x;\n  p[i] = undefined_name;\n}\n"), o, cpu);
+    compile(fresh("__global__ void k(int* p) {\n  int i = threadIdx.x;\n  p[i] = undefined_name;\n}\n"), o, dev());
     FAIL() << "expected compile_error";
   } catch (const lockstep::compile_error& e) {
     // fresh() adds one line above the source: the error is on line 4.
-    EXPECT_NE(e.log().find("broken.cu:4"), std::string::npos) << e.log();
+    // The host compiler writes file:line, NVRTC file(line).
+    EXPECT_NE(e.log().find(dev() == cpu ? "broken.cu:4" : "broken.cu(4)"), std::string::npos) << e.log();
     EXPECT_NE(e.log().find("undefined_name"), std::string::npos) << e.log();
   }
-  EXPECT_TRUE(artifacts(".so").empty()) << "a failed build leaves nothing in the cache";
+  EXPECT_TRUE(artifacts(artifact_extension()).empty()) << "a failed build leaves nothing in the cache";
 }
 
-TEST_F(Jit, CorruptCacheEntryIsRebuilt) {
+TEST_P(Jit, CorruptCacheEntryIsRebuilt) {
   const std::string source = fresh(saxpy_source);
-  compile(source, {}, cpu);
-  auto files = artifacts(".so");
+  compile(source, {}, dev());
+  auto files = artifacts(artifact_extension());
   ASSERT_EQ(files.size(), 1u);
   fs::resize_file(files[0], fs::file_size(files[0]) / 2);
-  lockstep::module m = compile(source, {}, cpu);
+  lockstep::module m = compile(source, {}, dev());
   EXPECT_FALSE(m.from_cache()) << "a truncated artifact must not be trusted";
-  buffer x = buffer::from_host(cpu, std::vector<float>(8, 1.0f)), y = buffer::from_host(cpu, std::vector<float>(8, 2.0f));
+  buffer x = buffer::from_host(dev(), std::vector<float>(8, 1.0f)), y = buffer::from_host(dev(), std::vector<float>(8, 2.0f));
   m.get("saxpy")(dim3(1), dim3(8), 0, 3.0f, x.data_as<const float>(), y.data_as<float>(), 8);
   EXPECT_EQ(y.to_host<float>(), std::vector<float>(8, 5.0f));
 }
 
-TEST_F(Jit, TwoProcessesCompileTheSameSourceAtOnce) {
+TEST_P(Jit, TwoProcessesCompileTheSameSourceAtOnce) {
   const fs::path source_file = cache_dir_ / "fill.cu";
   std::ofstream(source_file) << fresh("__global__ void fill(int* out, int v) { out[threadIdx.x] = v; }\n");
   const fs::path child = fs::path(::testing::internal::GetArgvs()[0]).parent_path() / "jit_compile_child";
@@ -243,8 +254,8 @@ TEST_F(Jit, TwoProcessesCompileTheSameSourceAtOnce) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::string child_path = child.string(), source_path = source_file.string();
-    char* argv[] = {child_path.data(), source_path.data(), nullptr};
+    std::string child_path = child.string(), source_path = source_file.string(), device_name = dev().str();
+    char* argv[] = {child_path.data(), source_path.data(), device_name.data(), nullptr};
     pid_t pid = 0;
     ASSERT_EQ(posix_spawn(&pid, child_path.c_str(), &actions, nullptr, argv, environ), 0);
     posix_spawn_file_actions_destroy(&actions);
@@ -262,11 +273,11 @@ TEST_F(Jit, TwoProcessesCompileTheSameSourceAtOnce) {
     misses += line == "ok miss";
   }
   EXPECT_EQ(misses, 1) << "one process builds, the other waits for it and loads the result";
-  EXPECT_EQ(artifacts(".so").size(), 1u);
+  EXPECT_EQ(artifacts(artifact_extension()).size(), 1u);
 }
 
-TEST_F(Jit, BuiltinKernelsLaunchThroughTheSameRuntime) {
-  lockstep::module m = lockstep::builtin_kernels(cpu);
+TEST_P(Jit, BuiltinKernelsLaunchThroughTheSameRuntime) {
+  lockstep::module m = lockstep::builtin_kernels(dev());
   lockstep::function matmul = m.get("lockstep::kernels::matmul_tiled_static<16>");
   const int rows = 20, inner = 30, cols = 10;
   std::vector<float> a(rows * inner), b(inner * cols);
@@ -274,7 +285,7 @@ TEST_F(Jit, BuiltinKernelsLaunchThroughTheSameRuntime) {
   std::uniform_real_distribution<float> dist(-1, 1);
   for (auto& v : a) v = dist(rng);
   for (auto& v : b) v = dist(rng);
-  buffer da = buffer::from_host(cpu, a), db = buffer::from_host(cpu, b), dc(cpu, rows * cols * sizeof(float));
+  buffer da = buffer::from_host(dev(), a), db = buffer::from_host(dev(), b), dc(dev(), rows * cols * sizeof(float));
   dc.fill_bytes(0xff);
   matmul(dim3(1, 2), dim3(16, 16), 0, da.data_as<const float>(), db.data_as<const float>(), dc.data_as<float>(), rows, cols, inner);
   std::vector<float> c = dc.to_host<float>();
@@ -324,5 +335,8 @@ TEST(Runtime, BuffersStreamsEvents) {
   EXPECT_GE(lockstep::event::elapsed_ms(start, stop), 0.0);
   EXPECT_EQ(b.to_host<unsigned char>(), std::vector<unsigned char>(64, 7));
 }
+
+INSTANTIATE_TEST_SUITE_P(Devices, Jit, ::testing::ValuesIn(devices_here()),
+                         [](const auto& info) { return info.param == cpu ? std::string("cpu") : "cuda" + std::to_string(info.param.index); });
 
 }  // namespace
