@@ -9,11 +9,14 @@
 #if defined(__CUDACC_RTC__)
 // NVRTC: the compiler provides everything; nothing to add.
 #elif defined(__CUDACC__)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include "lockstep/launch.h"
 #else
 #include "lockstep/emu/qualifiers.h"
 #include "lockstep/emu/vector_types.h"
+#include "lockstep/emu/half.h"
 #include "lockstep/emu/builtins.h"
 #include "lockstep/emu/math.h"
 #include "lockstep/emu/atomics.h"

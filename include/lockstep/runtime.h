@@ -155,7 +155,7 @@ class kernel_arg {
   jit::scalar_type type_ = jit::scalar_type::none;
   bool pointee_const_ = false;
   std::size_t size_, align_;
-  alignas(16) unsigned char storage_[64]{};
+  alignas(16) unsigned char storage_[256]{};  // by-value structs up to 256 bytes (strided layouts)
 };
 
 // Deduces a kernel_arg from a C++ value: pointers (with their pointee type),

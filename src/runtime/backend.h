@@ -46,7 +46,7 @@ device_backend& backend_for(const device& d);
 // Implemented by the GPU backend (src/runtime/cuda_*.cpp).
 std::unique_ptr<device_backend> make_cuda_backend(int index);
 int cuda_device_count_or_zero();
-std::string cuda_unavailable_reason();  // "" when a driver and a GPU are there
+std::string cuda_driver_unavailable_reason();  // "" when a driver and a GPU are there
 
 // A loaded module: kernels found by name expression, launched with packed
 // arguments (args[i] points at the value of parameter i).

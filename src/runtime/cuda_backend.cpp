@@ -164,6 +164,6 @@ std::unique_ptr<device_backend> make_cuda_backend(int index) { return std::make_
 
 int cuda_device_count_or_zero() { return cu::driver_device_count(); }
 
-std::string cuda_unavailable_reason() { return cu::driver_unavailable_reason(); }
+std::string cuda_driver_unavailable_reason() { return cu::driver_unavailable_reason(); }
 
 }  // namespace lockstep::detail

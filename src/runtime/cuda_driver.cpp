@@ -62,41 +62,6 @@ std::string resolve_entry_points(void* library, driver_api& api) {
   return missing;
 }
 
-loaded_driver load_driver() {
-  loaded_driver driver;
-  std::string attempts;
-  void* library = open_first_library({"libcuda.so.1", "libcuda.so"}, attempts);
-  if (!library) {
-    driver.unavailable_reason = "no NVIDIA driver: libcuda.so.1 could not be loaded (" + attempts + "). " +
-                                use_the_emulator + ", or install the NVIDIA driver.";
-    return driver;
-  }
-  if (std::string missing = resolve_entry_points(library, driver.api); !missing.empty()) {
-    driver.unavailable_reason = "the NVIDIA driver is too old for lockstep: its libcuda lacks " + missing +
-                                ". Update the driver, or " + std::string(use_the_emulator) + ".";
-    return driver;
-  }
-  driver.resolved = true;
-  const CUresult init = driver.api.cuInit(0);
-  const CUresult count = init == CUDA_SUCCESS ? driver.api.cuDeviceGetCount(&driver.device_count) : init;
-  if (count != CUDA_SUCCESS) {
-    driver.device_count = 0;
-    driver.unavailable_reason = "the NVIDIA driver loaded but " + describe_error(count, init != CUDA_SUCCESS ? "cuInit" : "cuDeviceGetCount") +
-                                " " + use_the_emulator + ".";
-  } else if (driver.device_count == 0) {
-    driver.unavailable_reason = "the NVIDIA driver loaded but sees no GPU (check nvidia-smi, and CUDA_VISIBLE_DEVICES if it is set). " +
-                                std::string(use_the_emulator) + ".";
-  }
-  return driver;
-}
-
-// Loaded on first use, once (a function-local static is initialised once even
-// when threads race to it); never unloaded.
-const loaded_driver& loaded() {
-  static const loaded_driver driver = load_driver();
-  return driver;
-}
-
 // Faults of a kernel that ran: they leave the context unusable and surface at
 // whichever driver call comes next.
 bool is_kernel_fault(CUresult error) {
@@ -145,6 +110,59 @@ std::string advice_for(CUresult error) {
   return "";
 }
 
+// describe_error with the driver's names for codes where `api` is loaded (it
+// is null where libcuda is not, or while it is being loaded).
+std::string describe(const driver_api* api, CUresult error, const std::string& what) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (api) {
+    api->cuGetErrorName(error, &name);
+    api->cuGetErrorString(error, &text);
+  }
+  std::string message = what + " failed: " + (name ? name : "CUresult " + std::to_string(error));
+  if (text) message += std::string(" (") + text + ")";
+  message += ".";
+  if (std::string advice = advice_for(error); !advice.empty()) message += " " + advice;
+  return message;
+}
+
+loaded_driver load_driver() {
+  loaded_driver driver;
+  std::string attempts;
+  void* library = open_first_library({"libcuda.so.1", "libcuda.so"}, attempts);
+  if (!library) {
+    driver.unavailable_reason = "no NVIDIA driver: libcuda.so.1 could not be loaded (" + attempts + "). " +
+                                use_the_emulator + ", or install the NVIDIA driver.";
+    return driver;
+  }
+  if (std::string missing = resolve_entry_points(library, driver.api); !missing.empty()) {
+    driver.unavailable_reason = "the NVIDIA driver is too old for lockstep: its libcuda lacks " + missing +
+                                ". Update the NVIDIA driver. " + std::string(use_the_emulator) + ".";
+    return driver;
+  }
+  driver.resolved = true;
+  const CUresult init = driver.api.cuInit(0);
+  const CUresult count = init == CUDA_SUCCESS ? driver.api.cuDeviceGetCount(&driver.device_count) : init;
+  if (count != CUDA_SUCCESS) {
+    driver.device_count = 0;
+    const char* failed_call = init != CUDA_SUCCESS ? "cuInit" : "cuDeviceGetCount";
+    driver.unavailable_reason =
+        "the NVIDIA driver loaded but " + describe(&driver.api, count, failed_call) + " " + use_the_emulator + ".";
+  } else if (driver.device_count == 0) {
+    driver.unavailable_reason =
+        "the NVIDIA driver loaded but sees no GPU (check nvidia-smi, and CUDA_VISIBLE_DEVICES if it is set). " +
+        std::string(use_the_emulator) + ".";
+  }
+  return driver;
+}
+
+// Loaded on first use, once (a function-local static is initialised once even
+// when threads race to it); never unloaded.
+const loaded_driver& loaded() {
+  static const loaded_driver driver = load_driver();
+  return driver;
+}
+
 }  // namespace
 
 const driver_api& driver() {
@@ -159,17 +177,7 @@ std::string driver_unavailable_reason() { return loaded().unavailable_reason; }
 
 std::string describe_error(CUresult error, const std::string& what) {
   const loaded_driver& d = loaded();
-  const char* name = nullptr;
-  const char* text = nullptr;
-  if (d.resolved) {
-    d.api.cuGetErrorName(error, &name);
-    d.api.cuGetErrorString(error, &text);
-  }
-  std::string message = what + " failed: " + (name ? name : "CUresult " + std::to_string(error));
-  if (text) message += std::string(" (") + text + ")";
-  message += ".";
-  if (std::string advice = advice_for(error); !advice.empty()) message += " " + advice;
-  return message;
+  return describe(d.resolved ? &d.api : nullptr, error, what);
 }
 
 namespace {

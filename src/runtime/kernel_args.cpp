@@ -1,5 +1,7 @@
 #include "kernel_args.h"
 
+#include "lockstep/emu/half.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -30,29 +32,6 @@ const char* scalar_name(jit::scalar_type t) {
 bool is_integer(jit::scalar_type t) { return t >= jit::scalar_type::boolean && t <= jit::scalar_type::uint64; }
 bool is_floating(jit::scalar_type t) { return t >= jit::scalar_type::float16; }
 
-// float -> IEEE half / bfloat16 bits, rounding to nearest even.
-std::uint16_t to_half_bits(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const std::uint32_t sign = (x >> 16) & 0x8000u;
-  const std::uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
-  if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds to infinity
-  if (abs < 0x38800000u) {                                                    // subnormal or zero in half
-    const float scaled = std::fabs(f) * 16777216.0f;                         // 2^24: units of the smallest subnormal
-    return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(std::nearbyint(scaled)));
-  }
-  const std::uint32_t rounded = abs + 0x0fffu + ((abs >> 13) & 1u);
-  return static_cast<std::uint16_t>(sign | ((rounded - 0x38000000u) >> 13));
-}
-
-std::uint16_t to_bfloat16_bits(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);  // quiet NaN
-  return static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
-
 template <class T>
 bool fits(long long v) {
   if constexpr (std::is_unsigned_v<T>) return v >= 0 && static_cast<unsigned long long>(v) <= std::numeric_limits<T>::max();
@@ -82,8 +61,8 @@ bool store_integer(unsigned char* out, jit::scalar_type t, long long v) {
 
 void store_real(unsigned char* out, jit::scalar_type t, double v) {
   switch (t) {
-    case jit::scalar_type::float16: store<std::uint16_t>(out, to_half_bits(static_cast<float>(v))); break;
-    case jit::scalar_type::bfloat16: store<std::uint16_t>(out, to_bfloat16_bits(static_cast<float>(v))); break;
+    case jit::scalar_type::float16: store<std::uint16_t>(out, emu::float_to_half_bits(static_cast<float>(v))); break;
+    case jit::scalar_type::bfloat16: store<std::uint16_t>(out, emu::float_to_bfloat16_bits(static_cast<float>(v))); break;
     case jit::scalar_type::float32: store<float>(out, static_cast<float>(v)); break;
     default: store<double>(out, v); break;
   }

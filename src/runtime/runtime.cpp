@@ -27,7 +27,7 @@ std::string device::str() const { return kind == kind_t::cpu ? "cpu" : "cuda:" +
 
 bool cuda_available() { return detail::cuda_device_count_or_zero() > 0; }
 int cuda_device_count() { return detail::cuda_device_count_or_zero(); }
-std::string cuda_unavailable_reason() { return detail::cuda_unavailable_reason(); }
+std::string cuda_unavailable_reason() { return detail::cuda_driver_unavailable_reason(); }
 std::string device_name(const device& d) { return detail::backend_for(d).name(); }
 std::string device_arch(const device& d) { return detail::backend_for(d).arch(); }
 void synchronize(const device& d) { detail::backend_for(d).synchronize(); }

@@ -51,10 +51,10 @@ template <> struct scalar_of<long long> { static constexpr scalar_type value = s
 template <> struct scalar_of<unsigned long long> { static constexpr scalar_type value = scalar_type::uint64; };
 template <> struct scalar_of<float> { static constexpr scalar_type value = scalar_type::float32; };
 template <> struct scalar_of<double> { static constexpr scalar_type value = scalar_type::float64; };
-#if defined(__CUDA_FP16_TYPES_EXIST__) || defined(__CUDA_FP16_HPP__)
+#if defined(__CUDA_FP16_TYPES_EXIST__) || defined(__CUDA_FP16_HPP__) || defined(LOCKSTEP_EMU_HALF)
 template <> struct scalar_of<__half> { static constexpr scalar_type value = scalar_type::float16; };
 #endif
-#if defined(__CUDA_BF16_TYPES_EXIST__) || defined(__CUDA_BF16_HPP__)
+#if defined(__CUDA_BF16_TYPES_EXIST__) || defined(__CUDA_BF16_HPP__) || defined(LOCKSTEP_EMU_HALF)
 template <> struct scalar_of<__nv_bfloat16> { static constexpr scalar_type value = scalar_type::bfloat16; };
 #endif
 
