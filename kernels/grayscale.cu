@@ -23,4 +23,17 @@ __global__ void rgb_to_grayscale_2d(unsigned char* out, const unsigned char* in,
   }
 }
 
+// Batched: images (batch, 3, height, width) -> (batch, height, width), one
+// image per blockIdx.z, 2-D blocks over each image as above.
+__global__ void rgb_to_grayscale_batched(unsigned char* out, const unsigned char* in, int width, int height) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (col < width && row < height) {
+    const long long pixels = static_cast<long long>(width) * height;
+    const unsigned char* image = in + blockIdx.z * 3 * pixels;
+    const long long i = static_cast<long long>(row) * width + col;
+    out[blockIdx.z * pixels + i] = static_cast<unsigned char>(0.2989f * image[i] + 0.5870f * image[i + pixels] + 0.1140f * image[i + 2 * pixels]);
+  }
+}
+
 }  // namespace lockstep::kernels

@@ -2,5 +2,7 @@
 // (liblockstep_kernels.so for the emulator, liblockstep_kernels_gpu.so by
 // nvcc) and loaded by lockstep::builtin_kernels. The kernel names it exports
 // are listed in kernels/CMakeLists.txt.
+#include "elementwise.cu"
 #include "grayscale.cu"
 #include "matmul.cu"
+#include "reduce.cu"

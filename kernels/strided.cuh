@@ -5,16 +5,9 @@
 // (minitorch's broadcast_index, done once per launch instead of per element).
 #pragma once
 #include "lockstep/cuda.h"
+#include "lockstep/kernels/strided_layout.h"
 
 namespace lockstep::kernels {
-
-inline constexpr int max_dims = 8;
-
-struct strided_layout {
-  int ndim;
-  long long shape[max_dims];
-  long long strides[max_dims];
-};
 
 // The memory position (in elements) of the element at row-major `ordinal` of
 // `shape` in a layout over that shape: minitorch's to_index followed by

@@ -1,5 +1,8 @@
 #include "lockstep/emu/options.h"
 
+#include "lockstep/emu/check.h"
+
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
@@ -13,6 +16,7 @@ options from_environment() {
   if (const char* w = std::getenv("LOCKSTEP_EMU_WORKERS")) o.workers = static_cast<unsigned>(std::strtoul(w, nullptr, 10));
   if (const char* order = std::getenv("LOCKSTEP_EMU_ORDER")) o.order = parse_thread_order(order, &o.seed);
   if (const char* kib = std::getenv("LOCKSTEP_EMU_STACK_KIB")) o.stack_bytes = std::strtoull(kib, nullptr, 10) * 1024;
+  if (const char* checks = std::getenv("LOCKSTEP_CHECK")) o.checks = parse_checks(checks);
   return o;
 }
 
@@ -34,6 +38,7 @@ options get_options() {
 
 void set_options(const options& o) {
   if (o.stack_bytes < 16 * 1024) throw std::invalid_argument("lockstep emulator: stack_bytes must be at least 16 KiB");
+  if (o.checks & ~all_checks) throw std::invalid_argument("lockstep emulator: checks has bits other than lockstep::emu::check_tool's");
   std::lock_guard lock(options_mutex());
   current_options() = o;
 }
@@ -55,6 +60,36 @@ thread_order parse_thread_order(const std::string& text, std::uint64_t* seed) {
     return thread_order::random;
   }
   throw std::invalid_argument("lockstep emulator: thread order '" + text + "' is not one of forward, reverse, random[:seed]");
+}
+
+namespace {
+constexpr check_tool tools[] = {check_tool::memcheck, check_tool::racecheck, check_tool::synccheck, check_tool::initcheck};
+}
+
+unsigned parse_checks(const std::string& text) {
+  if (text.empty() || text == "0" || text == "off" || text == "none") return 0;
+  if (text == "1" || text == "on" || text == "all") return all_checks;
+  unsigned checks = 0;
+  for (std::size_t begin = 0; begin <= text.size();) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string word = text.substr(begin, end - begin);
+    unsigned bit = 0;
+    for (check_tool tool : tools)
+      if (word == to_string(tool)) bit = static_cast<unsigned>(tool);
+    if (!bit)
+      throw std::invalid_argument("lockstep emulator: LOCKSTEP_CHECK names '" + word +
+                                  "'; use 1 (all checks), 0, or a comma list of memcheck, racecheck, synccheck, initcheck");
+    checks |= bit;
+    begin = end + 1;
+  }
+  return checks;
+}
+
+std::string checks_to_string(unsigned checks) {
+  std::string out;
+  for (check_tool tool : tools)
+    if (checks & static_cast<unsigned>(tool)) out += (out.empty() ? "" : ",") + std::string(to_string(tool));
+  return out.empty() ? "none" : out;
 }
 
 }  // namespace lockstep::emu

@@ -2,21 +2,17 @@
 // memcpy, launches are synchronous, so synchronisation has nothing to wait for.
 #include "lockstep/emu/runtime_api.h"
 
-#include <cstdlib>
 #include <cstring>
-#include <mutex>
-#include <unordered_map>
 
+#include "check/device_memory.h"
 #include "kernel_info.h"
+#include "lockstep/emu/options.h"
 #include "lockstep/launch_limits.h"
 
 namespace lockstep::emu {
 
 namespace {
 thread_local cudaError_t last_error = cudaSuccess;
-
-std::mutex allocations_mutex;
-std::unordered_map<void*, std::size_t> allocations;  // live device allocations
 
 cudaError_t record(cudaError_t e) {
   if (e != cudaSuccess) last_error = e;
@@ -32,33 +28,32 @@ using lockstep::emu::record;
 
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   if (!ptr) return record(cudaErrorInvalidValue);
-  // 256-byte alignment, as cudaMalloc guarantees.
-  void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + (bytes == 0 ? 256 : 0));
+  void* p = lockstep::emu::check::allocate(bytes, lockstep::emu::get_options().checks != 0);
   if (!p) return record(cudaErrorMemoryAllocation);
-  std::lock_guard lock(lockstep::emu::allocations_mutex);
-  lockstep::emu::allocations[p] = bytes;
   *ptr = p;
   return cudaSuccess;
 }
 
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
-  std::lock_guard lock(lockstep::emu::allocations_mutex);
-  if (lockstep::emu::allocations.erase(ptr) == 0) return record(cudaErrorInvalidDevicePointer);
-  std::free(ptr);
-  return cudaSuccess;
+  return lockstep::emu::check::release(ptr) ? cudaSuccess : record(cudaErrorInvalidDevicePointer);
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return record(cudaErrorInvalidMemcpyDirection);
   if (bytes && (!dst || !src)) return record(cudaErrorInvalidValue);
-  if (bytes) std::memmove(dst, src, bytes);
+  if (!bytes) return cudaSuccess;
+  std::memmove(dst, src, bytes);
+  if (kind == cudaMemcpyHostToDevice) lockstep::emu::check::mark_written(dst, bytes);
+  else if (kind != cudaMemcpyDeviceToHost) lockstep::emu::check::copy_written(dst, src, bytes);  // initcheck's record follows the bytes
   return cudaSuccess;
 }
 
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
   if (bytes && !ptr) return record(cudaErrorInvalidValue);
-  if (bytes) std::memset(ptr, value, bytes);
+  if (!bytes) return cudaSuccess;
+  std::memset(ptr, value, bytes);
+  lockstep::emu::check::mark_written(ptr, bytes);
   return cudaSuccess;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #define LOCKSTEP_EMU_HALF 1
 
@@ -51,21 +52,20 @@ inline float bfloat16_bits_to_float(std::uint16_t b) {
 }
 }  // namespace lockstep::emu
 
+// Both convert from any arithmetic type through float, as cuda_fp16.h's do.
 struct __half {
   std::uint16_t __x;
   __half() = default;
-  __half(float f) : __x(::lockstep::emu::float_to_half_bits(f)) {}
-  __half(double d) : __half(static_cast<float>(d)) {}
-  __half(int i) : __half(static_cast<float>(i)) {}
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  __half(T value) : __x(::lockstep::emu::float_to_half_bits(static_cast<float>(value))) {}
   operator float() const { return ::lockstep::emu::half_bits_to_float(__x); }
 };
 
 struct __nv_bfloat16 {
   std::uint16_t __x;
   __nv_bfloat16() = default;
-  __nv_bfloat16(float f) : __x(::lockstep::emu::float_to_bfloat16_bits(f)) {}
-  __nv_bfloat16(double d) : __nv_bfloat16(static_cast<float>(d)) {}
-  __nv_bfloat16(int i) : __nv_bfloat16(static_cast<float>(i)) {}
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  __nv_bfloat16(T value) : __x(::lockstep::emu::float_to_bfloat16_bits(static_cast<float>(value))) {}
   operator float() const { return ::lockstep::emu::bfloat16_bits_to_float(__x); }
 };
 

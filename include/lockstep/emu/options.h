@@ -1,5 +1,6 @@
-// Settings of the emulator: how many OS threads run blocks, and in which order
-// the threads of a block run between barriers.
+// Settings of the emulator: how many OS threads run blocks, in which order
+// the threads of a block run between barriers, and which checks run (see
+// lockstep/emu/check.h).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -18,14 +19,19 @@ struct options {
   thread_order order = thread_order::forward;
   std::uint64_t seed = 0;                 // for thread_order::random
   std::size_t stack_bytes = 256 * 1024;   // per emulated thread that waits at a barrier
+  unsigned checks = 0;                    // check_tool bits (all_checks = all four); 0 = normal mode
 };
 
 // Defaults come from LOCKSTEP_EMU_WORKERS, LOCKSTEP_EMU_ORDER
-// (forward | reverse | random[:seed]) and LOCKSTEP_EMU_STACK_KIB.
+// (forward | reverse | random[:seed]), LOCKSTEP_EMU_STACK_KIB and
+// LOCKSTEP_CHECK (1 | all | a comma list of memcheck, racecheck, synccheck,
+// initcheck | 0).
 options get_options();
 void set_options(const options& o);
 
 const char* to_string(thread_order order);
 thread_order parse_thread_order(const std::string& text, std::uint64_t* seed);
+unsigned parse_checks(const std::string& text);  // LOCKSTEP_CHECK's syntax; throws std::invalid_argument
+std::string checks_to_string(unsigned checks);   // "memcheck,racecheck", "none"
 
 }  // namespace lockstep::emu

@@ -1,0 +1,60 @@
+// The device memory the emulator knows: cudaMalloc'd buffers and registered
+// host memory. In normal mode this is only what cudaFree needs. Buffers
+// allocated while checking is on get more: a redzone on each side, a shadow
+// byte per byte saying whether anything wrote it (initcheck), a writer and a
+// reader record per 4-byte word for racecheck between blocks, and a stay in a
+// quarantine after cudaFree so that a late access is reported, not reused.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lockstep::emu::check {
+
+// Who last wrote and read one 4-byte word of global memory in a launch,
+// packed as launch_tag:12 | block:26 | thread:10 | barrier epoch:16.
+struct word_races {
+  std::atomic<std::uint64_t> writer{0}, reader{0};
+};
+
+struct device_range {
+  enum class origin : std::uint8_t { cuda_malloc, host_memory, freed };
+  std::uintptr_t begin = 0, end = 0;  // the bytes asked for
+  origin from = origin::cuda_malloc;
+  std::string name;                   // registered host memory's name
+  // Null when not tracked (allocated in normal mode, host memory): such
+  // memory counts as initialised and is not race-checked.
+  std::shared_ptr<unsigned char[]> written;
+  std::shared_ptr<word_races[]> races;
+  bool checked = false;               // allocated in check mode: has redzones
+
+  std::string describe() const;       // "cudaMalloc'd 4096 bytes at 0x..." / "host memory 'x' (...)"
+};
+
+// The ranges a launch may touch, frozen when it starts (allocations do not
+// change while a launch runs; launches are synchronous).
+struct memory_snapshot {
+  std::vector<device_range> live;        // sorted by begin
+  std::vector<device_range> quarantined;  // freed in check mode, sorted by begin
+  // The range holding [address, address + size) in part, or null.
+  const device_range* find_live(std::uintptr_t address) const;
+  const device_range* find_freed(std::uintptr_t address) const;
+  // The live check-mode allocation whose redzone holds address, or null.
+  const device_range* near_live(std::uintptr_t address) const;
+};
+
+inline constexpr std::size_t redzone_bytes = 256;
+
+void* allocate(std::size_t bytes, bool checking);
+bool release(void* pointer);  // false if pointer is not a live allocation
+void mark_written(const void* address, std::size_t bytes);
+void copy_written(void* dst, const void* src, std::size_t bytes);  // a device-to-device copy's init state
+void add_host_memory(const void* address, std::size_t bytes, const std::string& name);
+void remove_host_memory(const void* address);
+// with_races: give each live check-mode allocation its racecheck records.
+memory_snapshot snapshot(bool with_races);
+
+}  // namespace lockstep::emu::check

@@ -1,0 +1,44 @@
+#include "builtin.h"
+
+#include <map>
+#include <mutex>
+
+namespace lockstep::detail {
+
+const function& builtin_function(const device& d, const std::string& name) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, function> functions;
+  std::lock_guard lock(mutex);
+  const auto key = std::make_pair(d.str(), name);
+  auto it = functions.find(key);
+  if (it == functions.end()) it = functions.emplace(key, builtin_kernels(d).get("lockstep::kernels::" + name)).first;
+  return it->second;
+}
+
+const function& builtin_function(const device& d, const std::string& family, dtype t) {
+  return builtin_function(d, family + "<" + kernel_type_name(t) + ">");
+}
+
+kernel_arg pointer_arg(const tensor& t, bool writable) { return kernel_arg::pointer(t.data(), scalar_type_of(t.type()), !writable); }
+
+kernel_arg layout_arg(const kernels::strided_layout& layout) { return kernel_arg::bytes(&layout, sizeof layout, alignof(kernels::strided_layout)); }
+
+void launch_elementwise(const function& f, const tensor& out, const std::vector<tensor>& inputs, const std::vector<kernel_arg>& extra) {
+  const std::int64_t n = out.numel();
+  if (n == 0) return;
+  std::vector<kernel_arg> args{pointer_arg(out, true), layout_arg(out.layout())};
+  for (const tensor& in : inputs) {
+    const tensor view = in.expand(out.shape());
+    args.push_back(pointer_arg(view, false));
+    args.push_back(layout_arg(view.layout()));
+  }
+  args.push_back(kernel_arg::integer(n));
+  args.insert(args.end(), extra.begin(), extra.end());
+  // Grid-stride kernels: enough blocks to fill a GPU, few enough that the
+  // emulator's per-block cost stays small.
+  constexpr std::int64_t threads = 256, max_blocks = 4096;
+  const auto blocks = static_cast<unsigned>(std::min((n + threads - 1) / threads, max_blocks));
+  f.launch(launch_config{dim3(blocks), dim3(threads), 0, nullptr}, args);
+}
+
+}  // namespace lockstep::detail

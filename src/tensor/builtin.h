@@ -1,0 +1,23 @@
+// The library's kernels as the tensor layer launches them: looked up once per
+// device by name, and the launch shape of the elementwise family.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "lockstep/tensor.h"
+
+namespace lockstep::detail {
+
+// `lockstep::kernels::<name>` in the built-in module of `d`.
+const function& builtin_function(const device& d, const std::string& name);
+// `lockstep::kernels::<family><T>` for the dtype's element type T.
+const function& builtin_function(const device& d, const std::string& family, dtype t);
+
+kernel_arg pointer_arg(const tensor& t, bool writable);
+kernel_arg layout_arg(const kernels::strided_layout& layout);
+
+// Launches a kernel of the form (out, out_layout, in0, in0_layout, ..., n,
+// extra...) over every element of `out`, each input broadcast to out's shape.
+void launch_elementwise(const function& f, const tensor& out, const std::vector<tensor>& inputs, const std::vector<kernel_arg>& extra);
+
+}  // namespace lockstep::detail
