@@ -57,3 +57,24 @@ function(lockstep_host_include_directories target)
     target_include_directories(${target} PRIVATE "${abs_dir}")
   endforeach()
 endfunction()
+
+# Check mode (lockstep/emu/check.h): debug info for source lines, and the
+# compiler's calls before every memory access (-fsanitize=thread) and after
+# every out-of-bounds array index (-fsanitize=bounds), which liblockstep
+# answers. Compile flags only: no sanitizer runtime is linked.
+set(LOCKSTEP_CHECK_COMPILE_OPTIONS -g -fsanitize=thread -fsanitize=bounds)
+
+# lockstep_check_sources(OUT_VAR a.cu ...): as lockstep_host_sources, but
+# compiled for check mode, for a target run with LOCKSTEP_CHECK=1 (or
+# options::checks). The generated files (*.cu.check.cpp) are separate from
+# lockstep_host_sources' own, so a source can be in both kinds of target.
+function(lockstep_check_sources out_var)
+  set(generated)
+  foreach(src IN LISTS ARGN)
+    _lockstep_mirror_path("${src}" out)
+    _lockstep_hostify("${src}" "${out}.check.cpp")
+    set_source_files_properties("${out}.check.cpp" PROPERTIES COMPILE_OPTIONS "${LOCKSTEP_CHECK_COMPILE_OPTIONS}")
+    list(APPEND generated "${out}.check.cpp")
+  endforeach()
+  set(${out_var} ${generated} PARENT_SCOPE)
+endfunction()

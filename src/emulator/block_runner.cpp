@@ -5,6 +5,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "check/block_checker.h"
 #include "lockstep/errors.h"
 
 namespace lockstep::emu {
@@ -43,6 +44,9 @@ std::string hex(std::uint32_t v) {
 bool is_shuffle(warp_op op) { return op >= warp_op::shfl_idx && op <= warp_op::shfl_xor; }
 }  // namespace
 
+block_runner::block_runner(std::size_t stack_bytes) : stacks_(stack_bytes) {}
+block_runner::~block_runner() = default;
+
 void block_runner::start_thread(fiber* f, unsigned t) {
   const dim3& b = plan_->block;
   f->thread = t;
@@ -77,10 +81,13 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
   current.block = this;
 
   // Dynamic shared memory starts as all-ones bytes (NaN as floats, -1 as
-  // ints), so a read of something no thread wrote stands out.
+  // ints), so a read of something no thread wrote stands out. In check mode
+  // a redzone on each side catches accesses past either end.
+  const std::size_t redzone = plan.check ? check::redzone_bytes : 0;
   if (plan.dynamic_shared_bytes > 0) {
-    if (dynamic_shared_.size() < plan.dynamic_shared_bytes + 256) dynamic_shared_.resize(plan.dynamic_shared_bytes + 256);
-    auto base = (reinterpret_cast<std::uintptr_t>(dynamic_shared_.data()) + 255) & ~std::uintptr_t{255};
+    const std::size_t needed = plan.dynamic_shared_bytes + 256 + 2 * redzone;
+    if (dynamic_shared_.size() < needed) dynamic_shared_.resize(needed);
+    auto base = ((reinterpret_cast<std::uintptr_t>(dynamic_shared_.data()) + 255) & ~std::uintptr_t{255}) + redzone;
     current.dynamic_shared = reinterpret_cast<unsigned char*>(base);
     std::memset(current.dynamic_shared, 0xff, plan.dynamic_shared_bytes);
   } else {
@@ -101,6 +108,13 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
   for (unsigned t = 0; t < threads_; ++t) start_order_[t] = t;
   if (plan.opts.order == thread_order::random) rng_.seed(plan.opts.seed * 0x9E3779B97F4A7C15ull ^ (block_linear + 1));
   order_threads(start_order_);
+  checking_ = nullptr;
+  if (plan.check) {
+    if (!checker_) checker_ = std::make_unique<check::block_checker>();
+    checking_ = checker_.get();
+    barrier_pc_.assign(threads_, 0);
+    checking_->begin_block(*plan.check, threads_, current.dynamic_shared, plan.dynamic_shared_bytes);
+  }
 
   while (!error_) {
     fiber* f;
@@ -114,11 +128,19 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
       break;
     } else if (!release_active_masks()) {
       error_ = std::make_exception_ptr(kernel_error(cudaErrorLaunchFailure, deadlock_report()));
+      if (checking_ && checking_->wants(check_tool::synccheck)) {
+        unsigned t = 0;
+        while (t < threads_ && state_[t] != state::at_barrier && state_[t] != state::at_warp) ++t;
+        const std::uintptr_t pc = state_[t] == state::at_barrier ? barrier_pc_[t] : warps_[t / 32].pc[t % 32];
+        checking_->sync_finding(deadlock_report(), t, pc, t, 0);
+        error_ = std::make_exception_ptr(check::block_stopped{});
+      }
       break;
     } else {
       continue;
     }
     running_ = f;
+    if (checking_) checking_->running_on(f->stack, stacks_.stack_bytes());
     switch_context(scheduler_, f->ctx);
     if (f->finished) retire(f);
   }
@@ -126,6 +148,8 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
   // Fibers still waiting after a failure are abandoned, not unwound: their
   // frames hold only the kernel's own locals.
   while (!fibers_.empty()) retire(fibers_.back());
+  if (checking_) checking_->end_block();
+  checking_ = nullptr;
   current.block = nullptr;
   if (error_) std::rethrow_exception(error_);
 }
@@ -176,6 +200,21 @@ void block_runner::runner_main(void* self_ptr) {
 
 void block_runner::suspend() { switch_context(running_->ctx, scheduler_); }
 
+void block_runner::abandon_running_thread() {
+  if (!error_) error_ = std::make_exception_ptr(check::block_stopped{});
+  running_->finished = true;
+  switch_context(running_->ctx, scheduler_);
+  std::abort();  // an abandoned fiber is never resumed
+}
+
+void block_runner::sync_failure(const std::string& what, unsigned thread, std::uintptr_t pc) {
+  if (checking_ && checking_->wants(check_tool::synccheck)) {
+    checking_->sync_finding(what, thread, pc, thread, 0);
+    throw check::block_stopped{};
+  }
+  fail(what);
+}
+
 void block_runner::order_threads(std::vector<unsigned>& ids) {
   switch (plan_->opts.order) {
     case thread_order::forward: break;
@@ -202,16 +241,20 @@ void block_runner::thread_exited(unsigned t) {
   if (r.arrived && r.op == warp_op::active) {
     r.wanted &= ~(1u << lane);
     if ((r.wanted & ~r.arrived) == 0) complete_warp(r, no_lane);
-  } else if (r.arrived && (r.wanted >> lane & 1u) && !(r.arrived >> lane & 1u))
-    fail(std::string("this thread exited while lanes ") + hex(r.arrived) + " of its warp wait for it at " + op_name(r.op) +
-         " (mask " + hex(r.wanted) + "); every lane named in a warp collective's mask must reach it");
+  } else if (r.arrived && (r.wanted >> lane & 1u) && !(r.arrived >> lane & 1u)) {
+    const unsigned waiting = w * 32 + static_cast<unsigned>(__builtin_ctz(r.arrived));
+    sync_failure(std::string("thread ") + std::to_string(t) + " exited while lanes " + hex(r.arrived) + " of its warp wait for it at " +
+                     op_name(r.op) + " (mask " + hex(r.wanted) + "); every lane named in a warp collective's mask must reach it",
+                 waiting, r.pc[waiting % 32]);
+  }
   // Exited threads no longer count at a barrier, as on Volta and later GPUs.
   if (!barrier_waiters_.empty() && barrier_waiters_.size() == live_) release_barrier();
 }
 
-int block_runner::barrier(barrier_reduce reduce, int predicate) {
+int block_runner::barrier(barrier_reduce reduce, int predicate, std::uintptr_t pc) {
   const unsigned t = current.linear_tid;
   state_[t] = state::at_barrier;
+  if (checking_) barrier_pc_[t] = pc;
   barrier_waiters_.push_back(running_);
   barrier_true_ += predicate != 0;
   if (barrier_waiters_.size() == live_) release_barrier();
@@ -227,10 +270,61 @@ int block_runner::barrier(barrier_reduce reduce, int predicate) {
 }
 
 void block_runner::release_barrier() {
+  if (checking_) check_barrier_round();
   released_true_ = barrier_true_;
   released_arrived_ = static_cast<int>(barrier_waiters_.size());
   barrier_true_ = 0;
   make_ready(barrier_waiters_);
+}
+
+// synccheck: one barrier round, reached by every thread of the block at the
+// same __syncthreads(). Exited threads do not hold a barrier up (as on Volta
+// and later), but a kernel that relies on that is waiting for threads that
+// never come, which is undefined on older GPUs and usually a bug.
+void block_runner::check_barrier_round() {
+  checking_->barrier_released();
+  if (!checking_->wants(check_tool::synccheck) || barrier_waiters_.empty()) return;
+  std::vector<unsigned> waiting;
+  for (const fiber* f : barrier_waiters_) waiting.push_back(f->thread);
+  std::sort(waiting.begin(), waiting.end());
+  // Divergence: name the barrier fewer threads reached, as the misplaced one.
+  std::uintptr_t first_pc = barrier_pc_[waiting.front()];
+  unsigned other = waiting.front(), same = 0;
+  for (unsigned t : waiting) {
+    if (barrier_pc_[t] == first_pc) ++same;
+    else if (other == waiting.front()) other = t;
+  }
+  if (other != waiting.front()) {
+    unsigned minority = waiting.front(), majority = other;
+    if (same > waiting.size() - same) std::swap(minority, majority);
+    checking_->sync_finding("divergent __syncthreads(): threads of one block wait at different barriers in the same round "
+                            "(thread " + std::to_string(minority) + " here, thread " + std::to_string(majority) +
+                                " at the other); every thread must reach the same __syncthreads()",
+                            minority, barrier_pc_[minority], majority, barrier_pc_[majority]);
+  }
+  if (live_ < threads_) {
+    unsigned gone = 0;
+    while (gone < threads_ && state_[gone] != state::exited) ++gone;
+    checking_->sync_finding("__syncthreads() released with only " + std::to_string(waiting.size()) + " of " + std::to_string(threads_) +
+                                " threads: thread " + std::to_string(gone) +
+                                " (and any other missing) exited without reaching it; a barrier must be reached by every thread of the block",
+                            waiting.front(), barrier_pc_[waiting.front()], gone, 0);
+  }
+}
+
+// synccheck: the lanes of one warp collective passed the same mask.
+void block_runner::check_warp_masks(const warp_round& r, unsigned w) {
+  if (!checking_->wants(check_tool::synccheck) || r.op == warp_op::active) return;
+  const unsigned first = static_cast<unsigned>(__builtin_ctz(r.arrived));
+  for (std::uint32_t m = r.arrived; m; m &= m - 1) {
+    const unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
+    if (r.mask[lane] == r.mask[first]) continue;
+    const unsigned base = w * 32;
+    checking_->sync_finding(std::string(op_name(r.op)) + " called by lanes of one warp with different masks: lane " + std::to_string(first) +
+                                " passes " + hex(r.mask[first]) + ", lane " + std::to_string(lane) + " passes " + hex(r.mask[lane]),
+                            base + lane, r.pc[lane], base + first, r.pc[first]);
+    return;
+  }
 }
 
 std::uint32_t block_runner::lanes_in_warp(unsigned w) const {
@@ -248,30 +342,36 @@ bool block_runner::release_active_masks() {
   return released;
 }
 
-std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width) {
+std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width, std::uintptr_t pc) {
   const unsigned t = current.linear_tid, w = t / 32, lane = t % 32;
   if (op == warp_op::active) mask = lanes_in_warp(w) & ~exited_[w];
   if (!(mask >> lane & 1u))
-    fail(std::string(op_name(op)) + " with mask " + hex(mask) + " does not name the calling lane " + std::to_string(lane) +
-         "; a lane must include itself in the mask");
+    sync_failure(std::string(op_name(op)) + " with mask " + hex(mask) + " does not name the calling lane " + std::to_string(lane) +
+                     "; a lane must include itself in the mask",
+                 t, pc);
   if (is_shuffle(op) && (width < 1 || width > 32 || (width & (width - 1))))
     fail(std::string(op_name(op)) + " with width " + std::to_string(width) + "; width must be a power of two from 1 to 32");
+  const std::uint32_t mask_as_passed = mask;
   // Lanes past the end of a partial last warp do not exist; the GPU ignores them too.
   mask &= lanes_in_warp(w);
   if (const std::uint32_t gone = mask & exited_[w])
-    fail(std::string(op_name(op)) + " with mask " + hex(mask) + " names lanes " + hex(gone) +
-         " that have already exited; every lane named in the mask must reach the call");
+    sync_failure(std::string(op_name(op)) + " with mask " + hex(mask) + " names lanes " + hex(gone) +
+                     " that have already exited; every lane named in the mask must reach the call",
+                 t, pc);
   warp_round& r = warps_[w];
   if (r.arrived == 0) {
     r.op = op;
     r.width = width;
   } else if (r.op != op || r.width != width) {
-    fail(std::string("lanes of one warp meet at different warp collectives: lanes ") + hex(r.arrived) + " wait at " +
-         op_name(r.op) + " (width " + std::to_string(r.width) + "), this lane calls " + op_name(op) + " (width " +
-         std::to_string(width) + ")");
+    sync_failure(std::string("lanes of one warp meet at different warp collectives: lanes ") + hex(r.arrived) + " wait at " +
+                     op_name(r.op) + " (width " + std::to_string(r.width) + "), this lane calls " + op_name(op) + " (width " +
+                     std::to_string(width) + ")",
+                 t, pc);
   }
   r.value[lane] = value;
   r.lane_arg[lane] = lane_arg;
+  r.mask[lane] = mask_as_passed;
+  r.pc[lane] = pc;
   r.arrived |= 1u << lane;
   r.wanted |= mask;
   if ((r.wanted & ~r.arrived) == 0) {
@@ -287,6 +387,11 @@ std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value,
 
 void block_runner::complete_warp(warp_round& r, unsigned caller_lane) {
   const std::uint32_t lanes = r.arrived;
+  if (checking_) {
+    const auto w = static_cast<unsigned>(&r - warps_.data());
+    check_warp_masks(r, w);
+    if (r.op == warp_op::sync) checking_->warp_synced(w);
+  }
   auto each_lane = [lanes](auto&& fn) {
     for (std::uint32_t m = lanes; m; m &= m - 1) fn(static_cast<unsigned>(__builtin_ctz(m)));
   };

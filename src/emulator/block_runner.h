@@ -24,6 +24,11 @@
 
 namespace lockstep::emu {
 
+namespace check {
+class block_checker;
+class launch_session;
+}  // namespace check
+
 struct launch_plan {
   void (*thunk)(const void*);
   const void* params;
@@ -32,20 +37,26 @@ struct launch_plan {
   std::size_t dynamic_shared_bytes;
   const std::string* kernel_name;
   options opts;
+  check::launch_session* check = nullptr;  // set in check mode
 };
 
 class block_runner {
  public:
-  explicit block_runner(std::size_t stack_bytes) : stacks_(stack_bytes) {}
+  explicit block_runner(std::size_t stack_bytes);
+  ~block_runner();
   block_runner(const block_runner&) = delete;
   block_runner& operator=(const block_runner&) = delete;
 
   // Runs every thread of block `block_linear` of the plan; throws kernel_error.
   void run(const launch_plan& plan, std::uint64_t block_linear);
 
-  int barrier(barrier_reduce reduce, int predicate);
-  std::uint64_t warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width);
+  // pc: the caller's address, for synccheck's reports.
+  int barrier(barrier_reduce reduce, int predicate, std::uintptr_t pc);
+  std::uint64_t warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width, std::uintptr_t pc);
   [[noreturn]] void fail(const std::string& what) const;  // kernel_error naming this thread
+  // Check mode: ends the running thread where it is, without unwinding it
+  // (a checker found an access that must not happen), and with it the block.
+  [[noreturn]] void abandon_running_thread();
   std::string where() const;                              // "kernel k, block (..), thread (..)"
   std::size_t stack_bytes() const { return stacks_.stack_bytes(); }
 
@@ -68,6 +79,8 @@ class block_runner {
     int lane_arg[32];
     fiber* waiter[32];
     std::uint64_t result[32];
+    std::uint32_t mask[32];   // as each lane passed it, for synccheck
+    std::uintptr_t pc[32];    // where each lane called
   };
 
   static constexpr unsigned no_lane = 32;  // complete_warp called by no arriving lane
@@ -85,6 +98,11 @@ class block_runner {
   bool release_active_masks();
   std::string deadlock_report() const;
   std::uint32_t lanes_in_warp(unsigned warp_index) const;
+  // A misuse the GPU leaves undefined: in check mode a synccheck finding
+  // that stops the block, else a kernel_error. `thread` (linear) at `pc`.
+  [[noreturn]] void sync_failure(const std::string& what, unsigned thread, std::uintptr_t pc);
+  void check_barrier_round();
+  void check_warp_masks(const warp_round& r, unsigned warp_index);
 
   stack_pool stacks_;
   const launch_plan* plan_ = nullptr;
@@ -110,6 +128,10 @@ class block_runner {
   std::vector<warp_round> warps_;
   std::vector<std::uint32_t> exited_;  // per warp, lanes that have exited
   std::vector<unsigned char> dynamic_shared_;
+
+  std::unique_ptr<check::block_checker> checker_;  // made at the first checked block
+  check::block_checker* checking_ = nullptr;       // checker_ while a checked block runs
+  std::vector<std::uintptr_t> barrier_pc_;         // check mode: where each thread waits
 };
 
 }  // namespace lockstep::emu

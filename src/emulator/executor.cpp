@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "block_runner.h"
+#include "check/launch_session.h"
 #include "kernel_info.h"
 #include "lockstep/errors.h"
 #include "lockstep/launch.h"
@@ -124,23 +126,44 @@ void launch_kernel(const void* kernel, const launch_config& config, void (*thunk
   // before launching, so there the runtime never records them either.
   if (auto problem = check_launch(h100_limits, shape, info.name))
     throw launch_error(static_cast<cudaError_t>(problem->cuda_error), problem->message);
-  const launch_plan plan{thunk, params, config.grid, config.block, config.shared_bytes, &info.name, get_options()};
+  launch_plan plan{thunk, params, config.grid, config.block, config.shared_bytes, &info.name, get_options()};
+  constexpr unsigned memory_checks = unsigned(check_tool::memcheck) | unsigned(check_tool::racecheck) | unsigned(check_tool::initcheck);
+  if ((plan.opts.checks & memory_checks) && !info.instrumented)
+    throw launch_error(cudaErrorInvalidDeviceFunction,
+                       "lockstep check: kernel '" + info.name + "' (in " + info.module_path +
+                           ") was not compiled for check mode, so memcheck, racecheck and initcheck cannot see its memory "
+                           "accesses. Compile it with -g -fsanitize=thread -fsanitize=bounds (in CMake: lockstep_check_sources; "
+                           "or run the file with lockstep-check), or check barriers and warps only with LOCKSTEP_CHECK=synccheck");
   // One launch at a time, as on one stream; the pool is not re-entrant.
   static std::mutex launch_mutex;
   static worker_pool pool;
   std::lock_guard lock(launch_mutex);
+  std::optional<check::launch_session> session;
+  if (plan.opts.checks) plan.check = &session.emplace(info, kernel, plan.opts.checks, config.grid, config.block);
   try {
-    pool.run(plan, std::uint64_t(config.grid.x) * config.grid.y * config.grid.z);
+    std::exception_ptr failure;
+    try {
+      pool.run(plan, std::uint64_t(config.grid.x) * config.grid.y * config.grid.z);
+    } catch (...) {
+      if (!session) throw;
+      failure = std::current_exception();
+    }
+    if (session) session->finish(failure);  // throws the findings, or the failure itself
   } catch (const kernel_error& e) {
     set_last_error(e.code());  // as the GPU reports a failed kernel at the next runtime call
     throw;
   }
 }
 
-int block_barrier(barrier_reduce reduce, int predicate) { return in_kernel("__syncthreads").block->barrier(reduce, predicate); }
+// The callers are always inlined into the kernel (lockstep/emu/sync.h), so
+// the return address is the kernel's line, for synccheck's reports.
+int block_barrier(barrier_reduce reduce, int predicate) {
+  return in_kernel("__syncthreads").block->barrier(reduce, predicate, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
+}
 
 std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width) {
-  return in_kernel("a warp collective").block->warp(op, mask, value, lane_arg, width);
+  return in_kernel("a warp collective")
+      .block->warp(op, mask, value, lane_arg, width, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
 
 void outside_kernel(const char* what) {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -24,10 +25,34 @@ std::string demangle(const std::string& symbol) {
   return status == 0 && out ? std::string(out.get()) : symbol;
 }
 
+// "void ns::k<16>(float*, int)::tile" -> "ns::k<16>::tile": the name of a
+// function-local static without the function's return and parameter types.
+std::string short_local_name(const std::string& demangled) {
+  const std::size_t var = demangled.rfind("::");
+  if (var == std::string::npos || var == 0 || demangled[var - 1] != ')') return demangled;
+  int depth = 0;
+  std::size_t open = var - 1;
+  for (std::size_t i = var; i-- > 0;) {
+    depth += demangled[i] == ')' ? 1 : demangled[i] == '(' ? -1 : 0;
+    if (depth == 0) {
+      open = i;
+      break;
+    }
+  }
+  std::size_t begin = 0;
+  depth = 0;
+  for (std::size_t i = 0; i < open; ++i) {
+    depth += demangled[i] == '<' ? 1 : demangled[i] == '>' ? -1 : 0;
+    if (depth == 0 && demangled[i] == ' ') begin = i + 1;
+  }
+  return demangled.substr(begin, open - begin) + demangled.substr(var);
+}
+
 // The prefix of the symbols of local statics inside function `symbol`.
 std::string local_static_prefix(const std::string& symbol) {
-  if (symbol.rfind("_Z", 0) == 0) return "_ZZ" + symbol.substr(2) + "E";
-  return "_ZZ" + std::to_string(symbol.size()) + symbol + "E";  // extern "C" kernel
+  const std::string prefix = "_ZZ";  // (std::string + std::string: GCC 12 warns wrongly about "literal" + std::string)
+  if (symbol.rfind("_Z", 0) == 0) return prefix + symbol.substr(2) + "E";
+  return prefix + std::to_string(symbol.size()) + symbol + "E";  // extern "C" kernel
 }
 
 class mapped_file {
@@ -61,10 +86,16 @@ class mapped_file {
 void read_elf_symbols(const void* kernel, kernel_info& info) {
   Dl_info dl{};
   if (!dladdr(kernel, &dl)) return;
-  mapped_file file(dl.dli_fname && *dl.dli_fname ? dl.dli_fname : "/proc/self/exe");
+  info.module_path = dl.dli_fname && *dl.dli_fname ? dl.dli_fname : "/proc/self/exe";
+  mapped_file file(info.module_path.c_str());
   if (!file.data() || file.size() < sizeof(Elf64_Ehdr)) return;
   const auto* ehdr = reinterpret_cast<const Elf64_Ehdr*>(file.data());
   if (std::memcmp(ehdr->e_ident, ELFMAG, SELFMAG) != 0 || ehdr->e_ident[EI_CLASS] != ELFCLASS64) return;
+  if (ehdr->e_phoff + std::uint64_t(ehdr->e_phnum) * sizeof(Elf64_Phdr) <= file.size()) {
+    const auto* segments = reinterpret_cast<const Elf64_Phdr*>(file.data() + ehdr->e_phoff);
+    for (int i = 0; i < ehdr->e_phnum; ++i)
+      if (segments[i].p_type == PT_TLS) info.module_tls_bytes = segments[i].p_memsz;
+  }
   if (ehdr->e_shoff + std::uint64_t(ehdr->e_shnum) * sizeof(Elf64_Shdr) > file.size()) return;
   const auto* sections = reinterpret_cast<const Elf64_Shdr*>(file.data() + ehdr->e_shoff);
   const Elf64_Shdr* symtab = nullptr;
@@ -90,10 +121,22 @@ void read_elf_symbols(const void* kernel, kernel_info& info) {
   info.name = demangle(symbol);
   const std::string prefix = local_static_prefix(symbol);
   std::size_t shared = 0;
-  for (std::size_t i = 0; i < count; ++i)
-    if (ELF64_ST_TYPE(syms[i].st_info) == STT_TLS && std::strncmp(name_of(syms[i]), prefix.c_str(), prefix.size()) == 0)
-      shared += syms[i].st_size;
+  for (std::size_t i = 0; i < count; ++i) {
+    const char* name = name_of(syms[i]);
+    if (ELF64_ST_TYPE(syms[i].st_info) == STT_TLS && syms[i].st_shndx != SHN_UNDEF) {
+      if (std::strncmp(name, prefix.c_str(), prefix.size()) == 0) shared += syms[i].st_size;
+      if (syms[i].st_size > 0) info.module_shared.push_back({short_local_name(demangle(name)), syms[i].st_value, syms[i].st_size});
+    }
+    // Code compiled with -fsanitize=thread calls __tsan_func_entry, which liblockstep answers.
+    if (syms[i].st_shndx == SHN_UNDEF && std::strcmp(name, "__tsan_func_entry") == 0) info.instrumented = true;
+  }
   info.static_shared_bytes = shared;
+  std::sort(info.module_shared.begin(), info.module_shared.end(),
+            [](const thread_local_symbol& a, const thread_local_symbol& b) { return a.offset < b.offset; });
+  // A symbol can appear twice (local and unique copies of one template's array).
+  info.module_shared.erase(std::unique(info.module_shared.begin(), info.module_shared.end(),
+                                       [](const thread_local_symbol& a, const thread_local_symbol& b) { return a.offset == b.offset; }),
+                           info.module_shared.end());
 }
 
 }  // namespace
@@ -103,10 +146,7 @@ kernel_info& kernel_info_for(const void* kernel) {
   static std::unordered_map<const void*, kernel_info> cache;
   std::lock_guard lock(mutex);
   auto [it, inserted] = cache.try_emplace(kernel);
-  if (inserted) {
-    it->second.name = "?";
-    read_elf_symbols(kernel, it->second);
-  }
+  if (inserted) read_elf_symbols(kernel, it->second);
   return it->second;
 }
 

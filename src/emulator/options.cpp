@@ -88,7 +88,10 @@ unsigned parse_checks(const std::string& text) {
 std::string checks_to_string(unsigned checks) {
   std::string out;
   for (check_tool tool : tools)
-    if (checks & static_cast<unsigned>(tool)) out += (out.empty() ? "" : ",") + std::string(to_string(tool));
+    if (checks & static_cast<unsigned>(tool)) {
+      if (!out.empty()) out += ',';
+      out += to_string(tool);
+    }
   return out.empty() ? "none" : out;
 }
 

@@ -3,6 +3,8 @@
 // Each call is a rendezvous: the calling thread's fiber waits until every
 // thread the operation names has arrived, exactly the points where CUDA
 // threads may observe each other. Between them threads run without switching.
+// The wrappers are always inlined, so the emulator sees the kernel's own
+// address as the caller (check mode's synccheck names that line).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -32,20 +34,22 @@ inline T from_bits(std::uint64_t bits) {
 
 }  // namespace lockstep::emu
 
-inline void __syncthreads() { ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::none, 0); }
-inline int __syncthreads_count(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::count, predicate); }
-inline int __syncthreads_and(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::all, predicate); }
-inline int __syncthreads_or(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::any, predicate); }
+#define LOCKSTEP_SYNC_WRAPPER inline __attribute__((always_inline))
 
-inline void __syncwarp(unsigned mask = 0xffffffffu) { ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::sync, mask, 0, 0, 32); }
+LOCKSTEP_SYNC_WRAPPER void __syncthreads() { ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::none, 0); }
+LOCKSTEP_SYNC_WRAPPER int __syncthreads_count(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::count, predicate); }
+LOCKSTEP_SYNC_WRAPPER int __syncthreads_and(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::all, predicate); }
+LOCKSTEP_SYNC_WRAPPER int __syncthreads_or(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::any, predicate); }
+
+LOCKSTEP_SYNC_WRAPPER void __syncwarp(unsigned mask = 0xffffffffu) { ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::sync, mask, 0, 0, 32); }
 // The lanes that reach __activemask together: it waits for the warp's other
 // lanes until each has arrived, exited, or stopped at another barrier.
-inline unsigned __activemask() { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::active, 0, 0, 0, 32)); }
+LOCKSTEP_SYNC_WRAPPER unsigned __activemask() { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::active, 0, 0, 0, 32)); }
 
-#define LOCKSTEP_SHFL(fn, op, arg_t)                                                                  \
-  template <class T>                                                                              \
-  inline T fn(unsigned mask, T var, arg_t lane_arg, int width = 32) {                             \
-    using namespace ::lockstep::emu;                                                              \
+#define LOCKSTEP_SHFL(fn, op, arg_t)                                                                          \
+  template <class T>                                                                                      \
+  LOCKSTEP_SYNC_WRAPPER T fn(unsigned mask, T var, arg_t lane_arg, int width = 32) {                      \
+    using namespace ::lockstep::emu;                                                                      \
     return from_bits<T>(warp_collective(warp_op::op, mask, to_bits(var), static_cast<int>(lane_arg), width)); \
   }
 LOCKSTEP_SHFL(__shfl_sync, shfl_idx, int)
@@ -54,27 +58,27 @@ LOCKSTEP_SHFL(__shfl_down_sync, shfl_down, unsigned)
 LOCKSTEP_SHFL(__shfl_xor_sync, shfl_xor, int)
 #undef LOCKSTEP_SHFL
 
-inline unsigned __ballot_sync(unsigned mask, int predicate) {
+LOCKSTEP_SYNC_WRAPPER unsigned __ballot_sync(unsigned mask, int predicate) {
   return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::ballot, mask, predicate != 0, 0, 32));
 }
-inline int __any_sync(unsigned mask, int predicate) {
+LOCKSTEP_SYNC_WRAPPER int __any_sync(unsigned mask, int predicate) {
   return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::any, mask, predicate != 0, 0, 32));
 }
-inline int __all_sync(unsigned mask, int predicate) {
+LOCKSTEP_SYNC_WRAPPER int __all_sync(unsigned mask, int predicate) {
   return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::all, mask, predicate != 0, 0, 32));
 }
 
 // sm_80 warp reductions over 32-bit integers; lane_arg 1 marks a signed min/max.
-inline unsigned __reduce_add_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_add, mask, v, 0, 32)); }
-inline int __reduce_add_sync(unsigned mask, int v) { return static_cast<int>(__reduce_add_sync(mask, static_cast<unsigned>(v))); }
-inline unsigned __reduce_min_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_min, mask, v, 0, 32)); }
-inline int __reduce_min_sync(unsigned mask, int v) { return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_min, mask, static_cast<unsigned>(v), 1, 32)); }
-inline unsigned __reduce_max_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_max, mask, v, 0, 32)); }
-inline int __reduce_max_sync(unsigned mask, int v) { return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_max, mask, static_cast<unsigned>(v), 1, 32)); }
-inline unsigned __reduce_and_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_and, mask, v, 0, 32)); }
-inline unsigned __reduce_or_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_or, mask, v, 0, 32)); }
-inline unsigned __reduce_xor_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_xor, mask, v, 0, 32)); }
+LOCKSTEP_SYNC_WRAPPER unsigned __reduce_add_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_add, mask, v, 0, 32)); }
+LOCKSTEP_SYNC_WRAPPER int __reduce_add_sync(unsigned mask, int v) { return static_cast<int>(__reduce_add_sync(mask, static_cast<unsigned>(v))); }
+LOCKSTEP_SYNC_WRAPPER unsigned __reduce_min_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_min, mask, v, 0, 32)); }
+LOCKSTEP_SYNC_WRAPPER int __reduce_min_sync(unsigned mask, int v) { return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_min, mask, static_cast<unsigned>(v), 1, 32)); }
+LOCKSTEP_SYNC_WRAPPER unsigned __reduce_max_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_max, mask, v, 0, 32)); }
+LOCKSTEP_SYNC_WRAPPER int __reduce_max_sync(unsigned mask, int v) { return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_max, mask, static_cast<unsigned>(v), 1, 32)); }
+LOCKSTEP_SYNC_WRAPPER unsigned __reduce_and_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_and, mask, v, 0, 32)); }
+LOCKSTEP_SYNC_WRAPPER unsigned __reduce_or_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_or, mask, v, 0, 32)); }
+LOCKSTEP_SYNC_WRAPPER unsigned __reduce_xor_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_xor, mask, v, 0, 32)); }
 template <class T>
-inline unsigned __match_any_sync(unsigned mask, T value) {
+LOCKSTEP_SYNC_WRAPPER unsigned __match_any_sync(unsigned mask, T value) {
   return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::match_any, mask, ::lockstep::emu::to_bits(value), 0, 32));
 }

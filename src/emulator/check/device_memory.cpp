@@ -178,7 +178,7 @@ memory_snapshot snapshot(bool with_races) {
   for (auto& [begin, e] : r.live) {
     const std::size_t bytes = e.range.end - e.range.begin;
     if (with_races && e.range.checked && !e.range.races && bytes <= race_records_limit)
-      e.range.races = std::make_shared<word_races[]>((bytes + 3) / 4);
+      e.range.races = std::shared_ptr<word_races[]>(new word_races[(bytes + 3) / 4]);
     s.live.push_back(e.range);
   }
   for (const entry& e : r.quarantine) s.quarantined.push_back(e.range);

@@ -1,0 +1,340 @@
+#include "check/block_checker.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "block_runner.h"
+#include "lockstep/emu/builtins.h"
+
+namespace lockstep::emu::check {
+
+thread_local block_checker* active_checker = nullptr;
+
+namespace {
+
+std::string hex(std::uintptr_t v) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+std::string text_of(const uint3& v) {
+  char text[48];
+  std::snprintf(text, sizeof text, "(%u, %u, %u)", v.x, v.y, v.z);
+  return text;
+}
+
+const char* verb(unsigned flags) {
+  if (flags & is_atomic) return flags & is_write ? "atomically updates" : "atomically reads";
+  return flags & is_write ? "writes" : "reads";
+}
+
+}  // namespace
+
+block_checker::block_checker() = default;
+
+void block_checker::read_thread_locals() {
+  lockstep_thread_locals_ = own_thread_locals_of(reinterpret_cast<const void*>(&own_stack));
+  all_thread_locals_ = own_thread_locals();
+  thread_locals_of_ = std::this_thread::get_id();
+  shared_module_ = nullptr;
+}
+
+void block_checker::advance_clock() {
+  if (++clock_.now > 0xffffff00u) {  // wrapping would make old records look new
+    static_shadow_.clear();
+    dynamic_shadow_.clear();
+    clock_.now = 1;
+  }
+}
+
+void block_checker::begin_block(launch_session& session, unsigned threads, unsigned char* dynamic_shared, std::size_t dynamic_bytes) {
+  session_ = &session;
+  last_range_ = nullptr;
+  last_array_ = nullptr;
+  if (thread_locals_of_ != std::this_thread::get_id()) read_thread_locals();
+  const kernel_info& kernel = session.kernel();
+  if (shared_module_ != &kernel) {
+    // __shared__ arrays are this OS thread's copy of the kernel module's thread-locals.
+    shared_ = own_thread_locals_of(session.kernel_address());
+    if (static_shadow_.size() != shared_.end - shared_.begin) static_shadow_.resize(shared_.end - shared_.begin);
+    shared_module_ = &kernel;
+  }
+  dynamic_ = {reinterpret_cast<std::uintptr_t>(dynamic_shared), reinterpret_cast<std::uintptr_t>(dynamic_shared) + dynamic_bytes};
+  dynamic_window_ = dynamic_bytes ? address_range{dynamic_.begin - redzone_bytes, dynamic_.end + redzone_bytes} : address_range{};
+  if (dynamic_shadow_.size() < dynamic_bytes) dynamic_shadow_.resize(dynamic_bytes);
+  advance_clock();
+  clock_.block_start = clock_.now;
+  clock_.warp_syncs.assign((threads + 31) / 32, 0);
+  clock_.fences.assign(threads, 0);
+  global_races_.begin_block(threads);
+  holding_ = false;
+  active_checker = this;
+}
+
+void block_checker::end_block() {
+  active_checker = nullptr;
+  if (holding_) release_held_race();
+  static_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::static_shared, r); });
+  dynamic_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::dynamic_shared, r); });
+  if (!findings_.empty() || unlisted_) session_->add(findings_, unlisted_);
+  unlisted_ = 0;
+}
+
+void block_checker::barrier_released() {
+  if (holding_) release_held_race();
+  static_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::static_shared, r); });
+  dynamic_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::dynamic_shared, r); });
+  advance_clock();
+}
+
+void block_checker::fenced() {
+  const unsigned t = current.linear_tid;
+  ++clock_.fences[t];
+  if (session_->launch_tag()) global_races_.fenced(t);
+}
+
+template <class Fill>
+void block_checker::note(check_tool tool, hazard race, std::uintptr_t pc, std::uintptr_t other_pc, bool running_thread, Fill fill) {
+  const finding::key key{pc, other_pc, static_cast<unsigned>(tool) * 8 + static_cast<unsigned>(race)};
+  for (finding& f : findings_)
+    if (f.fold_key() == key) {
+      ++f.report.repeats;
+      return;
+    }
+  if (findings_.size() >= kept_findings) {
+    ++unlisted_;
+    return;
+  }
+  finding& f = findings_.emplace_back();
+  f.report.tool = tool;
+  f.report.race = race;
+  f.report.block = current.block_idx;
+  f.report.thread = current.thread_idx;
+  f.other_pc = other_pc;
+  f.stack[0] = pc;
+  if (running_thread) capture_stack(f, pc);
+  fill(f);
+}
+
+uint3 block_checker::thread_index(unsigned t) const {
+  const dim3 b = session_->block();
+  return {t % b.x, t / b.x % b.y, t / (b.x * b.y)};
+}
+
+uint3 block_checker::block_index(std::uint64_t linear) const {
+  const dim3 g = session_->grid();
+  return {unsigned(linear % g.x), unsigned(linear / g.x % g.y), unsigned(linear / (std::uint64_t(g.x) * g.y))};
+}
+
+// --- shared memory -------------------------------------------------------
+
+const thread_local_symbol* block_checker::shared_array_at(std::size_t offset) const {
+  const auto& arrays = session_->kernel().module_shared;
+  auto it = std::upper_bound(arrays.begin(), arrays.end(), offset, [](std::size_t o, const thread_local_symbol& s) { return o < s.offset; });
+  return it == arrays.begin() ? nullptr : &*(it - 1);  // the last one starting at or before offset
+}
+
+std::string block_checker::memory_name(memory_kind kind, const device_range* range, std::uintptr_t address) const {
+  switch (kind) {
+    case memory_kind::static_shared: return shared_name(kind, address - shared_.begin);
+    case memory_kind::dynamic_shared: return shared_name(kind, address - dynamic_.begin);
+    case memory_kind::global: return range->describe() + " + " + std::to_string(address - range->begin);
+  }
+  return "?";
+}
+
+std::string block_checker::shared_name(memory_kind kind, std::size_t offset) const {
+  if (kind == memory_kind::dynamic_shared)
+    return "dynamic shared memory + " + std::to_string(offset) + ", of " + std::to_string(dynamic_.end - dynamic_.begin) + " bytes";
+  const thread_local_symbol* array = shared_array_at(offset);
+  if (!array) return "__shared__ memory, before the first array";
+  const std::size_t into = offset - array->offset;
+  if (into < array->size) return "__shared__ " + array->name + " + " + std::to_string(into) + ", of " + std::to_string(array->size) + " bytes";
+  return std::to_string(into - array->size) + " bytes past the end of __shared__ " + array->name + " (" + std::to_string(array->size) + " bytes)";
+}
+
+void block_checker::shared_static(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
+  const std::size_t offset = address - shared_.begin;
+  const thread_local_symbol* array = last_array_;
+  if (!array || offset - array->offset >= array->size) array = last_array_ = shared_array_at(offset);
+  const bool arrays_known = !session_->kernel().module_shared.empty();
+  if (arrays_known && (!array || offset + size > array->offset + array->size))
+    return out_of_bounds(address, size, flags, pc, "outside every __shared__ array", shared_name(memory_kind::static_shared, offset));
+  shared(memory_kind::static_shared, offset, address, size, flags, pc);
+}
+
+void block_checker::shared_dynamic(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
+  if (address < dynamic_.begin || address + size > dynamic_.end) {
+    const std::string where = address < dynamic_.begin ? std::to_string(dynamic_.begin - address) + " bytes before"
+                                                        : std::to_string(address + size - dynamic_.end) + " bytes past the end of";
+    return out_of_bounds(address, size, flags, pc, "outside the dynamic shared memory",
+                  where + " the launch's " + std::to_string(dynamic_.end - dynamic_.begin) + " bytes of dynamic shared memory");
+  }
+  shared(memory_kind::dynamic_shared, address - dynamic_.begin, address, size, flags, pc);
+}
+
+void block_checker::shared(memory_kind kind, std::size_t offset, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
+  if (!(flags & may_be_unaligned) && (address & (size - 1))) misaligned(address, size, flags, pc, shared_name(kind, offset));
+  shared_shadow& shadow = kind == memory_kind::dynamic_shared ? dynamic_shadow_ : static_shadow_;
+  const shared_shadow::access who{static_cast<std::uint16_t>(current.linear_tid), pc};
+  if ((flags & is_atomic) && (flags & is_write)) return shadow.atomic(offset, size, who, flags & is_rmw);
+  const shared_shadow::conflict c = flags & is_write ? shadow.write(offset, size, who) : shadow.read(offset, size, who);
+  if (c.race != hazard::none && wants(check_tool::racecheck))
+    found_race({c.race, kind, nullptr, address, size, flags, pc, c.other_pc, current.linear_tid, c.other_thread, 0});
+}
+
+void block_checker::found_race(const race& r) {
+  if (r.kind != hazard::write_after_write || r.size > sizeof held_before_) return report_race(r, true);
+  if (holding_) release_held_race();
+  held_ = r;
+  std::memcpy(held_before_, reinterpret_cast<const void*>(r.address), r.size);
+  holding_ = true;
+}
+
+void block_checker::release_held_race() {
+  holding_ = false;
+  // The write has happened by now (the next access, barrier or block end).
+  if (std::memcmp(held_before_, reinterpret_cast<const void*>(held_.address), held_.size) != 0) report_race(held_, false);
+}
+
+void block_checker::report_race(const race& r, bool stack_is_the_access) {
+  note(check_tool::racecheck, r.kind, r.pc, r.other_pc, stack_is_the_access, [&](finding& f) {
+    f.report.thread = thread_index(r.thread);
+    f.report.other_thread = thread_index(r.other_thread);
+    f.report.address = r.address;
+    f.report.size = r.size;
+    f.report.write = r.flags & is_write;
+    f.report.memory = memory_name(r.where, r.range, r.address);
+    const char* what_other = r.kind == hazard::write_after_read ? "read" : "wrote";
+    if (r.where == memory_kind::global)
+      f.report.what = "thread " + text_of(f.report.thread) + " " + verb(r.flags) + " global memory that thread " + text_of(f.report.other_thread) +
+                      " of block " + text_of(block_index(r.other_block)) + " " + what_other + " in this launch, unordered by any barrier";
+    else
+      f.report.what = "thread " + text_of(f.report.thread) + " " + verb(r.flags) + " shared memory that thread " +
+                      text_of(f.report.other_thread) + " " + what_other + " since the last __syncthreads()";
+  });
+}
+
+void block_checker::report_uninitialised_shared(memory_kind kind, const shared_shadow::uninitialised_read& r) {
+  if (!wants(check_tool::initcheck)) return;
+  note(check_tool::initcheck, hazard::none, r.pc, 0, false, [&](finding& f) {
+    f.report.thread = thread_index(r.thread);
+    f.report.address = (kind == memory_kind::dynamic_shared ? dynamic_.begin : shared_.begin) + r.offset;
+    f.report.size = r.size;
+    f.report.memory = shared_name(kind, r.offset);
+    f.report.what = "thread " + text_of(f.report.thread) + " reads shared memory that no thread of its block has written";
+  });
+}
+
+// --- global memory -------------------------------------------------------
+
+void block_checker::global(const device_range& range, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
+  if (address + size > range.end)
+    return out_of_bounds(address, size, flags, pc, "past the end of a device allocation",
+                  std::to_string(address + size - range.end) + " bytes past the end of " + range.describe());
+  const std::size_t offset = address - range.begin;
+  if (!(flags & may_be_unaligned) && (address & (size - 1)))
+    misaligned(address, size, flags, pc, range.describe() + " + " + std::to_string(offset));
+  if (range.written && wants(check_tool::initcheck)) {
+    unsigned char* written = range.written.get() + offset;
+    if (!(flags & is_write) || (flags & is_rmw))
+      for (std::size_t i = 0; i < size; ++i)
+        if (!std::atomic_ref<unsigned char>(written[i]).load(std::memory_order_relaxed)) {
+          note(check_tool::initcheck, hazard::none, pc, 0, true, [&](finding& f) {
+            f.report.address = address;
+            f.report.size = size;
+            f.report.memory = range.describe() + " + " + std::to_string(offset + i);
+            f.report.what = "thread " + text_of(current.thread_idx) + " " + verb(flags) +
+                            " device memory that neither a kernel nor cudaMemcpy/cudaMemset has written";
+          });
+          break;
+        }
+    if (flags & is_write)
+      for (std::size_t i = 0; i < size; ++i)
+        if (!std::atomic_ref<unsigned char>(written[i]).load(std::memory_order_relaxed))
+          std::atomic_ref<unsigned char>(written[i]).store(1, std::memory_order_relaxed);
+  }
+  if (range.races && session_->launch_tag() && !(flags & is_atomic) && wants(check_tool::racecheck))
+    check_global_races(range, address, size, flags, pc);
+}
+
+void block_checker::check_global_races(const device_range& range, std::uintptr_t address, std::size_t size, unsigned flags,
+                                       std::uintptr_t pc) {
+  const dim3 g = session_->grid();
+  const uint3 b = current.block_idx;
+  const global_access me{session_->launch_tag(), b.x + std::uint64_t(g.x) * (b.y + std::uint64_t(g.y) * b.z), current.linear_tid,
+                         clock_.now - clock_.block_start};
+  const global_races::conflict c = global_races_.access(range, address, size, flags & is_write, me);
+  if (c.race != hazard::none)
+    found_race({c.race, memory_kind::global, &range, address, size, flags, pc, 0, current.linear_tid, c.other_thread, c.other_block});
+}
+
+// --- everything else -----------------------------------------------------
+
+void block_checker::elsewhere(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
+  const memory_snapshot& memory = session_->memory();
+  if (const device_range* r = memory.find_live(address)) {
+    last_range_ = r;
+    return global(*r, address, size, flags, pc);
+  }
+  if (const device_range* r = memory.find_freed(address))
+    return out_of_bounds(address, size, flags, pc, "in freed memory", r->describe() + " + " + std::to_string(address - r->begin));
+  if (const device_range* r = memory.near_live(address)) {
+    const std::string where = address < r->begin ? std::to_string(r->begin - address) + " bytes before "
+                                                 : std::to_string(address - r->end) + " bytes past the end of ";
+    return out_of_bounds(address, size, flags, pc, "outside every device allocation", where + r->describe());
+  }
+  if (session_->is_static_data(address) || all_thread_locals_.contains(address)) return;
+  out_of_bounds(address, size, flags, pc, "not device memory",
+                "no device allocation, __shared__ array or stack holds " + hex(address) +
+                    " (host memory must be registered with lockstep::emu::register_host_memory)");
+}
+
+void block_checker::misaligned(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc, const std::string& memory) {
+  if (!wants(check_tool::memcheck)) return;
+  note(check_tool::memcheck, hazard::none, pc, 0, true, [&](finding& f) {
+    f.report.address = address;
+    f.report.size = size;
+    f.report.write = flags & is_write;
+    f.report.memory = memory;
+    f.report.what = "misaligned access: " + std::to_string(size) + " bytes at an address that is not a multiple of " + std::to_string(size);
+  });
+}
+
+void block_checker::out_of_bounds(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc, std::string what,
+                                  std::string memory) {
+  if (!wants(check_tool::memcheck)) return;  // without memcheck the access goes ahead, as in normal mode
+  note(check_tool::memcheck, hazard::none, pc, 0, true, [&](finding& f) {
+    f.report.address = address;
+    f.report.size = size;
+    f.report.write = flags & is_write;
+    f.report.memory = std::move(memory);
+    f.report.what = "thread " + text_of(current.thread_idx) + " " + verb(flags) + " " + std::to_string(size) + " bytes " + what;
+  });
+  // The access must not happen: the thread stops here, and with it its block.
+  current.block->abandon_running_thread();
+}
+
+void block_checker::index_out_of_bounds(std::uintptr_t pc, const source_line& at, const std::string& what) {
+  if (!wants(check_tool::memcheck)) return;
+  note(check_tool::memcheck, hazard::none, pc, 0, true, [&](finding& f) {
+    f.located = true;
+    f.report.at = at;
+    f.report.what = "thread " + text_of(current.thread_idx) + ": " + what;
+  });
+  current.block->abandon_running_thread();
+}
+
+void block_checker::sync_finding(const std::string& what, unsigned thread, std::uintptr_t pc, unsigned other_thread, std::uintptr_t other_pc) {
+  if (!wants(check_tool::synccheck)) return;
+  note(check_tool::synccheck, hazard::none, pc, other_pc, false, [&](finding& f) {
+    f.report.thread = thread_index(thread);
+    f.report.other_thread = thread_index(other_thread);
+    f.report.what = what;
+  });
+}
+
+}  // namespace lockstep::emu::check

@@ -1,0 +1,105 @@
+// racecheck's and initcheck's records for one block's shared memory, a cell
+// per byte: who wrote it and who read it since the last barrier, and whether
+// anything wrote it since the block began.
+//
+// Time is a stamp that advances at every barrier and every new block, so
+// nothing is cleared between blocks or barriers: a record with an older stamp
+// is simply from before. Within a warp, __syncwarp also orders accesses: a
+// record notes how many __syncwarp rounds its thread's warp had completed.
+// A write its thread followed with a memory fence counts as published (the
+// fence-then-flag pattern): racecheck does not follow the flag itself.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "lockstep/emu/check.h"
+
+namespace lockstep::emu::check {
+
+struct block_clock {
+  std::uint32_t now = 1;          // the epoch: advances at each barrier and each block
+  std::uint32_t block_start = 1;  // `now` when the running block began
+  std::vector<std::uint16_t> warp_syncs;  // __syncwarp rounds completed, per warp of the block
+  std::vector<std::uint16_t> fences;      // __threadfence*() calls, per thread of the block
+};
+
+class shared_shadow {
+ public:
+  struct access {
+    std::uint16_t thread;  // linear index in the block
+    std::uintptr_t pc;
+  };
+  struct conflict {
+    hazard race = hazard::none;
+    std::uint16_t other_thread = 0;
+    std::uintptr_t other_pc = 0;
+  };
+  struct uninitialised_read {
+    std::size_t offset;  // of the first unwritten byte
+    std::size_t size;    // of the read
+    std::uint16_t thread;
+    std::uintptr_t pc;
+    std::uint32_t epoch;
+  };
+
+  explicit shared_shadow(const block_clock& clock) : clock_(clock) {}
+  void resize(std::size_t bytes);  // forgets everything
+  void clear();                    // forgets everything (the clock started over)
+  std::size_t size() const { return bytes_; }
+
+  // The first conflict of this access with another thread's since the last
+  // barrier, if any; the access is recorded either way.
+  conflict write(std::size_t offset, std::size_t n, access a);
+  conflict read(std::size_t offset, std::size_t n, access a);
+  // Atomic stores and read-modify-writes never race with each other: they
+  // count as writes by no thread in particular (and read-modify-writes as
+  // reads too, for initcheck). Atomic loads are reads.
+  void atomic(std::size_t offset, std::size_t n, access a, bool reads);
+
+  // Reads of bytes nothing had written, held until the epoch ends: if another
+  // thread writes the byte in the same epoch, the read was a race (reported
+  // as write-after-read), not a read of uninitialised memory. Call before the
+  // clock advances; report(const uninitialised_read&) gets the rest.
+  template <class Report>
+  void flush_uninitialised(Report report) {
+    for (const uninitialised_read& r : pending_) {
+      const cell& c = cells_[r.offset];
+      if (!(c.write_epoch == r.epoch && c.writer != r.thread && c.writer != atomic_writer)) report(r);
+    }
+    pending_.clear();
+  }
+
+ private:
+  static constexpr std::uint16_t nobody = 0xffff, atomic_writer = 0xfffe;
+  struct cell {
+    std::uint32_t write_epoch, read_epoch;
+    std::uint16_t writer, first_reader, other_reader;  // other_reader: a second, different reader, or nobody
+    std::uint16_t write_syncs, read_syncs;             // the warp's __syncwarp count at the access
+    std::uint16_t write_fences;                        // the writer's fence count at the write
+    std::uintptr_t write_pc, first_read_pc, other_read_pc;
+  };
+  struct free_deleter {
+    void operator()(cell* p) const { std::free(p); }
+  };
+
+  // Whether __syncwarp has ordered `other`'s access (at `syncs`) before this thread's.
+  bool warp_ordered(std::uint16_t me, std::uint16_t other, std::uint16_t syncs) const {
+    return me / 32 == other / 32 && static_cast<std::int16_t>(clock_.warp_syncs[other / 32] - syncs) > 0;
+  }
+  bool races_with_reads(const cell& c, std::uint16_t me, conflict* found) const;
+  bool races_with_write(const cell& c, std::uint16_t me) const {
+    return c.write_epoch == clock_.now && c.writer != me && c.writer != atomic_writer && !warp_ordered(me, c.writer, c.write_syncs) &&
+           clock_.fences[c.writer] == c.write_fences;
+  }
+  void hold_uninitialised(std::size_t offset, std::size_t size, access a);
+
+  const block_clock& clock_;
+  std::unique_ptr<cell[], free_deleter> cells_;  // calloc'd: pages are committed only when touched
+  std::size_t bytes_ = 0;
+  std::vector<uninitialised_read> pending_;
+};
+
+}  // namespace lockstep::emu::check
