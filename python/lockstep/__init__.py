@@ -1,103 +1,411 @@
-"""lockstep: CUDA C++ kernels run on a CPU emulator, callable from NumPy.
+"""lockstep: CUDA C++ kernels on the GPU or, unchanged, on lockstep's CPU emulator.
 
-The kernels are the lectures' own source files (kernels/*.cu), compiled with
-the host compiler against lockstep's emulator; nothing here needs a GPU, an
-NVIDIA driver or a CUDA library.
+    import numpy as np, lockstep
+    x = lockstep.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))   # zero-copy
+    y = (x * x).sum(dim=1)                                                 # library kernels
+    mod = lockstep.compile(r'''
+    __global__ void scale(float* v, float by, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) v[i] *= by;
+    }''')
+    mod.scale[1, 32](x, 2.0, x.size)                                      # numba's spelling
+
+Devices are "cpu" (the emulator, always there) and "cuda:N". Arrays move
+without copies through DLPack (NumPy, PyTorch, CuPy). Nothing here needs an
+NVIDIA driver until a cuda device is used.
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+import threading
+from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _core
-from ._core import CudaError, KernelError, LaunchError, emulator_options, set_emulator_options
+from ._core import (
+    ArgumentError,
+    CompileError,
+    CudaError,
+    DeviceUnavailable,
+    KernelError,
+    LaunchError,
+    ShapeError,
+    Tensor,
+    cuda_available,
+    cuda_device_count,
+    cuda_unavailable_reason,
+    emulator_options,
+    set_emulator_options,
+)
+from ._output import kernel_output_to_sys_stdout
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "CudaError",
-    "KernelError",
-    "LaunchError",
-    "__version__",
-    "emulator_options",
-    "emulator_options_scope",
-    "matmul",
-    "rgb_to_grayscale",
-    "set_emulator_options",
+    "ArgumentError", "CompileError", "CudaError", "Device", "DeviceUnavailable", "KernelError", "LaunchError", "Module",
+    "ShapeError", "Tensor", "__version__", "abs", "add", "asarray", "compile", "cuda_available", "cuda_device_count",
+    "cuda_unavailable_reason", "default_device", "device", "div", "emulator_options", "emulator_options_scope", "empty",
+    "exp", "from_dlpack", "is_available", "kernel_output_to_sys_stdout", "log", "map", "matmul", "max", "maximum", "mean",
+    "min", "minimum", "mul", "neg", "prod", "reduce", "relu", "rgb_to_grayscale", "set_emulator_options", "sigmoid", "sqrt",
+    "sub", "sum", "synchronize", "tanh", "zip",
 ]
 
+DeviceLike = Union[str, "Device", None]
+
+# ---------------------------------------------------------------- devices
+
+_state = threading.local()
+
+
+class Device:
+    """A lockstep device, "cpu" (the emulator) or "cuda:N"; as a context
+    manager it is the default device of the ``with`` block on this thread."""
+
+    def __init__(self, name: str):
+        self.name = _core.check_device(str(name))
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"lockstep.device({self.name!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __enter__(self) -> "Device":
+        _state.stack = getattr(_state, "stack", []) + [self.name]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _state.stack.pop()
+
+    @property
+    def name_of_hardware(self) -> str:
+        """The GPU's name, or "lockstep emulator"."""
+        return _core.device_name(self.name)
+
+
+def device(name: str) -> Device:
+    """The device "cpu" or "cuda:N" (also usable as ``with lockstep.device(...):``)."""
+    return Device(name)
+
+
+def default_device() -> str:
+    """The device used when a call names none: the innermost ``with
+    lockstep.device(...)`` block, else "cpu"."""
+    stack = getattr(_state, "stack", [])
+    return stack[-1] if stack else "cpu"
+
+
+def _device_name(d: DeviceLike) -> str:
+    return default_device() if d is None else _core.check_device(str(d))
+
+
+def is_available(d: str = "cuda") -> bool:
+    """Whether device kind "cuda" (or "cpu", always) can be used here."""
+    return True if str(d) == "cpu" else cuda_available()
+
+
+def synchronize(d: DeviceLike = None) -> None:
+    """Wait for the device's work to finish (kernel printf from a GPU appears here)."""
+    with kernel_output_to_sys_stdout():
+        _core.synchronize(_device_name(d))
+
+
+# ---------------------------------------------------------------- tensors
+
+def from_dlpack(array: Any) -> Tensor:
+    """A tensor over ``array``'s memory (NumPy, PyTorch, CuPy; CPU or CUDA), no copy."""
+    return _core.from_dlpack(array)
+
+
+def asarray(obj: Any, device: DeviceLike = None, dtype: Optional[str] = None) -> Tensor:
+    """``obj`` as a lockstep tensor: arrays with DLPack or the buffer protocol
+    are used in place when already on ``device`` (default: the array's own
+    device, or the default device for other objects); lists and scalars are
+    converted through NumPy. ``dtype`` converts (a copy) when it differs."""
+    if isinstance(obj, Tensor):
+        t = obj
+    elif hasattr(obj, "__dlpack__"):
+        t = _core.from_dlpack(obj)
+    else:
+        t = _core.from_dlpack(np.ascontiguousarray(np.asarray(obj)))
+    if device is not None or not (isinstance(obj, Tensor) or hasattr(obj, "__dlpack__")):
+        t = t.to_device(_device_name(device))
+    if dtype is not None and t.dtype != dtype:
+        t = t.to_dtype(str(dtype))
+    return t
+
+
+def empty(shape: Sequence[int], dtype: str = "float32", device: DeviceLike = None) -> Tensor:
+    """A new uninitialised contiguous tensor."""
+    return _core.empty(list(shape), dtype, _device_name(device))
+
+
+def _tensor(x: Any, like: Optional[Tensor] = None) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    if like is not None and not hasattr(x, "__dlpack__"):  # a Python number beside a tensor
+        return asarray(np.asarray(x, dtype=np.dtype(_numpy_dtype(like.dtype))), device=like.device)
+    return asarray(x)
+
+
+def _numpy_dtype(name: str) -> str:
+    if name == "bfloat16":
+        raise TypeError("NumPy has no bfloat16; use float32 scalars with a .to('float32') tensor, or PyTorch")
+    return name
+
+
+# ---------------------------------------------------------------- ops
+
+def map(op: str, x: Any) -> Tensor:
+    """Apply the unary ``op`` elementwise: copy, neg, abs, exp, log, sqrt, relu, sigmoid, tanh, square, reciprocal."""
+    return _core.map(op, _tensor(x))
+
+
+def zip(op: str, a: Any, b: Any) -> Tensor:
+    """Apply the binary ``op`` with NumPy broadcasting: add, sub, mul, div, maximum, minimum, pow, eq, lt, gt."""
+    ta = a if isinstance(a, Tensor) else None
+    tb = b if isinstance(b, Tensor) else None
+    return _core.zip(op, _tensor(a, tb), _tensor(b, ta))
+
+
+def reduce(op: str, x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
+    """Reduce along ``dim`` with sum, max, min, prod or mean."""
+    return _core.reduce(op, _tensor(x), dim, keepdim)
+
+
+def matmul(a: Any, b: Any, algo: str = "tiled_static") -> Tensor:
+    """float32 ``a @ b`` with the lecture's kernel ``algo`` ("naive", "tiled_static",
+    "tiled_dynamic"); batch dimensions broadcast like NumPy's."""
+    return _core.matmul(_tensor(a), _tensor(b), algo)
+
+
+def rgb_to_grayscale(image: Any, launch: str = "2d") -> Tensor:
+    """Channels-first uint8 (3, H, W) -> (H, W), or a batch (B, 3, H, W) -> (B, H, W),
+    with the lecture's weights 0.2989/0.5870/0.1140; ``launch`` "1d" or "2d"."""
+    return _core.rgb_to_grayscale(_tensor(image), launch)
+
+
+def _unary(op: str):
+    def fn(x: Any) -> Tensor:
+        return map(op, x)
+
+    fn.__name__ = op
+    fn.__doc__ = f"Elementwise {op}."
+    return fn
+
+
+def _binary(op: str):
+    def fn(a: Any, b: Any) -> Tensor:
+        return zip(op, a, b)
+
+    fn.__name__ = op
+    fn.__doc__ = f"Elementwise {op} with broadcasting."
+    return fn
+
+
+def _reduction(op: str):
+    def fn(x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
+        return reduce(op, x, dim, keepdim)
+
+    fn.__name__ = op
+    fn.__doc__ = f"{op} along ``dim``."
+    return fn
+
+
+neg, abs, exp, log, sqrt, relu, sigmoid, tanh = (_unary(o) for o in ("neg", "abs", "exp", "log", "sqrt", "relu", "sigmoid", "tanh"))
+add, sub, mul, div, maximum, minimum = (_binary(o) for o in ("add", "sub", "mul", "div", "maximum", "minimum"))
+sum, mean, max, min, prod = (_reduction(o) for o in ("sum", "mean", "max", "min", "prod"))
+
+
+def _to(self: Tensor, target: Union[str, Device]) -> Tensor:
+    """A copy on another device ("cpu", "cuda:0") or with another dtype ("float16", ...)."""
+    target = str(target)
+    if target == "cpu" or target.startswith("cuda"):
+        return self.to_device(target)
+    return self.to_dtype(target)
+
+
+def _numpy(self: Tensor) -> np.ndarray:
+    """A NumPy array over this CPU tensor's memory (no copy)."""
+    if self.dtype == "bfloat16":
+        raise TypeError("NumPy has no bfloat16; call .to('float32') first")
+    return self.numpy_view()
+
+
+def _getitem(self: Tensor, key: Any) -> Tensor:
+    """Basic indexing: ints and slices with positive steps, per dimension."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if len(keys) > self.ndim:
+        raise IndexError(f"too many indices for a tensor of {self.ndim} dimensions")
+    t, dim = self, 0
+    for k in keys:
+        if isinstance(k, slice):
+            start, stop, step = k.indices(t.shape[dim])
+            if step <= 0:
+                raise IndexError("lockstep slices need a positive step")
+            t = t.slice(dim, start, stop, step)
+            dim += 1
+        elif isinstance(k, int):
+            t = t.select(dim, k)
+        else:
+            raise IndexError(f"lockstep tensors index with ints and slices, got {type(k).__name__}")
+    return t
+
+
+def _repr(self: Tensor) -> str:
+    body = ""
+    if self.device == "cpu" and self.size <= 64 and self.dtype != "bfloat16":
+        body = np.array2string(self.numpy_view(), separator=", ") + ", "
+    return f"lockstep.Tensor({body}shape={self.shape}, dtype={self.dtype}, device={self.device})"
+
+
+Tensor.to = _to
+Tensor.numpy = _numpy
+Tensor.__array__ = lambda self, dtype=None, copy=None: np.asarray(self.numpy(), dtype=dtype)
+Tensor.__getitem__ = _getitem
+Tensor.__repr__ = _repr
+Tensor.T = property(lambda self: self.permute(list(range(self.ndim))[::-1]))
+Tensor.__neg__ = lambda self: map("neg", self)
+Tensor.__abs__ = lambda self: map("abs", self)
+Tensor.__matmul__ = lambda self, other: matmul(self, other)
+for _name, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div")):
+    setattr(Tensor, f"__{_name}__", (lambda op: lambda self, other: zip(op, self, other))(_op))
+    setattr(Tensor, f"__r{_name}__", (lambda op: lambda self, other: zip(op, other, self))(_op))
+for _op in ("sum", "mean", "max", "min", "prod"):
+    setattr(Tensor, _op, (lambda op: lambda self, dim=-1, keepdim=False: reduce(op, self, dim, keepdim))(_op))
+for _op in ("exp", "log", "sqrt", "relu", "sigmoid", "tanh"):
+    setattr(Tensor, _op, (lambda op: lambda self: map(op, self))(_op))
+
+# ---------------------------------------------------------------- kernels from source
+
+
+class Kernel:
+    """A kernel of a compiled module: ``kernel[grid, block](*args)``, or
+    ``kernel[grid, block, shared_bytes]`` / ``[grid, block, shared_bytes, stream]``
+    where ``stream`` is a CUDA stream handle (int, or an object with ``.cuda_stream``
+    or ``.ptr``, such as torch's and CuPy's streams). Arguments: tensors or
+    arrays (by pointer), ints and floats (converted to the parameter's type)
+    and bytes (a struct by value)."""
+
+    def __init__(self, function: "_core.Function", device: str):
+        self._function = function
+        self._device = device
+
+    @property
+    def name(self) -> str:
+        return self._function.name
+
+    @property
+    def signature(self) -> str:
+        return self._function.signature
+
+    def set_max_dynamic_shared_bytes(self, nbytes: int) -> None:
+        """Allow more than 48 KiB of dynamic shared memory (up to 227 KiB on an H100)."""
+        self._function.set_max_dynamic_shared_bytes(nbytes)
+
+    def __getitem__(self, config: tuple) -> "_Launch":
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise TypeError("launch with kernel[grid, block], kernel[grid, block, shared_bytes] or kernel[grid, block, shared_bytes, stream]")
+        grid, block, shared, stream = (tuple(config) + (0, 0))[:4]
+        return _Launch(self, _extents(grid, "grid"), _extents(block, "block"), int(shared), _stream_handle(stream))
+
+    def __repr__(self) -> str:
+        return f"<lockstep kernel {self.signature} on {self._device}>"
+
+
+def _extents(value: Any, what: str) -> list:
+    extents = [value] if isinstance(value, int) else list(value)
+    if not 1 <= len(extents) <= 3 or not all(isinstance(e, int) and e >= 0 for e in extents):
+        raise TypeError(f"{what} must be an int or a tuple of 1 to 3 non-negative ints, got {value!r}")
+    return extents
+
+
+def _stream_handle(stream: Any) -> int:
+    if stream is None or isinstance(stream, int):
+        return stream or 0
+    for attribute in ("cuda_stream", "ptr", "handle"):
+        if hasattr(stream, attribute):
+            return int(getattr(stream, attribute))
+    raise TypeError(f"cannot use {type(stream).__name__} as a CUDA stream; pass its handle as an int")
+
+
+class _Launch:
+    def __init__(self, kernel: Kernel, grid: list, block: list, shared: int, stream: int):
+        self._kernel, self._grid, self._block, self._shared, self._stream = kernel, grid, block, shared, stream
+
+    def __call__(self, *args: Any) -> None:
+        with kernel_output_to_sys_stdout():
+            self._kernel._function.launch(self._kernel._device, self._grid, self._block, self._shared, self._stream, list(args))
+
+
+class Module:
+    """Kernels compiled from one source string; ``module.name`` or
+    ``module["name<16>"]`` gives a Kernel."""
+
+    def __init__(self, core: "_core.Module"):
+        self._core = core
+
+    @property
+    def names(self) -> list:
+        return list(self._core.names)
+
+    @property
+    def device(self) -> str:
+        return self._core.device
+
+    @property
+    def from_cache(self) -> bool:
+        return self._core.from_cache
+
+    def __getitem__(self, name: str) -> Kernel:
+        try:
+            return Kernel(self._core.get(name), self._core.device)
+        except IndexError as e:
+            raise KeyError(str(e)) from None
+
+    def __getattr__(self, name: str) -> Kernel:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError as e:
+            raise AttributeError(str(e)) from None
+
+    def __dir__(self) -> Iterable[str]:
+        return list(super().__dir__()) + [n for n in self.names if n.isidentifier()]
+
+
+def compile(source: str, *, device: DeviceLike = None, names: Optional[Sequence[str]] = None,
+            defines: Optional[Sequence[str]] = None, include_dirs: Optional[Sequence[str]] = None,
+            std: str = "c++17", arch: Optional[str] = None, flags: Optional[Sequence[str]] = None,
+            source_name: str = "kernel.cu") -> Module:
+    """Compile CUDA C++ ``source`` for ``device``: NVRTC on a GPU, the host
+    compiler and the emulator on "cpu". Non-template ``__global__`` functions
+    are found by themselves; template instances and the like go in ``names``
+    (e.g. ``["matmul<16>"]``). Results are cached on disk (LOCKSTEP_CACHE_DIR).
+    Raises CompileError, whose ``.log`` holds the compiler's messages."""
+    core = _core.compile(source, _device_name(device), list(names or []), list(defines or []), list(include_dirs or []),
+                         std, arch or "", list(flags or []), source_name)
+    return Module(core)
+
+
+# ---------------------------------------------------------------- emulator options
 
 @contextlib.contextmanager
 def emulator_options_scope(**options: Any) -> Iterator[dict]:
-    """Set emulator options for the ``with`` block and restore the previous ones after it.
-
-    Takes the keyword arguments of :func:`set_emulator_options` and yields the
-    options in force inside the block::
-
-        with lockstep.emulator_options_scope(order="random", seed=7):
-            ...
-    """
+    """Set emulator options (workers, order, seed, stack_kib) for the ``with``
+    block and restore the previous ones after it; yields the options in force."""
     previous = emulator_options()
     set_emulator_options(**options)
     try:
         yield emulator_options()
     finally:
         set_emulator_options(**previous)
-
-
-def _check_array(name: str, array: Any, dtype: type, ndim: int) -> None:
-    """Raise TypeError or ValueError unless ``array`` is a C-contiguous ``ndim``-D NumPy array of ``dtype``."""
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"{name} must be a numpy.ndarray, got {type(array).__name__}")
-    if array.dtype != np.dtype(dtype):
-        raise TypeError(f"{name} must have dtype {np.dtype(dtype)}, got {array.dtype}")
-    if array.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
-    if not array.flags.c_contiguous:
-        # The kernels read the buffer in place; copying behind the caller's back would hide the cost.
-        raise ValueError(f"{name} must be C-contiguous; call numpy.ascontiguousarray({name}) first")
-
-
-def rgb_to_grayscale(image: np.ndarray, launch: str = "2d") -> np.ndarray:
-    """Convert a channels-first RGB image to grayscale with the lecture's kernel.
-
-    ``image`` is a C-contiguous ``uint8`` array of shape ``(3, H, W)`` (planes
-    R, G, B). Returns a new ``uint8`` array of shape ``(H, W)`` holding
-    ``uint8(0.2989*r + 0.5870*g + 0.1140*b)`` computed in float32, truncated.
-
-    ``launch="1d"`` runs ``rgb_to_grayscale_1d`` with 256 threads per block
-    (one thread per pixel); ``launch="2d"`` runs ``rgb_to_grayscale_2d`` with
-    16x16 blocks over columns and rows.
-
-    Raises TypeError for a wrong type or dtype, ValueError for a wrong shape,
-    a non-contiguous array or an unknown ``launch``, and LaunchError or
-    KernelError if the emulator refuses or fails the launch.
-    """
-    _check_array("image", image, np.uint8, 3)
-    if image.shape[0] != 3:
-        raise ValueError(f"image must have shape (3, height, width) (channels first), got {image.shape}")
-    return _core.rgb_to_grayscale(image, launch)
-
-
-def matmul(a: np.ndarray, b: np.ndarray, algo: str = "tiled_static") -> np.ndarray:
-    """Multiply two float32 matrices with one of the lecture's matmul kernels.
-
-    ``a`` (m, k) and ``b`` (k, n) are C-contiguous ``float32`` arrays; returns
-    a new ``float32`` array (m, n). ``algo`` picks the kernel: ``"naive"``
-    (one thread per output, 16x16 blocks), ``"tiled_static"``
-    (``matmul_tiled_static<16>``, 16x16 tiles in static shared memory) or
-    ``"tiled_dynamic"`` (the same with 16x16 tiles in dynamic shared memory).
-
-    Raises TypeError for a wrong type or dtype, ValueError for a wrong number
-    of dimensions, a non-contiguous array, differing inner dimensions or an
-    unknown ``algo``, and LaunchError or KernelError if the emulator refuses
-    or fails the launch.
-    """
-    _check_array("a", a, np.float32, 2)
-    _check_array("b", b, np.float32, 2)
-    if a.shape[1] != b.shape[0]:
-        raise ValueError(f"matmul: inner dimensions differ: a is {a.shape}, b is {b.shape}")
-    return _core.matmul(a, b, algo)

@@ -1,91 +1,136 @@
-// lockstep._core: the emulator's options and the lecture kernels, for Python.
-//
-// The Python package (python/lockstep/__init__.py) checks arguments and gives
-// the user-facing errors; the checks here only keep a direct call from reading
-// or writing out of bounds.
+// lockstep._core: tensors with DLPack, the library's ops, run-time compiled
+// kernels and their launches, devices and emulator options, for Python.
+// python/lockstep/__init__.py builds the user-facing API on top.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
 
-#include <algorithm>
-#include <climits>
-#include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
-#include "lecture_kernels.h"
 #include "lockstep/emu/options.h"
 #include "lockstep/errors.h"
+#include "lockstep/ops.h"
+#include "lockstep/runtime.h"
+#include "lockstep/tensor.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
+using lockstep::tensor;
 
 namespace {
 
-// Inputs are NumPy arrays used in place: no conversion is allowed (the
-// arguments are .noconvert()), so a wrong dtype or layout is refused rather
-// than silently copied.
-using image_in = nb::ndarray<const std::uint8_t, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
-using matrix_in = nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
-template <class T>
-using numpy_matrix = nb::ndarray<nb::numpy, T, nb::ndim<2>, nb::c_contig>;
+// DLPack's type codes (dlpack.h): int, uint, float, bfloat.
+constexpr std::uint8_t dl_int = 0, dl_uint = 1, dl_float = 2, dl_bfloat = 4;
 
-// A new (rows, cols) NumPy array that owns its buffer, filled with `fill`.
-template <class T>
-numpy_matrix<T> new_matrix(std::size_t rows, std::size_t cols, T fill) {
-  T* data = new T[rows * cols];
-  std::fill(data, data + rows * cols, fill);
-  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
-  return numpy_matrix<T>(data, {rows, cols}, owner);
-}
-
-// The kernels index with 32-bit int, as the lectures' kernels do.
-void check_int_indexable(std::size_t elements, const char* what) {
-  if (elements > static_cast<std::size_t>(INT_MAX))
-    throw nb::value_error((std::string(what) + " is too large: the kernels index it with 32-bit int").c_str());
-}
-
-numpy_matrix<std::uint8_t> rgb_to_grayscale(const image_in& image, const std::string& launch) {
-  if (launch != "1d" && launch != "2d") throw nb::value_error(("launch must be '1d' or '2d', got '" + launch + "'").c_str());
-  if (image.shape(0) != 3) throw nb::value_error("image must have shape (3, height, width)");
-  const std::size_t height = image.shape(1), width = image.shape(2);
-  check_int_indexable(3 * height * width, "image");
-  auto gray = new_matrix<std::uint8_t>(height, width, 0);
-  if (gray.size() == 0) return gray;  // a launch needs at least one block
-  {
-    nb::gil_scoped_release no_gil;  // the kernel touches no Python object
-    const int w = static_cast<int>(width), h = static_cast<int>(height);
-    if (launch == "1d")
-      lockstep::python::rgb_to_grayscale_1d(gray.data(), image.data(), w, h);
-    else
-      lockstep::python::rgb_to_grayscale_2d(gray.data(), image.data(), w, h);
+lockstep::dtype dtype_from_dlpack(nb::dlpack::dtype t) {
+  if (t.lanes == 1) {
+    if (t.code == dl_uint && t.bits == 8) return lockstep::dtype::uint8;
+    if (t.code == dl_int && t.bits == 32) return lockstep::dtype::int32;
+    if (t.code == dl_int && t.bits == 64) return lockstep::dtype::int64;
+    if (t.code == dl_float && t.bits == 16) return lockstep::dtype::float16;
+    if (t.code == dl_bfloat && t.bits == 16) return lockstep::dtype::bfloat16;
+    if (t.code == dl_float && t.bits == 32) return lockstep::dtype::float32;
+    if (t.code == dl_float && t.bits == 64) return lockstep::dtype::float64;
   }
-  return gray;
+  throw nb::type_error(("lockstep tensors hold uint8, int32, int64, float16, bfloat16, float32 or float64; got DLPack type code " +
+                        std::to_string(t.code) + " with " + std::to_string(t.bits) + " bits; convert the array first (e.g. .astype(numpy.float32))")
+                           .c_str());
 }
 
-numpy_matrix<float> matmul(const matrix_in& a, const matrix_in& b, const std::string& algo) {
-  auto* run = algo == "naive"           ? &lockstep::python::matmul_naive
-              : algo == "tiled_static"  ? &lockstep::python::matmul_tiled_static
-              : algo == "tiled_dynamic" ? &lockstep::python::matmul_tiled_dynamic
-                                        : nullptr;
-  if (!run)
-    throw nb::value_error(("algo must be 'naive', 'tiled_static' or 'tiled_dynamic', got '" + algo + "'").c_str());
-  const std::size_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
-  if (b.shape(0) != k) throw nb::value_error("matmul: inner dimensions differ");
-  check_int_indexable(m * k, "a");
-  check_int_indexable(k * n, "b");
-  check_int_indexable(m * n, "the product");
-  // NaN until written, so an element a kernel skips shows up in the result.
-  auto c = new_matrix<float>(m, n, std::numeric_limits<float>::quiet_NaN());
-  if (c.size() == 0) return c;
-  {
-    nb::gil_scoped_release no_gil;
-    run(a.data(), b.data(), c.data(), static_cast<int>(m), static_cast<int>(n), static_cast<int>(k));
+nb::dlpack::dtype dlpack_from_dtype(lockstep::dtype t) {
+  switch (t) {
+    case lockstep::dtype::uint8: return {dl_uint, 8, 1};
+    case lockstep::dtype::int32: return {dl_int, 32, 1};
+    case lockstep::dtype::int64: return {dl_int, 64, 1};
+    case lockstep::dtype::float16: return {dl_float, 16, 1};
+    case lockstep::dtype::bfloat16: return {dl_bfloat, 16, 1};
+    case lockstep::dtype::float32: return {dl_float, 32, 1};
+    case lockstep::dtype::float64: return {dl_float, 64, 1};
   }
-  return c;
+  return {dl_float, 32, 1};
+}
+
+// Any DLPack or buffer-protocol array (NumPy, PyTorch, CuPy; CPU or CUDA) as a
+// tensor over the same memory; the array stays alive while the tensor does.
+tensor from_dlpack(nb::ndarray<> array) {
+  lockstep::device where = lockstep::device::cpu();
+  if (array.device_type() == nb::device::cuda::value) where = lockstep::device::cuda(array.device_id());
+  else if (array.device_type() != nb::device::cpu::value)
+    throw nb::type_error(("lockstep reads arrays in CPU or CUDA memory; this one is on DLPack device type " + std::to_string(array.device_type())).c_str());
+  lockstep::shape_t shape(array.ndim()), strides(array.ndim());
+  for (std::size_t d = 0; d < array.ndim(); ++d) {
+    shape[d] = static_cast<std::int64_t>(array.shape(d));
+    strides[d] = array.stride(d);
+  }
+  auto* held = new nb::ndarray<>(array);
+  std::shared_ptr<void> owner(held, [](void* p) {
+    nb::gil_scoped_acquire gil;  // the last tensor may go away in code that released the GIL
+    delete static_cast<nb::ndarray<>*>(p);
+  });
+  return tensor::wrap(array.data(), shape, strides, dtype_from_dlpack(array.dtype()), where, std::move(owner));
+}
+
+// The tensor's memory as an ndarray for `Framework`, kept alive by a copy of
+// the tensor held in a capsule.
+template <class... Framework>
+nb::ndarray<Framework...> export_tensor(const tensor& t) {
+  std::vector<std::size_t> shape(t.shape().begin(), t.shape().end());
+  std::vector<std::int64_t> strides(t.strides().begin(), t.strides().end());
+  nb::capsule owner(new tensor(t), [](void* p) noexcept { delete static_cast<tensor*>(p); });
+  const bool on_gpu = t.where().kind == lockstep::device::kind_t::cuda;
+  return nb::ndarray<Framework...>(t.data(), t.ndim(), shape.data(), owner, strides.data(), dlpack_from_dtype(t.type()),
+                                   on_gpu ? nb::device::cuda::value : nb::device::cpu::value, on_gpu ? t.where().index : 0);
+}
+
+nb::tuple as_tuple(const std::vector<std::int64_t>& v) {
+  nb::list l;
+  for (auto x : v) l.append(x);
+  return nb::tuple(l);
+}
+
+dim3 as_dim3(const std::vector<unsigned>& v, const char* what) {
+  if (v.empty() || v.size() > 3) throw nb::value_error((std::string(what) + " must have 1 to 3 extents").c_str());
+  return dim3(v[0], v.size() > 1 ? v[1] : 1, v.size() > 2 ? v[2] : 1);
+}
+
+// A Python launch argument as a kernel_arg: tensors (and DLPack arrays) as
+// pointers to their element type, ints and floats as untyped numbers the
+// runtime converts to the parameter's type, bytes by value.
+lockstep::kernel_arg to_kernel_arg(nb::handle value, std::size_t index, const lockstep::device& where, std::vector<tensor>& keep) {
+  if (nb::isinstance<tensor>(value) || nb::hasattr(value, "__dlpack__")) {
+    tensor t = nb::isinstance<tensor>(value) ? nb::cast<tensor>(value) : from_dlpack(nb::cast<nb::ndarray<>>(value));
+    if (!(t.where() == where))
+      throw lockstep::argument_error("argument " + std::to_string(index) + " is on " + t.where().str() + " but the kernel runs on " +
+                                     where.str() + "; move it with .to(\"" + where.str() + "\")");
+    keep.push_back(t);
+    return lockstep::kernel_arg::pointer(t.data(), lockstep::scalar_type_of(t.type()));
+  }
+  if (nb::isinstance<nb::bool_>(value)) return lockstep::kernel_arg::integer(nb::cast<bool>(value) ? 1 : 0);
+  if (nb::isinstance<nb::int_>(value)) return lockstep::kernel_arg::integer(nb::cast<long long>(value));
+  if (nb::isinstance<nb::float_>(value)) return lockstep::kernel_arg::real(nb::cast<double>(value));
+  if (nb::isinstance<nb::bytes>(value)) {
+    const nb::bytes b = nb::borrow<nb::bytes>(value);
+    return lockstep::kernel_arg::bytes(b.c_str(), b.size(), 0);
+  }
+  throw lockstep::argument_error("argument " + std::to_string(index) + " has type " + std::string(nb::type_name(value.type()).c_str()) +
+                                 "; pass a lockstep.Tensor or array (NumPy, PyTorch, CuPy), an int, a float, or bytes for a struct");
+}
+
+void launch(const lockstep::function& f, const std::string& device, std::vector<unsigned> grid, std::vector<unsigned> block,
+            std::size_t shared_bytes, std::uintptr_t stream, nb::list args) {
+  const lockstep::device where = lockstep::device::parse(device);
+  std::vector<tensor> keep;
+  std::vector<lockstep::kernel_arg> packed;
+  for (std::size_t i = 0; i < args.size(); ++i) packed.push_back(to_kernel_arg(args[i], i, where, keep));
+  const lockstep::launch_config config{as_dim3(grid, "grid"), as_dim3(block, "block"), shared_bytes, reinterpret_cast<cudaStream_t>(stream)};
+  nb::gil_scoped_release no_gil;
+  f.launch(config, packed);
 }
 
 nb::dict emulator_options() {
@@ -103,42 +148,147 @@ void set_emulator_options(std::optional<unsigned> workers, std::optional<std::st
   lockstep::emu::options o = lockstep::emu::get_options();
   if (workers) o.workers = *workers;
   if (order) {
-    // Only the three names; the environment variable's "random:SEED" form is
-    // spelled here as order="random", seed=SEED.
-    if (*order == "forward") o.order = lockstep::emu::thread_order::forward;
-    else if (*order == "reverse") o.order = lockstep::emu::thread_order::reverse;
-    else if (*order == "random") o.order = lockstep::emu::thread_order::random;
-    else throw nb::value_error(("order must be one of 'forward', 'reverse', 'random', got '" + *order + "'").c_str());
+    if (*order != "forward" && *order != "reverse" && *order != "random")
+      throw nb::value_error(("order must be one of 'forward', 'reverse', 'random', got '" + *order + "'").c_str());
+    o.order = lockstep::emu::parse_thread_order(*order, nullptr);
   }
   if (seed) o.seed = *seed;
   if (stack_kib) o.stack_bytes = *stack_kib * 1024;
-  lockstep::emu::set_options(o);  // std::invalid_argument (stack too small) becomes ValueError
+  lockstep::emu::set_options(o);
 }
 
 }  // namespace
 
 NB_MODULE(_core, m) {
-  m.doc() = "lockstep's compiled core: the CUDA emulator's options and the lecture kernels run on it.";
+  m.doc() = "lockstep's compiled core; use the lockstep package.";
 
-  // Translators are tried newest first, so the base class is registered first.
+  // Translators are tried newest first, so base classes are registered first.
   nb::exception<lockstep::cuda_error> cuda_error(m, "CudaError", PyExc_RuntimeError);
   nb::exception<lockstep::launch_error>(m, "LaunchError", cuda_error);
   nb::exception<lockstep::kernel_error>(m, "KernelError", cuda_error);
+  nb::exception<lockstep::argument_error>(m, "ArgumentError", PyExc_TypeError);
+  nb::exception<lockstep::shape_error>(m, "ShapeError", PyExc_ValueError);
+  nb::exception<lockstep::device_unavailable>(m, "DeviceUnavailable", PyExc_RuntimeError);
+  static nb::object compile_error_type = nb::borrow(PyErr_NewException("lockstep._core.CompileError", PyExc_RuntimeError, nullptr));
+  m.attr("CompileError") = compile_error_type;
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const lockstep::compile_error& e) {
+      // The exception carries the compiler's log as `.log`.
+      nb::object error = compile_error_type(e.what());
+      error.attr("log") = e.log();
+      PyErr_SetObject(compile_error_type.ptr(), error.ptr());
+    }
+  });
 
-  m.def("emulator_options", &emulator_options,
-        "Return the emulator's options as a dict with keys workers, order, seed and stack_kib.");
-  m.def("set_emulator_options", &set_emulator_options, "workers"_a = nb::none(), "order"_a = nb::none(),
-        "seed"_a = nb::none(), "stack_kib"_a = nb::none(),
-        "Change the emulator options that are given (not None); the others keep their values.\n\n"
-        "workers: OS threads running blocks (0 = one per core). order: 'forward', 'reverse' or 'random',\n"
-        "the order in which a block's threads run between barriers. seed: for order='random'.\n"
-        "stack_kib: stack per emulated thread, at least 16. Raises ValueError for a bad value.");
-  m.def("rgb_to_grayscale", &rgb_to_grayscale, "image"_a.noconvert(), "launch"_a = "2d",
-        "Grayscale of a (3, H, W) C-contiguous uint8 image as a new (H, W) uint8 array, computed by\n"
-        "kernels/grayscale.cu on the emulator with a '1d' or '2d' launch. Arguments are not checked\n"
-        "beyond safety here; use lockstep.rgb_to_grayscale.");
-  m.def("matmul", &matmul, "a"_a.noconvert(), "b"_a.noconvert(), "algo"_a = "tiled_static",
-        "a @ b for C-contiguous float32 matrices as a new float32 array, computed by kernels/matmul.cu\n"
-        "on the emulator with algo 'naive', 'tiled_static' or 'tiled_dynamic'. Arguments are not\n"
-        "checked beyond safety here; use lockstep.matmul.");
+  m.def("cuda_available", &lockstep::cuda_available);
+  m.def("cuda_device_count", &lockstep::cuda_device_count);
+  m.def("cuda_unavailable_reason", &lockstep::cuda_unavailable_reason);
+  m.def("device_name", [](const std::string& d) { return lockstep::device_name(lockstep::device::parse(d)); });
+  m.def("device_arch", [](const std::string& d) { return lockstep::device_arch(lockstep::device::parse(d)); });
+  m.def("check_device", [](const std::string& d) { return lockstep::device::parse(d).str(); });
+  m.def("synchronize", [](const std::string& d) {
+    const auto where = lockstep::device::parse(d);
+    nb::gil_scoped_release no_gil;
+    lockstep::synchronize(where);
+  });
+  m.def("emulator_options", &emulator_options);
+  m.def("set_emulator_options", &set_emulator_options, "workers"_a = nb::none(), "order"_a = nb::none(), "seed"_a = nb::none(),
+        "stack_kib"_a = nb::none());
+  m.def("set_poison_new_tensors", &lockstep::set_poison_new_tensors);
+
+  nb::class_<tensor>(m, "Tensor", "A strided tensor on a lockstep device (see lockstep.asarray).")
+      .def_prop_ro("shape", [](const tensor& t) { return as_tuple(t.shape()); })
+      .def_prop_ro("strides", [](const tensor& t) { return as_tuple(t.strides()); }, "Strides in elements.")
+      .def_prop_ro("dtype", [](const tensor& t) { return lockstep::dtype_name(t.type()); })
+      .def_prop_ro("device", [](const tensor& t) { return t.where().str(); })
+      .def_prop_ro("ndim", &tensor::ndim)
+      .def_prop_ro("size", &tensor::numel)
+      .def_prop_ro("data_ptr", [](const tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data()); })
+      .def("is_contiguous", &tensor::is_contiguous)
+      .def("permute", &tensor::permute)
+      .def("transpose", &tensor::transpose)
+      .def("reshape", &tensor::reshape)
+      .def("slice", &tensor::slice, "dim"_a, "start"_a, "stop"_a, "step"_a = 1)
+      .def("select", &tensor::select)
+      .def("unsqueeze", &tensor::unsqueeze)
+      .def("expand", &tensor::expand)
+      .def("contiguous", &tensor::contiguous)
+      .def("clone", &tensor::clone)
+      .def("to_device", [](const tensor& t, const std::string& d) {
+        const auto where = lockstep::device::parse(d);
+        nb::gil_scoped_release no_gil;
+        return t.to(where);
+      })
+      .def("to_dtype", [](const tensor& t, const std::string& d) { return t.to(lockstep::parse_dtype(d)); })
+      .def("numpy_view", [](const tensor& t) {
+        if (t.where().kind != lockstep::device::kind_t::cpu)
+          throw nb::type_error(("this tensor is on " + t.where().str() + "; copy it to the host with .to(\"cpu\") first").c_str());
+        return export_tensor<nb::numpy>(t);
+      })
+      .def("__dlpack__", [](const tensor& t, nb::handle, nb::handle, nb::handle, nb::handle) { return export_tensor<>(t); },
+           "stream"_a = nb::none(), "max_version"_a = nb::none(), "dl_device"_a = nb::none(), "copy"_a = nb::none())
+      .def("__dlpack_device__", [](const tensor& t) {
+        const bool gpu = t.where().kind == lockstep::device::kind_t::cuda;
+        return nb::make_tuple(gpu ? nb::device::cuda::value : nb::device::cpu::value, gpu ? t.where().index : 0);
+      });
+
+  m.def("from_dlpack", &from_dlpack, "array"_a, "A tensor over the array's memory (no copy).");
+  m.def("empty", [](const std::vector<std::int64_t>& shape, const std::string& dtype, const std::string& d) {
+    return tensor::empty(shape, lockstep::parse_dtype(dtype), lockstep::device::parse(d));
+  });
+  m.def("map", [](const std::string& op, const tensor& x) {
+    const auto o = lockstep::parse_unary_op(op);
+    nb::gil_scoped_release no_gil;
+    return lockstep::map(o, x);
+  });
+  m.def("zip", [](const std::string& op, const tensor& a, const tensor& b) {
+    const auto o = lockstep::parse_binary_op(op);
+    nb::gil_scoped_release no_gil;
+    return lockstep::zip(o, a, b);
+  });
+  m.def("reduce", [](const std::string& op, const tensor& x, int dim, bool keepdim) {
+    const auto o = lockstep::parse_reduce_op(op);
+    nb::gil_scoped_release no_gil;
+    return lockstep::reduce(o, x, dim, keepdim);
+  });
+  m.def("matmul", [](const tensor& a, const tensor& b, const std::string& algo) {
+    nb::gil_scoped_release no_gil;
+    return lockstep::matmul(a, b, algo);
+  });
+  m.def("rgb_to_grayscale", [](const tensor& image, const std::string& launch) {
+    nb::gil_scoped_release no_gil;
+    return lockstep::rgb_to_grayscale(image, launch);
+  });
+
+  nb::class_<lockstep::module>(m, "Module")
+      .def_prop_ro("names", &lockstep::module::names)
+      .def_prop_ro("device", [](const lockstep::module& mod) { return mod.where().str(); })
+      .def_prop_ro("from_cache", &lockstep::module::from_cache)
+      .def("get", &lockstep::module::get);
+  nb::class_<lockstep::function>(m, "Function")
+      .def_prop_ro("name", &lockstep::function::name)
+      .def_prop_ro("signature", &lockstep::function::signature_text)
+      .def("set_max_dynamic_shared_bytes", &lockstep::function::set_max_dynamic_shared_bytes)
+      .def("launch", &launch, "device"_a, "grid"_a, "block"_a, "shared_bytes"_a, "stream"_a, "args"_a);
+
+  m.def(
+      "compile",
+      [](const std::string& source, const std::string& d, std::vector<std::string> names, std::vector<std::string> defines,
+         std::vector<std::string> include_dirs, const std::string& std, const std::string& arch, std::vector<std::string> flags,
+         const std::string& source_name) {
+        lockstep::compile_options o;
+        o.names = std::move(names);
+        o.defines = std::move(defines);
+        o.include_dirs = std::move(include_dirs);
+        o.std = std;
+        o.arch = arch;
+        o.flags = std::move(flags);
+        o.source_name = source_name;
+        const auto where = lockstep::device::parse(d);
+        nb::gil_scoped_release no_gil;
+        return lockstep::compile(source, o, where);
+      },
+      "source"_a, "device"_a, "names"_a, "defines"_a, "include_dirs"_a, "std"_a, "arch"_a, "flags"_a, "source_name"_a);
 }

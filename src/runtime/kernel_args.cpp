@@ -185,7 +185,8 @@ packed_args pack_args(const std::string& kernel, const jit::signature& params, s
         }
         break;
       case jit::param_kind::by_value:
-        if (a.kind() != kernel_arg::kind_t::bytes || a.size() != p.size || a.align() != p.align)
+        // Alignment 0 (bytes from Python) takes the parameter's.
+        if (a.kind() != kernel_arg::kind_t::bytes || a.size() != p.size || (a.align() != 0 && a.align() != p.align))
           throw mismatch("by-value arguments must have the parameter's size and alignment");
         std::memcpy(out, a.storage(), p.size);
         break;
