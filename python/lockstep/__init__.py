@@ -126,18 +126,20 @@ def from_dlpack(array: Any) -> Tensor:
 
 
 def asarray(obj: Any, device: DeviceLike = None, dtype: Optional[str] = None) -> Tensor:
-    """``obj`` as a lockstep tensor: arrays with DLPack or the buffer protocol
-    are used in place when already on ``device`` (default: the array's own
-    device, or the default device for other objects); lists and scalars are
-    converted through NumPy. ``dtype`` converts (a copy) when it differs."""
+    """``obj`` as a lockstep tensor on ``device``: the given one, else the
+    device of an enclosing ``with lockstep.device(...)`` block, else the
+    array's own. Arrays with DLPack or the buffer protocol (NumPy, PyTorch,
+    CuPy) are used in place when already there, copied otherwise; lists and
+    scalars go through NumPy. ``dtype`` converts (a copy) when it differs."""
     if isinstance(obj, Tensor):
         t = obj
     elif hasattr(obj, "__dlpack__"):
         t = _core.from_dlpack(obj)
     else:
         t = _core.from_dlpack(np.ascontiguousarray(np.asarray(obj)))
-    if device is not None or not (isinstance(obj, Tensor) or hasattr(obj, "__dlpack__")):
-        t = t.to_device(_device_name(device))
+    target = device if device is not None else (getattr(_state, "stack", None) or [None])[-1]
+    if target is not None and t.device != _core.check_device(str(target)):
+        t = t.to_device(_core.check_device(str(target)))
     if dtype is not None and t.dtype != dtype:
         t = t.to_dtype(str(dtype))
     return t
