@@ -6,6 +6,8 @@
 // Variant 1 (this file): position from the ordinal by division per dimension;
 // correct for any layout. Faster contiguous paths come in the speed issue.
 #pragma once
+#include <type_traits>
+
 #include "lockstep/cuda.h"
 #include "lockstep/kernels/op_codes.h"
 #include "strided.cuh"
@@ -30,16 +32,47 @@ __host__ __device__ inline C apply_unary(unary_op op, C x) {
   return x;
 }
 
+// Integer division by zero is undefined in C++ (the emulator's CPU traps,
+// killing the process; a GPU returns garbage): like NumPy's, it gives 0.
+// Floating-point division follows IEEE.
+// Integer division by zero gives 0 (NumPy's answer) and the one overflowing
+// quotient, MIN / -1, wraps to MIN as the GPU's integer division does,
+// instead of trapping the host; floating division is IEEE.
+template <class C>
+__host__ __device__ inline C divide(C a, C b) {
+  if constexpr (std::is_integral_v<C>) {
+    if (b == C(0)) return C(0);
+    if (std::is_signed_v<C> && b == C(-1)) return static_cast<C>(std::make_unsigned_t<C>(0) - static_cast<std::make_unsigned_t<C>>(a));
+  }
+  return a / b;
+}
+
+// Integer powers by repeated squaring, exact where pow() in double could land
+// one ulp under an integer and truncate; negative exponents give 0 unless the
+// base is 1 or -1 (NumPy raises; a kernel cannot).
+template <class C>
+__host__ __device__ inline C power(C base, C exponent) {
+  if constexpr (std::is_integral_v<C>) {
+    if (exponent < C(0)) return base == C(1) ? C(1) : (base == C(-1) ? ((exponent % 2) ? C(-1) : C(1)) : C(0));
+    C result = 1;
+    for (; exponent > C(0); exponent /= 2, base *= base)
+      if (exponent % 2) result *= base;
+    return result;
+  } else {
+    return static_cast<C>(pow(static_cast<double>(base), static_cast<double>(exponent)));
+  }
+}
+
 template <class C>
 __host__ __device__ inline C apply_binary(binary_op op, C a, C b) {
   switch (op) {
     case binary_op::add: return a + b;
     case binary_op::sub: return a - b;
     case binary_op::mul: return a * b;
-    case binary_op::div: return a / b;
+    case binary_op::div: return divide(a, b);
     case binary_op::maximum: return a > b ? a : b;
     case binary_op::minimum: return a < b ? a : b;
-    case binary_op::pow: return static_cast<C>(pow(static_cast<double>(a), static_cast<double>(b)));
+    case binary_op::pow: return power(a, b);
     case binary_op::eq: return a == b ? C(1) : C(0);
     case binary_op::lt: return a < b ? C(1) : C(0);
     case binary_op::gt: return a > b ? C(1) : C(0);

@@ -107,7 +107,10 @@ tensor matmul(const tensor& a, const tensor& b, std::string_view algo) {
   if (b.shape()[b.ndim() - 2] != k)
     throw shape_error("matmul: inner dimensions differ: " + a.describe() + " @ " + b.describe() + " (" + std::to_string(k) + " vs " +
                       std::to_string(b.shape()[b.ndim() - 2]) + ")");
-  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) throw shape_error("matmul: the kernels index matrices with 32-bit ints");
+  // Each kernel computes row * k + i, i * n + col and row * n + col in int.
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || m * k > INT32_MAX || k * n > INT32_MAX || m * n > INT32_MAX)
+    throw shape_error("matmul: the kernels index matrices with 32-bit ints: " + a.describe() + " @ " + b.describe() +
+                      " has a matrix of more than 2^31 - 1 elements");
   std::string name;
   std::size_t shared_bytes = 0;
   if (algo == "naive") name = "matmul_naive";

@@ -40,7 +40,7 @@ std::string shape_text(const shape_t& shape) {
 }
 
 int wrap_dim(int dim, int ndim, const char* what) {
-  if (dim < -ndim || dim >= std::max(ndim, 1))
+  if (dim < -ndim || dim >= ndim)
     throw shape_error(std::string(what) + ": dim " + std::to_string(dim) + " is out of range for a tensor with " + std::to_string(ndim) +
                       " dimensions");
   return dim < 0 ? dim + ndim : dim;
@@ -99,6 +99,7 @@ tensor tensor::wrap(void* data, const shape_t& shape, const shape_t& strides, dt
 std::int64_t tensor::numel() const { return std::accumulate(shape_.begin(), shape_.end(), std::int64_t{1}, std::multiplies<>()); }
 
 bool tensor::is_contiguous() const {
+  if (numel() == 0) return true;  // no element is out of place (as PyTorch)
   std::int64_t step = 1;
   for (int d = ndim() - 1; d >= 0; --d) {
     if (shape_[d] != 1 && strides_[d] != step) return false;
@@ -223,8 +224,11 @@ tensor tensor::expand(const shape_t& shape) const {
   const std::size_t lead = shape.size() - shape_.size();
   v.shape_ = shape;
   v.strides_.assign(shape.size(), 0);
+  for (std::size_t i = 0; i < lead; ++i)
+    if (shape[i] < 0) throw shape_error("expand: new leading extents must be given (not negative) in " + shape_text(shape));
   for (std::size_t i = lead; i < shape.size(); ++i) {
     const std::int64_t have = shape_[i - lead];
+    if (shape[i] < -1) throw shape_error("expand: negative extent in " + shape_text(shape));
     const std::int64_t want = shape[i] == -1 ? have : shape[i];
     if (have == want) {
       v.shape_[i] = have;

@@ -11,20 +11,14 @@
 #include <vector>
 
 #include "lockstep/cuda.h"
+#include "test_seed.h"
 
 #define CUDA_OK(expr) ASSERT_EQ((expr), cudaSuccess) << #expr
 
 namespace testing_util {
 
-// A fresh seed per run, printed when a test fails so the run can be repeated.
-inline std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = [] {
-    if (const char* s = std::getenv("LOCKSTEP_TEST_SEED")) return std::uint64_t{std::strtoull(s, nullptr, 10)};
-    return std::uint64_t{(std::uint64_t{std::random_device{}()} << 32) | std::random_device{}()};
-  }();
-  return seed;
-}
-
+// One engine per run, seeded by fresh_seed() (test_seed.h), which failures
+// print so the run can be repeated.
 inline std::mt19937_64& rng() {
   static std::mt19937_64 engine(fresh_seed());
   return engine;
