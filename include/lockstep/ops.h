@@ -19,7 +19,8 @@ tensor map(unary_op op, const tensor& x);
 tensor zip(binary_op op, const tensor& a, const tensor& b);
 // keepdim leaves the reduced dimension with extent 1, as NumPy's keepdims.
 tensor reduce(reduce_op op, const tensor& x, int dim, bool keepdim = false);
-// algo: "naive", "tiled_static" or "tiled_dynamic"; float32 (..., m, k) @ (..., k, n).
+// algo: "naive", "tiled_static", "tiled_dynamic", or "cublas" (the reference,
+// cuda devices only); float32 (..., m, k) @ (..., k, n).
 tensor matmul(const tensor& a, const tensor& b, std::string_view algo = "tiled_static");
 // uint8 (3, H, W) -> (H, W) with launch "1d" or "2d"; (B, 3, H, W) -> (B, H, W).
 tensor rgb_to_grayscale(const tensor& image, std::string_view launch = "2d");

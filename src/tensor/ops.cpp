@@ -5,6 +5,8 @@
 #include <array>
 
 #include "builtin.h"
+#include "runtime/backend.h"
+#include "runtime/cublas.h"
 
 namespace lockstep {
 namespace {
@@ -116,7 +118,10 @@ tensor matmul(const tensor& a, const tensor& b, std::string_view algo) {
   if (algo == "naive") name = "matmul_naive";
   else if (algo == "tiled_static") name = "matmul_tiled_static";
   else if (algo == "tiled_dynamic") name = "matmul_tiled_dynamic", shared_bytes = 2 * 16 * 16 * sizeof(float);
-  else throw std::invalid_argument("unknown matmul algo '" + std::string(algo) + "': use naive, tiled_static or tiled_dynamic");
+  else if (algo != "cublas") throw std::invalid_argument("unknown matmul algo '" + std::string(algo) + "': use naive, tiled_static, tiled_dynamic or cublas");
+  const bool use_cublas = algo == "cublas";
+  if (use_cublas && a.where().kind != device::kind_t::cuda)
+    throw std::invalid_argument("matmul algo 'cublas' (the reference) runs on cuda devices; " + a.describe() + " is on " + a.where().str());
   const std::string suffix = algo == "tiled_static" ? "<16>" : "";
 
   // Batch dimensions broadcast like NumPy's; each matrix must be row-major.
@@ -137,6 +142,12 @@ tensor matmul(const tensor& a, const tensor& b, std::string_view algo) {
 
   const dim3 block(16, 16), grid(static_cast<unsigned>((n + 15) / 16), static_cast<unsigned>((m + 15) / 16));
   const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+  if (use_cublas) detail::backend_for(a.where()).make_current();
+  if (batch.empty() && use_cublas) {
+    detail::cublas_sgemm_row_major(static_cast<const float*>(a_rows.data()), static_cast<const float*>(b_rows.data()),
+                                   static_cast<float*>(c.data()), mi, ni, ki, nullptr);
+    return c;
+  }
   if (batch.empty()) {
     detail::builtin_function(a.where(), name + suffix)
         .launch(launch_config{grid, block, shared_bytes, nullptr},
@@ -161,6 +172,12 @@ tensor matmul(const tensor& a, const tensor& b, std::string_view algo) {
     }
     offsets[z] = a_off;
     offsets[batch_count + z] = b_off;
+  }
+  if (use_cublas) {
+    for (std::int64_t z = 0; z < batch_count; ++z)
+      detail::cublas_sgemm_row_major(static_cast<const float*>(a_view.data()) + offsets[z], static_cast<const float*>(b_view.data()) + offsets[batch_count + z],
+                                     static_cast<float*>(c.data()) + z * m * n, mi, ni, ki, nullptr);
+    return c;
   }
   const tensor device_offsets = tensor::from_host(offsets.data(), {2 * batch_count}, dtype::int64, a.where());
   const function& f = detail::builtin_function(a.where(), name + "_batched" + suffix);

@@ -150,7 +150,17 @@ TEST_P(Matmul, EmptyInnerDimGivesZeros) {
   EXPECT_TRUE(is_new_output(no_rows, {0, 5}, dtype::float32, dev()));
 }
 
-INSTANTIATE_TEST_SUITE_P(Algos, Matmul, ::testing::Combine(::testing::ValuesIn(devices_here()), ::testing::ValuesIn(algos)), device_param_name());
+// Every algorithm on every device, and cuBLAS (the reference) on GPUs.
+std::vector<std::tuple<device, std::string>> algo_cases() {
+  std::vector<std::tuple<device, std::string>> cases;
+  for (const device& d : devices_here()) {
+    for (const std::string& algo : algos) cases.emplace_back(d, algo);
+    if (d.kind == device::kind_t::cuda) cases.emplace_back(d, "cublas");
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Algos, Matmul, ::testing::ValuesIn(algo_cases()), device_param_name());
 
 TEST_P(MatmulErrors, SayWhatIsWrong) {
   const tensor a = tensor::empty({2, 3}, dtype::float32, dev()), b = tensor::empty({3, 4}, dtype::float32, dev());
@@ -160,6 +170,8 @@ TEST_P(MatmulErrors, SayWhatIsWrong) {
   EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::matmul(a.select(0, 0), b); }, {"at least 2 dimensions", "(3,)"}));
   EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::matmul(a, b.select(1, 0)); }, {"at least 2 dimensions"}));
   EXPECT_TRUE(throws_with<std::invalid_argument>([&] { lockstep::matmul(a, b, "strassen"); }, {"'strassen'", "naive", "tiled_static", "tiled_dynamic"}));
+  if (dev().kind == device::kind_t::cpu)
+    EXPECT_TRUE(throws_with<std::invalid_argument>([&] { lockstep::matmul(a, b, "cublas"); }, {"'cublas'", "cuda devices"}));
   const tensor a2 = tensor::empty({2, 2, 3}, dtype::float32, dev()), b3 = tensor::empty({3, 3, 4}, dtype::float32, dev());
   EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::matmul(a2, b3); }, {"(2,)", "(3,)", "broadcast"}));
   // The kernels index a matrix with int: 65536 x 32768 elements is one too many (no memory is touched: expanded).
