@@ -64,8 +64,9 @@ void cublas_sgemm_row_major(const float* a, const float* b, float* c, int m, int
   check(api.set_stream(handle, stream), "cublasSetStream");
   // cuBLAS is column-major: the row-major product C = A B is, read column-major,
   // C^T = B^T A^T, which is sgemm on (B, A) with no transposes.
+  // Leading dimensions must be at least 1 even when k is 0 (C is then zeros).
   const float one = 1.0f, zero = 0.0f;
-  check(api.sgemm(handle, cublas_op_n, cublas_op_n, n, m, k, &one, b, n, a, k, &zero, c, n), "cublasSgemm");
+  check(api.sgemm(handle, cublas_op_n, cublas_op_n, n, m, k, &one, b, n, a, k > 0 ? k : 1, &zero, c, n), "cublasSgemm");
 }
 
 }  // namespace lockstep::detail
