@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -44,7 +44,7 @@ from ._output import kernel_output_to_sys_stdout
 __version__ = "0.1.0"
 
 __all__ = [
-    "ArgumentError", "CompileError", "CudaError", "Device", "DeviceUnavailable", "KernelError", "LaunchError", "Module",
+    "ArgumentError", "CompileError", "CudaError", "Device", "DeviceUnavailable", "Kernel", "KernelError", "LaunchError", "Module",
     "ShapeError", "Tensor", "__version__", "abs", "add", "asarray", "compile", "cuda_available", "cuda_device_count",
     "cuda_unavailable_reason", "default_device", "device", "div", "emulator_options", "emulator_options_scope", "empty",
     "exp", "from_dlpack", "is_available", "kernel_output_to_sys_stdout", "log", "map", "matmul", "max", "maximum", "mean",
@@ -53,6 +53,7 @@ __all__ = [
 ]
 
 DeviceLike = Union[str, "Device", None]
+DTypeLike = Any  # "float32", numpy.float32, numpy.dtype("float32"), torch.float32
 
 # ---------------------------------------------------------------- devices
 
@@ -125,7 +126,7 @@ def from_dlpack(array: Any) -> Tensor:
     return _core.from_dlpack(array)
 
 
-def asarray(obj: Any, device: DeviceLike = None, dtype: Optional[str] = None) -> Tensor:
+def asarray(obj: Any, device: DeviceLike = None, dtype: DTypeLike = None) -> Tensor:
     """``obj`` as a lockstep tensor on ``device``: the given one, else the
     device of an enclosing ``with lockstep.device(...)`` block, else the
     array's own. Arrays with DLPack or the buffer protocol (NumPy, PyTorch,
@@ -136,32 +137,43 @@ def asarray(obj: Any, device: DeviceLike = None, dtype: Optional[str] = None) ->
     elif hasattr(obj, "__dlpack__"):
         t = _core.from_dlpack(obj)
     else:
-        t = _core.from_dlpack(np.ascontiguousarray(np.asarray(obj)))
+        t = _core.from_dlpack(np.asarray(obj, order="C"))  # (np.ascontiguousarray would make scalars 1-D)
     target = device if device is not None else (getattr(_state, "stack", None) or [None])[-1]
     if target is not None and t.device != _core.check_device(str(target)):
         t = t.to_device(_core.check_device(str(target)))
-    if dtype is not None and t.dtype != dtype:
-        t = t.to_dtype(str(dtype))
+    if dtype is not None and t.dtype != _dtype_name(dtype):
+        t = t.to_dtype(_dtype_name(dtype))
     return t
 
 
-def empty(shape: Sequence[int], dtype: str = "float32", device: DeviceLike = None) -> Tensor:
+def empty(shape: Sequence[int], dtype: DTypeLike = "float32", device: DeviceLike = None) -> Tensor:
     """A new uninitialised contiguous tensor."""
-    return _core.empty(list(shape), dtype, _device_name(device))
+    return _core.empty(list(shape), _dtype_name(dtype), _device_name(device))
+
+
+def _dtype_name(dtype: Any) -> str:
+    """"float32" for "float32", numpy.float32, numpy.dtype("float32") or torch.float32."""
+    if isinstance(dtype, str):
+        return dtype
+    text = str(dtype)
+    if text.startswith("torch."):
+        return text[len("torch."):]
+    try:
+        return str(np.dtype(dtype).name)
+    except TypeError:
+        return text
 
 
 def _tensor(x: Any, like: Optional[Tensor] = None) -> Tensor:
     if isinstance(x, Tensor):
         return x
-    if like is not None and not hasattr(x, "__dlpack__"):  # a Python number beside a tensor
-        return asarray(np.asarray(x, dtype=np.dtype(_numpy_dtype(like.dtype))), device=like.device)
+    if like is not None and not hasattr(x, "__dlpack__"):  # a Python number beside a tensor: takes its dtype
+        if isinstance(x, (float, np.floating)) and like.dtype in ("uint8", "int32", "int64"):
+            raise TypeError(f"{x!r} with a {like.dtype} tensor would be truncated; convert the tensor first, e.g. .to('float32')")
+        if like.dtype == "bfloat16":  # NumPy has none: through float32
+            return asarray(np.asarray(x, dtype=np.float32), device=like.device).to_dtype("bfloat16")
+        return asarray(np.asarray(x, dtype=like.dtype), device=like.device)
     return asarray(x)
-
-
-def _numpy_dtype(name: str) -> str:
-    if name == "bfloat16":
-        raise TypeError("NumPy has no bfloat16; use float32 scalars with a .to('float32') tensor, or PyTorch")
-    return name
 
 
 # ---------------------------------------------------------------- ops
@@ -185,7 +197,8 @@ def reduce(op: str, x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
 
 def matmul(a: Any, b: Any, algo: str = "tiled_static") -> Tensor:
     """float32 ``a @ b`` with the lecture's kernel ``algo`` ("naive", "tiled_static",
-    "tiled_dynamic"); batch dimensions broadcast like NumPy's."""
+    "tiled_dynamic"), or "cublas" (the reference, on cuda devices only); batch
+    dimensions broadcast like NumPy's."""
     return _core.matmul(_tensor(a), _tensor(b), algo)
 
 
@@ -195,44 +208,110 @@ def rgb_to_grayscale(image: Any, launch: str = "2d") -> Tensor:
     return _core.rgb_to_grayscale(_tensor(image), launch)
 
 
-def _unary(op: str):
-    def fn(x: Any) -> Tensor:
-        return map(op, x)
-
-    fn.__name__ = op
-    fn.__doc__ = f"Elementwise {op}."
-    return fn
+def neg(x: Any) -> Tensor:
+    """Elementwise ``-x``."""
+    return map("neg", x)
 
 
-def _binary(op: str):
-    def fn(a: Any, b: Any) -> Tensor:
-        return zip(op, a, b)
-
-    fn.__name__ = op
-    fn.__doc__ = f"Elementwise {op} with broadcasting."
-    return fn
+def abs(x: Any) -> Tensor:
+    """Elementwise absolute value."""
+    return map("abs", x)
 
 
-def _reduction(op: str):
-    def fn(x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
-        return reduce(op, x, dim, keepdim)
-
-    fn.__name__ = op
-    fn.__doc__ = f"{op} along ``dim``."
-    return fn
+def exp(x: Any) -> Tensor:
+    """Elementwise e**x (floating-point tensors)."""
+    return map("exp", x)
 
 
-neg, abs, exp, log, sqrt, relu, sigmoid, tanh = (_unary(o) for o in ("neg", "abs", "exp", "log", "sqrt", "relu", "sigmoid", "tanh"))
-add, sub, mul, div, maximum, minimum = (_binary(o) for o in ("add", "sub", "mul", "div", "maximum", "minimum"))
-sum, mean, max, min, prod = (_reduction(o) for o in ("sum", "mean", "max", "min", "prod"))
+def log(x: Any) -> Tensor:
+    """Elementwise natural logarithm (floating-point tensors)."""
+    return map("log", x)
 
 
-def _to(self: Tensor, target: Union[str, Device]) -> Tensor:
-    """A copy on another device ("cpu", "cuda:0") or with another dtype ("float16", ...)."""
-    target = str(target)
-    if target == "cpu" or target.startswith("cuda"):
-        return self.to_device(target)
-    return self.to_dtype(target)
+def sqrt(x: Any) -> Tensor:
+    """Elementwise square root (floating-point tensors)."""
+    return map("sqrt", x)
+
+
+def relu(x: Any) -> Tensor:
+    """Elementwise max(x, 0)."""
+    return map("relu", x)
+
+
+def sigmoid(x: Any) -> Tensor:
+    """Elementwise 1 / (1 + e**-x) (floating-point tensors)."""
+    return map("sigmoid", x)
+
+
+def tanh(x: Any) -> Tensor:
+    """Elementwise hyperbolic tangent (floating-point tensors)."""
+    return map("tanh", x)
+
+
+def add(a: Any, b: Any) -> Tensor:
+    """Elementwise ``a + b`` with NumPy broadcasting."""
+    return zip("add", a, b)
+
+
+def sub(a: Any, b: Any) -> Tensor:
+    """Elementwise ``a - b`` with NumPy broadcasting."""
+    return zip("sub", a, b)
+
+
+def mul(a: Any, b: Any) -> Tensor:
+    """Elementwise ``a * b`` with NumPy broadcasting."""
+    return zip("mul", a, b)
+
+
+def div(a: Any, b: Any) -> Tensor:
+    """Elementwise ``a / b`` with NumPy broadcasting (integer tensors divide as C++ does)."""
+    return zip("div", a, b)
+
+
+def maximum(a: Any, b: Any) -> Tensor:
+    """Elementwise maximum with NumPy broadcasting."""
+    return zip("maximum", a, b)
+
+
+def minimum(a: Any, b: Any) -> Tensor:
+    """Elementwise minimum with NumPy broadcasting."""
+    return zip("minimum", a, b)
+
+
+def sum(x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
+    """The sum along ``dim`` (default the last)."""
+    return reduce("sum", x, dim, keepdim)
+
+
+def mean(x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
+    """The mean along ``dim`` (floating-point tensors)."""
+    return reduce("mean", x, dim, keepdim)
+
+
+def max(x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
+    """The largest element along ``dim``."""
+    return reduce("max", x, dim, keepdim)
+
+
+def min(x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
+    """The smallest element along ``dim``."""
+    return reduce("min", x, dim, keepdim)
+
+
+def prod(x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
+    """The product along ``dim``."""
+    return reduce("prod", x, dim, keepdim)
+
+
+def _to(self: Tensor, target: Any) -> Tensor:
+    """A copy on another device ("cpu", "cuda:0", a Device) or with another
+    dtype ("float16", numpy.float16, torch.float16); this tensor itself when
+    it is already there."""
+    if isinstance(target, (str, Device)) or type(target).__name__ == "device":  # also torch.device
+        name = str(target)
+        if name == "cpu" or name.startswith("cuda"):
+            return self.to_device(name)
+    return self.to_dtype(_dtype_name(target))
 
 
 def _numpy(self: Tensor) -> np.ndarray:
@@ -240,6 +319,13 @@ def _numpy(self: Tensor) -> np.ndarray:
     if self.dtype == "bfloat16":
         raise TypeError("NumPy has no bfloat16; call .to('float32') first")
     return self.numpy_view()
+
+
+def _array(self: Tensor, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
+    """NumPy's array protocol: np.asarray(t) is a view, np.array(t) a copy."""
+    if copy:
+        return np.array(self.numpy(), dtype=dtype, copy=True)
+    return np.asarray(self.numpy(), dtype=dtype)
 
 
 def _getitem(self: Tensor, key: Any) -> Tensor:
@@ -255,8 +341,8 @@ def _getitem(self: Tensor, key: Any) -> Tensor:
                 raise IndexError("lockstep slices need a positive step")
             t = t.slice(dim, start, stop, step)
             dim += 1
-        elif isinstance(k, int):
-            t = t.select(dim, k)
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            t = t.select(dim, int(k))
         else:
             raise IndexError(f"lockstep tensors index with ints and slices, got {type(k).__name__}")
     return t
@@ -269,22 +355,24 @@ def _repr(self: Tensor) -> str:
     return f"lockstep.Tensor({body}shape={self.shape}, dtype={self.dtype}, device={self.device})"
 
 
-Tensor.to = _to
-Tensor.numpy = _numpy
-Tensor.__array__ = lambda self, dtype=None, copy=None: np.asarray(self.numpy(), dtype=dtype)
-Tensor.__getitem__ = _getitem
-Tensor.__repr__ = _repr
-Tensor.T = property(lambda self: self.permute(list(range(self.ndim))[::-1]))
-Tensor.__neg__ = lambda self: map("neg", self)
-Tensor.__abs__ = lambda self: map("abs", self)
-Tensor.__matmul__ = lambda self, other: matmul(self, other)
+Tensor.to = _to  # type: ignore
+Tensor.numpy = _numpy  # type: ignore
+Tensor.__array__ = _array  # type: ignore
+# NumPy's operators defer to Tensor's, so ``array * tensor`` runs on lockstep
+# and gives a Tensor, as ``tensor * array`` does.
+Tensor.__array_ufunc__ = None  # type: ignore
+Tensor.__getitem__ = _getitem  # type: ignore
+Tensor.__repr__ = _repr  # type: ignore
+Tensor.T = property(lambda self: self.permute(list(range(self.ndim))[::-1]), doc="A view with the dimensions reversed.")  # type: ignore
+Tensor.__neg__ = lambda self: map("neg", self)  # type: ignore
+Tensor.__abs__ = lambda self: map("abs", self)  # type: ignore
+Tensor.__matmul__ = lambda self, other: matmul(self, other)  # type: ignore
 for _name, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div")):
     setattr(Tensor, f"__{_name}__", (lambda op: lambda self, other: zip(op, self, other))(_op))
     setattr(Tensor, f"__r{_name}__", (lambda op: lambda self, other: zip(op, other, self))(_op))
-for _op in ("sum", "mean", "max", "min", "prod"):
-    setattr(Tensor, _op, (lambda op: lambda self, dim=-1, keepdim=False: reduce(op, self, dim, keepdim))(_op))
-for _op in ("exp", "log", "sqrt", "relu", "sigmoid", "tanh"):
-    setattr(Tensor, _op, (lambda op: lambda self: map(op, self))(_op))
+# The package's functions as methods (x.sum(dim=0) is lockstep.sum(x, dim=0)), docstrings included.
+Tensor.sum, Tensor.mean, Tensor.max, Tensor.min, Tensor.prod = sum, mean, max, min, prod  # type: ignore
+Tensor.exp, Tensor.log, Tensor.sqrt, Tensor.relu, Tensor.sigmoid, Tensor.tanh = exp, log, sqrt, relu, sigmoid, tanh  # type: ignore
 
 # ---------------------------------------------------------------- kernels from source
 
@@ -303,17 +391,19 @@ class Kernel:
 
     @property
     def name(self) -> str:
+        """The kernel's name expression, e.g. "saxpy" or "matmul<16>"."""
         return self._function.name
 
     @property
     def signature(self) -> str:
+        """The parameters as lockstep sees them, e.g. "saxpy(float32, const float32*, float32*, int32)"."""
         return self._function.signature
 
     def set_max_dynamic_shared_bytes(self, nbytes: int) -> None:
         """Allow more than 48 KiB of dynamic shared memory (up to 227 KiB on an H100)."""
         self._function.set_max_dynamic_shared_bytes(nbytes)
 
-    def __getitem__(self, config: tuple) -> "_Launch":
+    def __getitem__(self, config: Tuple[Any, ...]) -> "_Launch":
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise TypeError("launch with kernel[grid, block], kernel[grid, block, shared_bytes] or kernel[grid, block, shared_bytes, stream]")
         grid, block, shared, stream = (tuple(config) + (0, 0))[:4]
@@ -323,11 +413,14 @@ class Kernel:
         return f"<lockstep kernel {self.signature} on {self._device}>"
 
 
-def _extents(value: Any, what: str) -> list:
-    extents = [value] if isinstance(value, int) else list(value)
-    if not 1 <= len(extents) <= 3 or not all(isinstance(e, int) and e >= 0 for e in extents):
+def _extents(value: Any, what: str) -> List[int]:
+    def is_count(e: Any) -> bool:
+        return isinstance(e, (int, np.integer)) and not isinstance(e, bool) and bool(e >= 0)
+
+    extents = [value] if is_count(value) else list(value) if isinstance(value, (tuple, list)) else []
+    if not 1 <= len(extents) <= 3 or not all(is_count(e) for e in extents):
         raise TypeError(f"{what} must be an int or a tuple of 1 to 3 non-negative ints, got {value!r}")
-    return extents
+    return [int(e) for e in extents]
 
 
 def _stream_handle(stream: Any) -> int:
@@ -340,12 +433,14 @@ def _stream_handle(stream: Any) -> int:
 
 
 class _Launch:
-    def __init__(self, kernel: Kernel, grid: list, block: list, shared: int, stream: int):
+    def __init__(self, kernel: Kernel, grid: List[int], block: List[int], shared: int, stream: int):
         self._kernel, self._grid, self._block, self._shared, self._stream = kernel, grid, block, shared, stream
 
     def __call__(self, *args: Any) -> None:
+        # NumPy scalars (numpy.float32(2), an element of an array) pass as numbers, not as 0-d arrays.
+        values = [a.item() if isinstance(a, np.generic) else a for a in args]
         with kernel_output_to_sys_stdout():
-            self._kernel._function.launch(self._kernel._device, self._grid, self._block, self._shared, self._stream, list(args))
+            self._kernel._function.launch(self._kernel._device, self._grid, self._block, self._shared, self._stream, values)
 
 
 class Module:
@@ -356,15 +451,18 @@ class Module:
         self._core = core
 
     @property
-    def names(self) -> list:
+    def names(self) -> List[str]:
+        """The kernels' name expressions."""
         return list(self._core.names)
 
     @property
     def device(self) -> str:
+        """The device the module was compiled for."""
         return self._core.device
 
     @property
     def from_cache(self) -> bool:
+        """Whether no compiler ran: the module came from the disk cache or was already loaded."""
         return self._core.from_cache
 
     def __getitem__(self, name: str) -> Kernel:
@@ -402,7 +500,7 @@ def compile(source: str, *, device: DeviceLike = None, names: Optional[Sequence[
 # ---------------------------------------------------------------- emulator options
 
 @contextlib.contextmanager
-def emulator_options_scope(**options: Any) -> Iterator[dict]:
+def emulator_options_scope(**options: Any) -> Iterator["_core.EmulatorOptions"]:
     """Set emulator options (workers, order, seed, stack_kib) for the ``with``
     block and restore the previous ones after it; yields the options in force."""
     previous = emulator_options()

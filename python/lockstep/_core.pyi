@@ -1,8 +1,12 @@
-"""lockstep's compiled core: the CUDA emulator's options and the lecture kernels run on it."""
+"""lockstep._core, the compiled extension: tensors with DLPack, the library's
+ops, run-time compiled kernels and their launches, devices and emulator
+options. Use it through the lockstep package, which adds the methods marked
+below to Tensor."""
 
-from typing import Optional, TypedDict
+import builtins
+from collections.abc import Sequence
+from typing import Any, TypedDict
 
-import numpy as np
 from numpy.typing import NDArray
 
 class EmulatorOptions(TypedDict):
@@ -12,27 +16,236 @@ class EmulatorOptions(TypedDict):
     stack_kib: int
 
 class CudaError(RuntimeError):
-    """A CUDA error raised by lockstep; the message starts with CUDA's error name."""
+    """
+    A CUDA error; the message starts with CUDA's error name (cudaErrorInvalidConfiguration, ...).
+    """
 
 class LaunchError(CudaError):
-    """The launch was refused: a configuration outside the device's limits."""
+    """
+    A launch refused before it ran: grid, block or shared memory outside the device's limits.
+    """
 
 class KernelError(CudaError):
-    """A thread failed while the kernel ran: a device assert, a deadlock at a barrier, a bad warp mask."""
+    """
+    A kernel that failed while it ran: a device assert, a deadlock at a barrier, a bad warp mask.
+    """
+
+class ArgumentError(TypeError):
+    """
+    Kernel arguments that do not match the kernel's parameters (count, type, range, device).
+    """
+
+class ShapeError(ValueError):
+    """Shapes that do not broadcast, reshape or multiply; dims out of range."""
+
+class DeviceUnavailable(RuntimeError):
+    """
+    A device that cannot be used here: no NVIDIA driver, no such GPU, kernels not installed.
+    """
+
+class CompileError(RuntimeError):
+    """Source that did not compile; .log holds the compiler's messages."""
+
+    log: str
+
+def cuda_available() -> bool:
+    """True when an NVIDIA driver loads and sees at least one GPU."""
+
+def cuda_device_count() -> int:
+    """How many GPUs the NVIDIA driver sees (0 without a driver)."""
+
+def cuda_unavailable_reason() -> str:
+    """
+    Why cuda_available() is false, in words that say what to do; "" when it is true.
+    """
+
+def device_name(device: str, /) -> str:
+    """The GPU's name, or "lockstep emulator"."""
+
+def device_arch(device: str, /) -> str:
+    """"sm_90" and the like, or "emulator"."""
+
+def check_device(device: str, /) -> str:
+    """The device's canonical name ("cuda" -> "cuda:0"); ValueError for an unknown form."""
+
+def synchronize(device: str, /) -> None:
+    """Wait for the device's work to finish."""
 
 def emulator_options() -> EmulatorOptions:
-    """Return the emulator's options as a dict with keys workers, order, seed and stack_kib."""
+    """
+    The emulator's options: a dict with workers (OS threads running blocks), order ("forward", "reverse" or "random": the order a block's threads start and resume after a barrier), seed (for "random") and stack_kib.
+    """
 
-def set_emulator_options(
-    workers: Optional[int] = None,
-    order: Optional[str] = None,
-    seed: Optional[int] = None,
-    stack_kib: Optional[int] = None,
-) -> None:
-    """Change the emulator options that are given (not None); the others keep their values."""
+def set_emulator_options(workers: int | None = None, order: str | None = None, seed: int | None = None, stack_kib: int | None = None) -> None:
+    """
+    Change the emulator options that are given (not None); the others keep their values.
+    """
 
-def rgb_to_grayscale(image: NDArray[np.uint8], launch: str = "2d") -> NDArray[np.uint8]:
-    """Grayscale of a (3, H, W) C-contiguous uint8 image; use lockstep.rgb_to_grayscale."""
+def set_poison_new_tensors(on: bool) -> None:
+    """
+    Fill new tensors with 0xff bytes (NaN for floats), so that elements a kernel forgets to write stand out (for tests).
+    """
 
-def matmul(a: NDArray[np.float32], b: NDArray[np.float32], algo: str = "tiled_static") -> NDArray[np.float32]:
-    """a @ b for C-contiguous float32 matrices; use lockstep.matmul."""
+class Tensor:
+    """A strided tensor on a lockstep device (see lockstep.asarray)."""
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The extents, a tuple of ints."""
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Strides in elements (not bytes, unlike NumPy's)."""
+
+    @property
+    def dtype(self) -> str:
+        """
+        The element type's name: uint8, int32, int64, float16, bfloat16, float32 or float64.
+        """
+
+    @property
+    def device(self) -> str:
+        """"cpu" or "cuda:N"."""
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+
+    @property
+    def size(self) -> int:
+        """The number of elements."""
+
+    @property
+    def data_ptr(self) -> int:
+        """The address of the first element (host or device memory), as an int."""
+
+    def is_contiguous(self) -> bool:
+        """Whether the elements lie row-major without gaps."""
+
+    def permute(self, dims: Sequence[int]) -> Tensor:
+        """A view with the dimensions reordered."""
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        """A view with two dimensions swapped."""
+
+    def reshape(self, shape: Sequence[int]) -> Tensor:
+        """
+        A view with another shape (one extent may be -1); ShapeError when the strides do not allow one.
+        """
+
+    def slice(self, dim: int, start: int, stop: int, step: int = 1) -> Tensor:
+        """A view of every step-th index in [start, stop) of dim."""
+
+    def select(self, dim: int, index: int) -> Tensor:
+        """A view of one index of dim, which it drops."""
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """A view with a new dimension of extent 1 at dim."""
+
+    def expand(self, shape: Sequence[int]) -> Tensor:
+        """A view broadcast to shape (extents of 1 repeat with stride 0)."""
+
+    def contiguous(self) -> Tensor:
+        """This tensor if contiguous, else a packed copy."""
+
+    def clone(self) -> Tensor:
+        """A packed copy."""
+
+    def to_device(self, device: str) -> Tensor:
+        """
+        A copy on the device (this tensor when it is already there); use .to().
+        """
+
+    def to_dtype(self, dtype: str) -> Tensor:
+        """A copy converted to the dtype (this tensor when it has it); use .to()."""
+
+    def numpy_view(self) -> NDArray[Any]:
+        """A NumPy array over this CPU tensor's memory (no copy); use .numpy()."""
+
+    def __dlpack__(self, stream: object | None = None, max_version: object | None = None, dl_device: object | None = None, copy: object | None = None) -> Any:
+        """
+        The tensor as a DLPack capsule (the array API's protocol; used by numpy/torch/cupy.from_dlpack).
+        """
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """
+        (DLPack device type, device index): (1, 0) on the CPU, (2, N) on cuda:N.
+        """
+
+    # Added by the lockstep package (python/lockstep/__init__.py).
+    @property
+    def T(self) -> Tensor:
+        """A view with the dimensions reversed."""
+
+    def to(self, target: Any) -> Tensor:
+        """A copy on another device ("cpu", "cuda:0") or with another dtype ("float16", numpy.float16, torch.float16); this tensor itself when it is already there."""
+
+    def numpy(self) -> NDArray[Any]:
+        """A NumPy array over this CPU tensor's memory (no copy)."""
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> NDArray[Any]: ...
+    def __getitem__(self, key: int | builtins.slice | tuple[int | builtins.slice, ...]) -> Tensor:
+        """Basic indexing: ints and slices with positive steps (views)."""
+
+    def __neg__(self) -> Tensor: ...
+    def __abs__(self) -> Tensor: ...
+    def __add__(self, other: Any) -> Tensor: ...
+    def __radd__(self, other: Any) -> Tensor: ...
+    def __sub__(self, other: Any) -> Tensor: ...
+    def __rsub__(self, other: Any) -> Tensor: ...
+    def __mul__(self, other: Any) -> Tensor: ...
+    def __rmul__(self, other: Any) -> Tensor: ...
+    def __truediv__(self, other: Any) -> Tensor: ...
+    def __rtruediv__(self, other: Any) -> Tensor: ...
+    def __matmul__(self, other: Any) -> Tensor: ...
+    def sum(self, dim: int = -1, keepdim: bool = False) -> Tensor: ...
+    def mean(self, dim: int = -1, keepdim: bool = False) -> Tensor: ...
+    def max(self, dim: int = -1, keepdim: bool = False) -> Tensor: ...
+    def min(self, dim: int = -1, keepdim: bool = False) -> Tensor: ...
+    def prod(self, dim: int = -1, keepdim: bool = False) -> Tensor: ...
+    def exp(self) -> Tensor: ...
+    def log(self) -> Tensor: ...
+    def sqrt(self) -> Tensor: ...
+    def relu(self) -> Tensor: ...
+    def sigmoid(self) -> Tensor: ...
+    def tanh(self) -> Tensor: ...
+
+def from_dlpack(array: object) -> Tensor:
+    """A tensor over the array's memory (no copy)."""
+
+def empty(shape: Sequence[int], dtype: str, device: str, /) -> Tensor: ...
+
+def map(op: str, x: Tensor, /) -> Tensor: ...
+
+def zip(op: str, a: Tensor, b: Tensor, /) -> Tensor: ...
+
+def reduce(op: str, x: Tensor, dim: int, keepdim: bool, /) -> Tensor: ...
+
+def matmul(a: Tensor, b: Tensor, algo: str, /) -> Tensor: ...
+
+def rgb_to_grayscale(image: Tensor, launch: str, /) -> Tensor: ...
+
+class Module:
+    @property
+    def names(self) -> list[str]: ...
+
+    @property
+    def device(self) -> str: ...
+
+    @property
+    def from_cache(self) -> bool: ...
+
+    def get(self, name: str, /) -> Function: ...
+
+class Function:
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def signature(self) -> str: ...
+
+    def set_max_dynamic_shared_bytes(self, nbytes: int, /) -> None: ...
+
+    def launch(self, device: str, grid: Sequence[int], block: Sequence[int], shared_bytes: int, stream: int, args: list[Any]) -> None: ...
+
+def compile(source: str, device: str, names: Sequence[str], defines: Sequence[str], include_dirs: Sequence[str], std: str, arch: str, flags: Sequence[str], source_name: str) -> Module: ...

@@ -14,9 +14,13 @@ import ctypes
 import os
 import sys
 import tempfile
+import threading
 from typing import Iterator
 
 _libc = ctypes.CDLL(None)
+# fd 1 is one per process: threads take turns redirecting it, or one would
+# restore another's temporary file as fd 1 (and lose what was printed).
+_fd1_lock = threading.RLock()
 
 
 def _stdout_is_fd1() -> bool:
@@ -31,14 +35,15 @@ def kernel_output_to_sys_stdout(force: bool = False) -> Iterator[None]:
     """Send what kernels print to ``sys.stdout`` inside the block.
 
     Does nothing where ``sys.stdout`` already is the process's stdout (a
-    terminal), unless ``force`` is true.
+    terminal), unless ``force`` is true. Threads that capture at the same
+    time take turns.
     """
     if not force and _stdout_is_fd1():
         yield
         return
-    _libc.fflush(None)
-    saved = os.dup(1)
-    with tempfile.TemporaryFile(mode="w+b") as captured:
+    with _fd1_lock, tempfile.TemporaryFile(mode="w+b") as captured:
+        _libc.fflush(None)
+        saved = os.dup(1)
         os.dup2(captured.fileno(), 1)
         try:
             yield

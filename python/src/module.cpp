@@ -58,7 +58,11 @@ nb::dlpack::dtype dlpack_from_dtype(lockstep::dtype t) {
 
 // Any DLPack or buffer-protocol array (NumPy, PyTorch, CuPy; CPU or CUDA) as a
 // tensor over the same memory; the array stays alive while the tensor does.
-tensor from_dlpack(nb::ndarray<> array) {
+// Read-only arrays are accepted (the ops never write their inputs); the
+// tensor does not remember that, but an array passed straight to a kernel
+// does (see to_kernel_arg).
+template <class Array>
+tensor tensor_over(const Array& array) {
   lockstep::device where = lockstep::device::cpu();
   if (array.device_type() == nb::device::cuda::value) where = lockstep::device::cuda(array.device_id());
   else if (array.device_type() != nb::device::cpu::value)
@@ -68,13 +72,33 @@ tensor from_dlpack(nb::ndarray<> array) {
     shape[d] = static_cast<std::int64_t>(array.shape(d));
     strides[d] = array.stride(d);
   }
-  auto* held = new nb::ndarray<>(array);
+  const lockstep::dtype type = dtype_from_dlpack(array.dtype());
+  auto* held = new Array(array);
   std::shared_ptr<void> owner(held, [](void* p) {
     nb::gil_scoped_acquire gil;  // the last tensor may go away in code that released the GIL
-    delete static_cast<nb::ndarray<>*>(p);
+    delete static_cast<Array*>(p);
   });
-  return tensor::wrap(array.data(), shape, strides, dtype_from_dlpack(array.dtype()), where, std::move(owner));
+  return tensor::wrap(const_cast<void*>(static_cast<const void*>(array.data())), shape, strides, type, where, std::move(owner));
 }
+
+// `read_only` (if given) tells whether the array's memory is read-only.
+tensor from_dlpack_object(nb::handle obj, bool* read_only = nullptr) {
+  nb::ndarray<> writable;
+  if (nb::try_cast(obj, writable)) {
+    if (read_only) *read_only = false;
+    return tensor_over(writable);
+  }
+  nb::ndarray<nb::ro> constant;
+  if (nb::try_cast(obj, constant)) {
+    if (read_only) *read_only = true;
+    return tensor_over(constant);
+  }
+  throw nb::type_error(("lockstep needs an array with __dlpack__ or the buffer protocol (NumPy, PyTorch, CuPy), got " +
+                        std::string(nb::type_name(obj.type()).c_str()))
+                           .c_str());
+}
+
+tensor from_dlpack(nb::handle array) { return from_dlpack_object(array); }
 
 // The tensor's memory as an ndarray for `Framework`, kept alive by a copy of
 // the tensor held in a capsule.
@@ -104,15 +128,29 @@ dim3 as_dim3(const std::vector<unsigned>& v, const char* what) {
 // runtime converts to the parameter's type, bytes by value.
 lockstep::kernel_arg to_kernel_arg(nb::handle value, std::size_t index, const lockstep::device& where, std::vector<tensor>& keep) {
   if (nb::isinstance<tensor>(value) || nb::hasattr(value, "__dlpack__")) {
-    tensor t = nb::isinstance<tensor>(value) ? nb::cast<tensor>(value) : from_dlpack(nb::cast<nb::ndarray<>>(value));
+    bool read_only = false;
+    tensor t = nb::isinstance<tensor>(value) ? nb::cast<tensor>(value) : from_dlpack_object(value, &read_only);
     if (!(t.where() == where))
       throw lockstep::argument_error("argument " + std::to_string(index) + " is on " + t.where().str() + " but the kernel runs on " +
                                      where.str() + "; move it with .to(\"" + where.str() + "\")");
+    // The kernel gets the address of the first element and nothing else, so
+    // it can only index memory laid out row-major without gaps.
+    if (!t.is_contiguous())
+      throw lockstep::argument_error("argument " + std::to_string(index) + " is not contiguous (" + t.describe() + " with strides " +
+                                     std::string(nb::str(as_tuple(t.strides())).c_str()) +
+                                     " in elements); a kernel gets only its data pointer: pass x.contiguous() (a copy), and copy back what the kernel writes");
     keep.push_back(t);
-    return lockstep::kernel_arg::pointer(t.data(), lockstep::scalar_type_of(t.type()));
+    // A read-only array passed as it is may only meet a const pointer parameter.
+    return lockstep::kernel_arg::pointer(t.data(), lockstep::scalar_type_of(t.type()), read_only);
   }
   if (nb::isinstance<nb::bool_>(value)) return lockstep::kernel_arg::integer(nb::cast<bool>(value) ? 1 : 0);
-  if (nb::isinstance<nb::int_>(value)) return lockstep::kernel_arg::integer(nb::cast<long long>(value));
+  if (nb::isinstance<nb::int_>(value)) {
+    long long v = 0;
+    if (!nb::try_cast(value, v))
+      throw lockstep::argument_error("argument " + std::to_string(index) + " is the integer " + std::string(nb::str(value).c_str()) +
+                                     ", which does not fit in 64 bits");
+    return lockstep::kernel_arg::integer(v);
+  }
   if (nb::isinstance<nb::float_>(value)) return lockstep::kernel_arg::real(nb::cast<double>(value));
   if (nb::isinstance<nb::bytes>(value)) {
     const nb::bytes b = nb::borrow<nb::bytes>(value);
@@ -169,7 +207,14 @@ NB_MODULE(_core, m) {
   nb::exception<lockstep::argument_error>(m, "ArgumentError", PyExc_TypeError);
   nb::exception<lockstep::shape_error>(m, "ShapeError", PyExc_ValueError);
   nb::exception<lockstep::device_unavailable>(m, "DeviceUnavailable", PyExc_RuntimeError);
-  static nb::object compile_error_type = nb::borrow(PyErr_NewException("lockstep._core.CompileError", PyExc_RuntimeError, nullptr));
+  for (auto [name, doc] : {std::pair{"CudaError", "A CUDA error; the message starts with CUDA's error name (cudaErrorInvalidConfiguration, ...)."},
+                           std::pair{"LaunchError", "A launch refused before it ran: grid, block or shared memory outside the device's limits."},
+                           std::pair{"KernelError", "A kernel that failed while it ran: a device assert, a deadlock at a barrier, a bad warp mask."},
+                           std::pair{"ArgumentError", "Kernel arguments that do not match the kernel's parameters (count, type, range, device)."},
+                           std::pair{"ShapeError", "Shapes that do not broadcast, reshape or multiply; dims out of range."},
+                           std::pair{"DeviceUnavailable", "A device that cannot be used here: no NVIDIA driver, no such GPU, kernels not installed."}})
+    m.attr(name).attr("__doc__") = doc;
+  static nb::object compile_error_type = nb::borrow(PyErr_NewExceptionWithDoc("lockstep._core.CompileError", "Source that did not compile; .log holds the compiler's messages.", PyExc_RuntimeError, nullptr));
   m.attr("CompileError") = compile_error_type;
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
@@ -182,9 +227,10 @@ NB_MODULE(_core, m) {
     }
   });
 
-  m.def("cuda_available", &lockstep::cuda_available);
-  m.def("cuda_device_count", &lockstep::cuda_device_count);
-  m.def("cuda_unavailable_reason", &lockstep::cuda_unavailable_reason);
+  m.def("cuda_available", &lockstep::cuda_available, "True when an NVIDIA driver loads and sees at least one GPU.");
+  m.def("cuda_device_count", &lockstep::cuda_device_count, "How many GPUs the NVIDIA driver sees (0 without a driver).");
+  m.def("cuda_unavailable_reason", &lockstep::cuda_unavailable_reason,
+        "Why cuda_available() is false, in words that say what to do; \"\" when it is true.");
   m.def("device_name", [](const std::string& d) { return lockstep::device_name(lockstep::device::parse(d)); });
   m.def("device_arch", [](const std::string& d) { return lockstep::device_arch(lockstep::device::parse(d)); });
   m.def("check_device", [](const std::string& d) { return lockstep::device::parse(d).str(); });
@@ -193,46 +239,53 @@ NB_MODULE(_core, m) {
     nb::gil_scoped_release no_gil;
     lockstep::synchronize(where);
   });
-  m.def("emulator_options", &emulator_options);
+  m.def("emulator_options", &emulator_options,
+        "The emulator's options: a dict with workers (OS threads running blocks), order (\"forward\", \"reverse\" or \"random\": "
+        "the order a block's threads start and resume after a barrier), seed (for \"random\") and stack_kib.");
   m.def("set_emulator_options", &set_emulator_options, "workers"_a = nb::none(), "order"_a = nb::none(), "seed"_a = nb::none(),
-        "stack_kib"_a = nb::none());
-  m.def("set_poison_new_tensors", &lockstep::set_poison_new_tensors);
+        "stack_kib"_a = nb::none(), "Change the emulator options that are given (not None); the others keep their values.");
+  m.def("set_poison_new_tensors", &lockstep::set_poison_new_tensors, "on"_a,
+        "Fill new tensors with 0xff bytes (NaN for floats), so that elements a kernel forgets to write stand out (for tests).");
 
   nb::class_<tensor>(m, "Tensor", "A strided tensor on a lockstep device (see lockstep.asarray).")
-      .def_prop_ro("shape", [](const tensor& t) { return as_tuple(t.shape()); })
-      .def_prop_ro("strides", [](const tensor& t) { return as_tuple(t.strides()); }, "Strides in elements.")
-      .def_prop_ro("dtype", [](const tensor& t) { return lockstep::dtype_name(t.type()); })
-      .def_prop_ro("device", [](const tensor& t) { return t.where().str(); })
-      .def_prop_ro("ndim", &tensor::ndim)
-      .def_prop_ro("size", &tensor::numel)
-      .def_prop_ro("data_ptr", [](const tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data()); })
-      .def("is_contiguous", &tensor::is_contiguous)
-      .def("permute", &tensor::permute)
-      .def("transpose", &tensor::transpose)
-      .def("reshape", &tensor::reshape)
-      .def("slice", &tensor::slice, "dim"_a, "start"_a, "stop"_a, "step"_a = 1)
-      .def("select", &tensor::select)
-      .def("unsqueeze", &tensor::unsqueeze)
-      .def("expand", &tensor::expand)
-      .def("contiguous", &tensor::contiguous)
-      .def("clone", &tensor::clone)
+      .def_prop_ro("shape", [](const tensor& t) { return as_tuple(t.shape()); }, "The extents, a tuple of ints.")
+      .def_prop_ro("strides", [](const tensor& t) { return as_tuple(t.strides()); }, "Strides in elements (not bytes, unlike NumPy's).")
+      .def_prop_ro("dtype", [](const tensor& t) { return lockstep::dtype_name(t.type()); },
+                   "The element type's name: uint8, int32, int64, float16, bfloat16, float32 or float64.")
+      .def_prop_ro("device", [](const tensor& t) { return t.where().str(); }, "\"cpu\" or \"cuda:N\".")
+      .def_prop_ro("ndim", &tensor::ndim, "The number of dimensions.")
+      .def_prop_ro("size", &tensor::numel, "The number of elements.")
+      .def_prop_ro("data_ptr", [](const tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data()); },
+                   "The address of the first element (host or device memory), as an int.")
+      .def("is_contiguous", &tensor::is_contiguous, "Whether the elements lie row-major without gaps.")
+      .def("permute", &tensor::permute, "dims"_a, "A view with the dimensions reordered.")
+      .def("transpose", &tensor::transpose, "dim0"_a, "dim1"_a, "A view with two dimensions swapped.")
+      .def("reshape", &tensor::reshape, "shape"_a, "A view with another shape (one extent may be -1); ShapeError when the strides do not allow one.")
+      .def("slice", &tensor::slice, "dim"_a, "start"_a, "stop"_a, "step"_a = 1, "A view of every step-th index in [start, stop) of dim.")
+      .def("select", &tensor::select, "dim"_a, "index"_a, "A view of one index of dim, which it drops.")
+      .def("unsqueeze", &tensor::unsqueeze, "dim"_a, "A view with a new dimension of extent 1 at dim.")
+      .def("expand", &tensor::expand, "shape"_a, "A view broadcast to shape (extents of 1 repeat with stride 0).")
+      .def("contiguous", &tensor::contiguous, "This tensor if contiguous, else a packed copy.")
+      .def("clone", &tensor::clone, "A packed copy.")
       .def("to_device", [](const tensor& t, const std::string& d) {
         const auto where = lockstep::device::parse(d);
         nb::gil_scoped_release no_gil;
         return t.to(where);
-      })
-      .def("to_dtype", [](const tensor& t, const std::string& d) { return t.to(lockstep::parse_dtype(d)); })
+      }, "device"_a, "A copy on the device (this tensor when it is already there); use .to().")
+      .def("to_dtype", [](const tensor& t, const std::string& d) { return t.to(lockstep::parse_dtype(d)); }, "dtype"_a,
+           "A copy converted to the dtype (this tensor when it has it); use .to().")
       .def("numpy_view", [](const tensor& t) {
         if (t.where().kind != lockstep::device::kind_t::cpu)
           throw nb::type_error(("this tensor is on " + t.where().str() + "; copy it to the host with .to(\"cpu\") first").c_str());
         return export_tensor<nb::numpy>(t);
-      })
+      }, "A NumPy array over this CPU tensor's memory (no copy); use .numpy().")
       .def("__dlpack__", [](const tensor& t, nb::handle, nb::handle, nb::handle, nb::handle) { return export_tensor<>(t); },
-           "stream"_a = nb::none(), "max_version"_a = nb::none(), "dl_device"_a = nb::none(), "copy"_a = nb::none())
+           "stream"_a = nb::none(), "max_version"_a = nb::none(), "dl_device"_a = nb::none(), "copy"_a = nb::none(),
+           "The tensor as a DLPack capsule (the array API's protocol; used by numpy/torch/cupy.from_dlpack).")
       .def("__dlpack_device__", [](const tensor& t) {
         const bool gpu = t.where().kind == lockstep::device::kind_t::cuda;
         return nb::make_tuple(gpu ? nb::device::cuda::value : nb::device::cpu::value, gpu ? t.where().index : 0);
-      });
+      }, "(DLPack device type, device index): (1, 0) on the CPU, (2, N) on cuda:N.");
 
   m.def("from_dlpack", &from_dlpack, "array"_a, "A tensor over the array's memory (no copy).");
   m.def("empty", [](const std::vector<std::int64_t>& shape, const std::string& dtype, const std::string& d) {

@@ -11,3 +11,11 @@ def test_readme_cpp_example_is_examples_saxpy():
     block = re.search(r"```cpp\n(// examples/saxpy\.cu.*?)```", readme, re.S)
     assert block, "README lost its examples/saxpy.cu block"
     assert block.group(1) == (ROOT / "examples" / "saxpy.cu").read_text()
+
+
+def test_readme_python_example_runs():
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    assert blocks, "README lost its Python example"
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {"__name__": "readme_example"})
