@@ -3,7 +3,6 @@
 #pragma once
 #include <cstddef>
 #include <optional>
-#include <sstream>
 #include <string>
 
 namespace lockstep {
@@ -39,11 +38,15 @@ struct launch_problem {
 inline std::optional<launch_problem> check_launch(const device_limits& limits, const launch_shape& s, const std::string& kernel_name) {
   constexpr int invalid_configuration = 9, invalid_value = 1;
   const char* axis = "xyz";
+  // No iostreams here: this header is compiled into kernel modules, and a
+  // module whose compiler linked libstdc++ statically has no initialised
+  // locale for them (seen with GCC 13 on the H100 image).
+  auto extents = [](const unsigned* e) {
+    return "(" + std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]) + ")";
+  };
   auto problem = [&](int code, const std::string& what) {
-    std::ostringstream msg;
-    msg << "launch of kernel '" << kernel_name << "' with grid (" << s.grid[0] << ", " << s.grid[1] << ", " << s.grid[2]
-        << ") and block (" << s.block[0] << ", " << s.block[1] << ", " << s.block[2] << "): " << what;
-    return launch_problem{code, msg.str()};
+    return launch_problem{code, "launch of kernel '" + kernel_name + "' with grid " + extents(s.grid) + " and block " + extents(s.block) +
+                                    ": " + what};
   };
   for (int d = 0; d < 3; ++d) {
     if (s.block[d] == 0 || s.grid[d] == 0)

@@ -130,8 +130,8 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
       error_ = std::make_exception_ptr(kernel_error(cudaErrorLaunchFailure, deadlock_report()));
       if (checking_ && checking_->wants(check_tool::synccheck)) {
         unsigned t = 0;
-        while (t < threads_ && state_[t] != state::at_barrier && state_[t] != state::at_warp) ++t;
-        const std::uintptr_t pc = state_[t] == state::at_barrier ? barrier_pc_[t] : warps_[t / 32].pc[t % 32];
+        while (t + 1 < threads_ && state_[t] != state::at_barrier && state_[t] != state::at_warp) ++t;
+        const std::uintptr_t pc = state_[t] == state::at_barrier ? barrier_pc_[t] : state_[t] == state::at_warp ? warps_[t / 32].pc[t % 32] : 0;
         checking_->sync_finding(deadlock_report(), t, pc, t, 0);
         error_ = std::make_exception_ptr(check::block_stopped{});
       }
@@ -297,10 +297,11 @@ void block_runner::check_barrier_round() {
   if (other != waiting.front()) {
     unsigned minority = waiting.front(), majority = other;
     if (same > waiting.size() - same) std::swap(minority, majority);
+    // Two copies of one source barrier (the compiler may duplicate code) are no finding: same_line_is_none.
     checking_->sync_finding("divergent __syncthreads(): threads of one block wait at different barriers in the same round "
                             "(thread " + std::to_string(minority) + " here, thread " + std::to_string(majority) +
                                 " at the other); every thread must reach the same __syncthreads()",
-                            minority, barrier_pc_[minority], majority, barrier_pc_[majority]);
+                            minority, barrier_pc_[minority], majority, barrier_pc_[majority], check::same_line_is_none);
   }
   if (live_ < threads_) {
     unsigned gone = 0;

@@ -127,7 +127,6 @@ void launch_kernel(const void* kernel, const launch_config& config, void (*thunk
   if (auto problem = check_launch(h100_limits, shape, info.name))
     throw launch_error(static_cast<cudaError_t>(problem->cuda_error), problem->message);
   launch_plan plan{thunk, params, config.grid, config.block, config.shared_bytes, &info.name, get_options()};
-  constexpr unsigned memory_checks = unsigned(check_tool::memcheck) | unsigned(check_tool::racecheck) | unsigned(check_tool::initcheck);
   if ((plan.opts.checks & memory_checks) && !info.instrumented)
     throw launch_error(cudaErrorInvalidDeviceFunction,
                        "lockstep check: kernel '" + info.name + "' (in " + info.module_path +

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -83,6 +84,13 @@ unsigned parse_checks(const std::string& text) {
     begin = end + 1;
   }
   return checks;
+}
+
+std::vector<std::string> check_compile_flags() {
+  std::vector<std::string> flags;
+  std::istringstream words(LOCKSTEP_CHECK_FLAGS);  // from cmake/lockstep.cmake's LOCKSTEP_CHECK_COMPILE_OPTIONS
+  for (std::string flag; words >> flag;) flags.push_back(flag);
+  return flags;
 }
 
 std::string checks_to_string(unsigned checks) {

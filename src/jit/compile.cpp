@@ -110,7 +110,9 @@ std::string serialize_cubin(const detail::nvrtc_output& out) {
 std::shared_ptr<detail::module_impl> build_for_gpu(const std::string& tu, const compile_options& o, const device& d,
                                                    const std::vector<std::string>& names, bool& hit) {
   const std::string arch = o.arch.empty() ? device_arch(d) : o.arch;
-  std::vector<std::string> options{"-arch=" + arch, "-std=" + o.std, "-lineinfo"};
+  // lockstep/nvrtc holds <cassert> and <cstdio> for NVRTC, which has no C
+  // library headers, so kernels that include them compile for both targets.
+  std::vector<std::string> options{"-arch=" + arch, "-std=" + o.std, "-lineinfo", "-I" + (include_directory() / "lockstep" / "nvrtc").string()};
   for (auto& f : common_flags(o)) options.push_back(f);
   for (auto& f : o.flags) options.push_back(f);
   std::ostringstream key;

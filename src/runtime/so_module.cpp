@@ -25,7 +25,17 @@ class so_module final : public module_impl {
   const jit::signature& params(std::size_t i) const override { return *entries_.at(i).params; }
   void launch(std::size_t i, const launch_config& config, void* const* args) const override {
     backend_for(device_).make_current();
-    entries_.at(i).launch(config, args);
+    jit::launch_status status;
+    entries_.at(i).launch(config, args, &status);
+    // The message starts with the error's name, which the rethrown error adds again.
+    std::string message = status.message;
+    if (const auto colon = message.find(": "); colon != std::string::npos) message.erase(0, colon + 2);
+    switch (status.kind) {
+      case jit::launch_status::ok: return;
+      case jit::launch_status::kernel_failed: throw kernel_error(static_cast<cudaError_t>(status.code), message);
+      case jit::launch_status::launch_refused: throw launch_error(static_cast<cudaError_t>(status.code), message);
+      case jit::launch_status::other: throw std::runtime_error(status.message);
+    }
   }
   void set_max_dynamic_shared_bytes(std::size_t i, int bytes) const override {
     backend_for(device_).make_current();

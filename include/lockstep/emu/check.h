@@ -30,6 +30,9 @@ namespace lockstep::emu {
 // The four tools, as bits of options::checks.
 enum class check_tool : unsigned { memcheck = 1, racecheck = 2, synccheck = 4, initcheck = 8 };
 inline constexpr unsigned all_checks = 15;
+// The checks that watch memory accesses, which need kernel code compiled for check mode.
+inline constexpr unsigned memory_checks =
+    static_cast<unsigned>(check_tool::memcheck) | static_cast<unsigned>(check_tool::racecheck) | static_cast<unsigned>(check_tool::initcheck);
 
 enum class hazard : std::uint8_t { none, read_after_write, write_after_read, write_after_write };
 
@@ -77,6 +80,11 @@ class check_error : public kernel_error {
   std::vector<check_report> reports_;
   std::size_t total_;
 };
+
+// The compiler flags that build kernel code for check mode (to add to a
+// compile step, never to a link step): what lockstep_check_sources and
+// lockstep-check use, for other builders (a JIT).
+std::vector<std::string> check_compile_flags();
 
 // Memory that kernels may use as device memory although cudaMalloc did not
 // give it (a NumPy array handed to a kernel). Checked launches treat it as an

@@ -90,19 +90,32 @@ struct signature_of<void(P...)> {
 
 #if !defined(__CUDACC_RTC__)
 #include <cstddef>
+#include <cstdio>
+#include <exception>
 #include <utility>
 
 #include "lockstep/launch.h"
 
 namespace lockstep::jit {
 
+// How a launcher reports an error instead of throwing it. A module built by
+// nvcc may carry its own C++ runtime (a compiler that links libstdc++
+// statically), and an exception thrown by one runtime and caught by another
+// crashes; so errors cross the module boundary as data.
+struct launch_status {
+  enum kind_t : int { ok = 0, launch_refused = 1, kernel_failed = 2, other = 3 } kind = ok;
+  int code = 0;  // a cudaError_t
+  char message[2048] = {};
+};
+
 // One kernel of a module built with a host side (host compiler or nvcc).
 struct kernel_entry {
   const char* name_expression;
   const signature* params;
-  void (*launch)(const launch_config& config, void* const* args);  // args[i] points at parameter i
-  const void* kernel;                                              // for attributes and messages
-  int (*set_max_dynamic_shared_bytes)(int bytes);                  // a cudaError_t
+  // args[i] points at parameter i
+  void (*launch)(const launch_config& config, void* const* args, launch_status* status);
+  const void* kernel;                              // for attributes and messages
+  int (*set_max_dynamic_shared_bytes)(int bytes);  // a cudaError_t
 };
 
 template <class... P, std::size_t... I>
@@ -111,8 +124,29 @@ void launch_unpacked(void (*kernel)(P...), const launch_config& c, void* const* 
 }
 
 template <auto kernel>
-void launcher(const launch_config& c, void* const* args) {
-  launch_unpacked(kernel, c, args, std::make_index_sequence<signature_of<std::remove_pointer_t<decltype(kernel)>>::value.count>{});
+void launcher(const launch_config& c, void* const* args, launch_status* status) {
+  constexpr unsigned count = signature_of<std::remove_pointer_t<decltype(kernel)>>::value.count;
+#if defined(__CUDACC__)
+  // Errors of an nvcc-built launch are thrown in this module: report them.
+  auto report = [status](launch_status::kind_t kind, int code, const char* what) {
+    status->kind = kind;
+    status->code = code;
+    std::snprintf(status->message, sizeof status->message, "%s", what);
+  };
+  try {
+    launch_unpacked(kernel, c, args, std::make_index_sequence<count>{});
+  } catch (const kernel_error& e) {
+    report(launch_status::kernel_failed, e.code(), e.what());
+  } catch (const cuda_error& e) {
+    report(launch_status::launch_refused, e.code(), e.what());
+  } catch (const std::exception& e) {
+    report(launch_status::other, 0, e.what());
+  }
+#else
+  // On the emulator errors are thrown (and caught) by liblockstep itself.
+  (void)status;
+  launch_unpacked(kernel, c, args, std::make_index_sequence<count>{});
+#endif
 }
 
 template <auto kernel>

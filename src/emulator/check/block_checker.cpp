@@ -26,14 +26,20 @@ std::string text_of(const uint3& v) {
   return text;
 }
 
+// Where [address, address + size) lies against [begin, end), which it leaves.
+std::string outside(std::uintptr_t address, std::size_t size, std::uintptr_t begin, std::uintptr_t end, const std::string& what) {
+  if (address < begin) return std::to_string(begin - address) + " bytes before " + what;
+  if (address < end) return "running " + std::to_string(address + size - end) + " bytes past the end of " + what;
+  if (address == end) return "just past the end of " + what;
+  return std::to_string(address - end) + " bytes past the end of " + what;
+}
+
 const char* verb(unsigned flags) {
   if (flags & is_atomic) return flags & is_write ? "atomically updates" : "atomically reads";
   return flags & is_write ? "writes" : "reads";
 }
 
 }  // namespace
-
-block_checker::block_checker() = default;
 
 void block_checker::read_thread_locals() {
   lockstep_thread_locals_ = own_thread_locals_of(reinterpret_cast<const void*>(&own_stack));
@@ -71,7 +77,7 @@ void block_checker::begin_block(launch_session& session, unsigned threads, unsig
   clock_.fences.assign(threads, 0);
   global_races_.begin_block(threads);
   holding_ = false;
-  active_checker = this;
+  if (wants_any(memory_checks)) active_checker = this;  // synccheck alone leaves the hooks off
 }
 
 void block_checker::end_block() {
@@ -153,7 +159,7 @@ std::string block_checker::shared_name(memory_kind kind, std::size_t offset) con
   if (!array) return "__shared__ memory, before the first array";
   const std::size_t into = offset - array->offset;
   if (into < array->size) return "__shared__ " + array->name + " + " + std::to_string(into) + ", of " + std::to_string(array->size) + " bytes";
-  return std::to_string(into - array->size) + " bytes past the end of __shared__ " + array->name + " (" + std::to_string(array->size) + " bytes)";
+  return outside(offset, 1, array->offset, array->offset + array->size, "__shared__ " + array->name + " (" + std::to_string(array->size) + " bytes)");
 }
 
 void block_checker::shared_static(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
@@ -168,16 +174,16 @@ void block_checker::shared_static(std::uintptr_t address, std::size_t size, unsi
 
 void block_checker::shared_dynamic(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
   if (address < dynamic_.begin || address + size > dynamic_.end) {
-    const std::string where = address < dynamic_.begin ? std::to_string(dynamic_.begin - address) + " bytes before"
-                                                        : std::to_string(address + size - dynamic_.end) + " bytes past the end of";
     return out_of_bounds(address, size, flags, pc, "outside the dynamic shared memory",
-                  where + " the launch's " + std::to_string(dynamic_.end - dynamic_.begin) + " bytes of dynamic shared memory");
+                         outside(address, size, dynamic_.begin, dynamic_.end,
+                                 "the launch's " + std::to_string(dynamic_.end - dynamic_.begin) + " bytes of dynamic shared memory"));
   }
   shared(memory_kind::dynamic_shared, address - dynamic_.begin, address, size, flags, pc);
 }
 
 void block_checker::shared(memory_kind kind, std::size_t offset, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
   if (!(flags & may_be_unaligned) && (address & (size - 1))) misaligned(address, size, flags, pc, shared_name(kind, offset));
+  if (!wants(check_tool::racecheck) && !wants(check_tool::initcheck)) return;
   shared_shadow& shadow = kind == memory_kind::dynamic_shared ? dynamic_shadow_ : static_shadow_;
   const shared_shadow::access who{static_cast<std::uint16_t>(current.linear_tid), pc};
   if ((flags & is_atomic) && (flags & is_write)) return shadow.atomic(offset, size, who, flags & is_rmw);
@@ -234,7 +240,7 @@ void block_checker::report_uninitialised_shared(memory_kind kind, const shared_s
 void block_checker::global(const device_range& range, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
   if (address + size > range.end)
     return out_of_bounds(address, size, flags, pc, "past the end of a device allocation",
-                  std::to_string(address + size - range.end) + " bytes past the end of " + range.describe());
+                         outside(address, size, range.begin, range.end, range.describe()));
   const std::size_t offset = address - range.begin;
   if (!(flags & may_be_unaligned) && (address & (size - 1)))
     misaligned(address, size, flags, pc, range.describe() + " + " + std::to_string(offset));
@@ -283,9 +289,7 @@ void block_checker::elsewhere(std::uintptr_t address, std::size_t size, unsigned
   if (const device_range* r = memory.find_freed(address))
     return out_of_bounds(address, size, flags, pc, "in freed memory", r->describe() + " + " + std::to_string(address - r->begin));
   if (const device_range* r = memory.near_live(address)) {
-    const std::string where = address < r->begin ? std::to_string(r->begin - address) + " bytes before "
-                                                 : std::to_string(address - r->end) + " bytes past the end of ";
-    return out_of_bounds(address, size, flags, pc, "outside every device allocation", where + r->describe());
+    return out_of_bounds(address, size, flags, pc, "outside every device allocation", outside(address, size, r->begin, r->end, r->describe()));
   }
   if (session_->is_static_data(address) || all_thread_locals_.contains(address)) return;
   out_of_bounds(address, size, flags, pc, "not device memory",
@@ -328,9 +332,11 @@ void block_checker::index_out_of_bounds(std::uintptr_t pc, const source_line& at
   current.block->abandon_running_thread();
 }
 
-void block_checker::sync_finding(const std::string& what, unsigned thread, std::uintptr_t pc, unsigned other_thread, std::uintptr_t other_pc) {
+void block_checker::sync_finding(const std::string& what, unsigned thread, std::uintptr_t pc, unsigned other_thread, std::uintptr_t other_pc,
+                                 bool both_lines_must_differ) {
   if (!wants(check_tool::synccheck)) return;
   note(check_tool::synccheck, hazard::none, pc, other_pc, false, [&](finding& f) {
+    f.only_if_lines_differ = both_lines_must_differ;
     f.report.thread = thread_index(thread);
     f.report.other_thread = thread_index(other_thread);
     f.report.what = what;

@@ -3,8 +3,8 @@
 // stack, shared memory, device memory or other memory the program owns, and
 // applies memcheck, racecheck and initcheck to it. Its block_runner tells it
 // about blocks, fiber switches, barriers and __syncwarp, and hands it
-// synccheck's findings. Findings are kept per block, folded by kind and line,
-// and handed to the launch's session when the block ends.
+// synccheck's findings. Findings are kept per block, folded by kind and
+// instruction, and handed to the launch's session when the block ends.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +25,9 @@ namespace lockstep::emu::check {
 // store is_atomic | is_write, an atomic load is_atomic.
 enum access_flags : unsigned { is_write = 1, is_atomic = 2, is_rmw = 4, may_be_unaligned = 8 };
 
+// sync_finding's last argument: the two places are one finding only if their source lines differ.
+inline constexpr bool same_line_is_none = true;
+
 class block_checker;
 // The checker of the block running on this OS thread; null when no checked
 // block runs here (the hooks then return at once).
@@ -32,8 +35,6 @@ extern thread_local block_checker* active_checker;
 
 class block_checker {
  public:
-  block_checker();
-
   void begin_block(launch_session& session, unsigned threads, unsigned char* dynamic_shared, std::size_t dynamic_bytes);
   void end_block();
   void running_on(const void* stack, std::size_t bytes) {
@@ -44,6 +45,7 @@ class block_checker {
   void warp_synced(unsigned warp) { ++clock_.warp_syncs[warp]; }
   void fenced();  // the running thread called __threadfence*()
   bool wants(check_tool tool) const { return session_->wants(tool); }
+  bool wants_any(unsigned tools) const { return session_->checks() & tools; }
 
   // A memory access of the running thread, from the code at `pc`.
   void access(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
@@ -62,7 +64,8 @@ class block_checker {
   // synccheck: `thread` (linear) at the barrier or collective at `pc`; `other`, if
   // any, the thread and place it disagrees with. Fatal ones stop the block
   // (the caller throws block_stopped).
-  void sync_finding(const std::string& what, unsigned thread, std::uintptr_t pc, unsigned other_thread, std::uintptr_t other_pc);
+  void sync_finding(const std::string& what, unsigned thread, std::uintptr_t pc, unsigned other_thread, std::uintptr_t other_pc,
+                    bool both_lines_must_differ = false);
 
  private:
   enum class memory_kind { static_shared, dynamic_shared, global };

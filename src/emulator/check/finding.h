@@ -20,6 +20,7 @@ struct finding {
   std::uintptr_t stack[stack_depth] = {};
   std::uintptr_t other_pc = 0;  // the other access of a race, the other barrier
   bool located = false;         // report.at was given by the compiler (bounds checks)
+  bool only_if_lines_differ = false;  // dropped if the access and the other side are one source line
 
   // Findings with the same key are the same bug seen again (by another thread or block).
   struct key {

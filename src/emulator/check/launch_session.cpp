@@ -56,7 +56,8 @@ void launch_session::add(std::vector<finding>& found, std::size_t unlisted) {
 
 void launch_session::finish(std::exception_ptr failure) {
   std::lock_guard lock(mutex_);
-  if (findings_.empty()) {
+  std::vector<check_report> reports = located_reports();
+  if (reports.empty()) {
     if (!failure) return;
     try {
       std::rethrow_exception(failure);
@@ -64,6 +65,18 @@ void launch_session::finish(std::exception_ptr failure) {
       throw kernel_error(cudaErrorLaunchFailure, "lockstep check stopped a block of kernel '" + kernel_.name + "' but kept no finding");
     }
   }
+  const std::string text = message(reports, failure);
+  // lockstep-check learns of findings through this file even if the program catches the error.
+  if (const char* path = std::getenv("LOCKSTEP_CHECK_REPORT"))
+    if (std::FILE* out = std::fopen(path, "a")) {
+      std::fprintf(out, "%s\n", text.c_str());
+      std::fclose(out);
+    }
+  const bool memory_fault = std::any_of(reports.begin(), reports.end(), [](const check_report& r) { return r.tool == check_tool::memcheck; });
+  throw check_error(memory_fault ? cudaErrorIllegalAddress : cudaErrorLaunchFailure, text, std::move(reports), total_);
+}
+
+std::vector<check_report> launch_session::located_reports() {
   std::vector<std::uintptr_t> addresses;
   for (const finding& f : findings_) {
     addresses.insert(addresses.end(), std::begin(f.stack), std::end(f.stack));
@@ -74,13 +87,15 @@ void launch_session::finish(std::exception_ptr failure) {
   // Reports of the same kind at the same lines (different instructions of
   // one line, as an unrolled loop has) are one finding.
   std::vector<check_report> reports;
-  bool memory_fault = false;
   for (finding& f : findings_) {
     check_report r = std::move(f.report);
     r.kernel = kernel_.name;
     if (!f.located) r.at = user_line(std::vector<std::uintptr_t>(std::begin(f.stack), std::end(f.stack)));
     if (f.other_pc) r.other = user_line({f.other_pc});
-    memory_fault |= r.tool == check_tool::memcheck;
+    if (f.only_if_lines_differ && !r.at.file.empty() && r.at.file == r.other.file && r.at.line == r.other.line) {
+      total_ -= r.repeats;
+      continue;
+    }
     auto same_lines = [&r](const check_report& kept) {
       return kept.kind() == r.kind() && kept.at.file == r.at.file && kept.at.line == r.at.line && kept.other.file == r.other.file &&
              kept.other.line == r.other.line;
@@ -90,31 +105,29 @@ void launch_session::finish(std::exception_ptr failure) {
     else if (reports.size() < listed_findings)
       reports.push_back(std::move(r));
   }
+  findings_.clear();
+  return reports;
+}
 
-  std::ostringstream message;
-  message << "lockstep check: kernel '" << kernel_.name << "' has " << total_ << (total_ == 1 ? " finding" : " findings");
+std::string launch_session::message(const std::vector<check_report>& reports, std::exception_ptr failure) const {
+  std::ostringstream text;
+  text << "lockstep check: kernel '" << kernel_.name << "' has " << total_ << (total_ == 1 ? " finding" : " findings");
   if (total_ > reports.size())
-    message << " (" << reports.size() << (reports.size() == 1 ? " kind at one place" : " kinds and places") << " listed, each with how often it occurred)";
-  message << ":";
-  for (const check_report& r : reports) message << "\n  " << r.str();
+    text << " (" << reports.size() << (reports.size() == 1 ? " kind at one place" : " kinds and places") << " listed, each with how often it occurred)";
+  text << ":";
+  for (const check_report& r : reports) text << "\n  " << r.str();
   if (failure) {
     try {
       std::rethrow_exception(failure);
     } catch (const block_stopped&) {
-      message << "\nA finding that would end the kernel on a GPU stopped its block; blocks after it did not run.";
+      text << "\nA finding that would end the kernel on a GPU stopped its block; blocks after it did not run.";
     } catch (const std::exception& e) {
-      message << "\nThe launch also failed: " << e.what();
+      text << "\nThe launch also failed: " << e.what();
     } catch (...) {
-      message << "\nThe launch also failed with an unknown exception.";
+      text << "\nThe launch also failed with an unknown exception.";
     }
   }
-  // lockstep-check learns of findings through this file even if the program catches the error.
-  if (const char* path = std::getenv("LOCKSTEP_CHECK_REPORT"))
-    if (std::FILE* out = std::fopen(path, "a")) {
-      std::fprintf(out, "%s\n", message.str().c_str());
-      std::fclose(out);
-    }
-  throw check_error(memory_fault ? cudaErrorIllegalAddress : cudaErrorLaunchFailure, message.str(), std::move(reports), total_);
+  return text.str();
 }
 
 }  // namespace lockstep::emu::check

@@ -29,6 +29,7 @@ class launch_session {
   launch_session(const kernel_info& kernel, const void* kernel_address, unsigned checks, dim3 grid, dim3 block);
 
   bool wants(check_tool tool) const { return checks_ & static_cast<unsigned>(tool); }
+  unsigned checks() const { return checks_; }
   const kernel_info& kernel() const { return kernel_; }
   const void* kernel_address() const { return kernel_address_; }
   const memory_snapshot& memory() const { return memory_; }
@@ -49,6 +50,9 @@ class launch_session {
   void finish(std::exception_ptr failure);
 
  private:
+  std::vector<check_report> located_reports();  // the findings with their source lines, folded by line
+  std::string message(const std::vector<check_report>& reports, std::exception_ptr failure) const;
+
   const kernel_info& kernel_;
   const void* kernel_address_;
   unsigned checks_;

@@ -6,7 +6,7 @@
 namespace lockstep::emu::check {
 
 void shared_shadow::resize(std::size_t bytes) {
-  cells_.reset(static_cast<cell*>(std::calloc(std::max<std::size_t>(bytes, 1), sizeof(cell))));
+  cells_.reset(static_cast<cell*>(std::calloc(std::max<std::size_t>((bytes + 3) / 4, 1), sizeof(cell))));
   if (!cells_) throw std::bad_alloc();
   bytes_ = bytes;
   pending_.clear();
@@ -14,37 +14,45 @@ void shared_shadow::resize(std::size_t bytes) {
 
 void shared_shadow::clear() { resize(bytes_); }
 
-bool shared_shadow::races_with_reads(const cell& c, std::uint16_t me, conflict* found) const {
+bool shared_shadow::races_with_reads(const cell& c, std::uint16_t me, std::uint8_t bytes, conflict* found) const {
   if (c.read_epoch != clock_.now) return false;
-  for (auto [reader, pc] : {std::pair{c.first_reader, c.first_read_pc}, std::pair{c.other_reader, c.other_read_pc}}) {
-    if (reader == nobody || reader == me) continue;
+  const struct {
+    std::uint16_t reader;
+    std::uint8_t bytes;
+    std::uintptr_t pc;
+  } reads[] = {{c.first_reader, c.first_read_bytes, c.first_read_pc}, {c.other_reader, c.other_read_bytes, c.other_read_pc}};
+  for (const auto& r : reads) {
+    if (r.reader == nobody || r.reader == me || !(r.bytes & bytes)) continue;
     // read_syncs is the warp's count at the latest read: if __syncwarp came
     // after it, it came after every read of that warp.
-    if (warp_ordered(me, reader, c.read_syncs)) continue;
-    *found = {hazard::write_after_read, reader, pc};
+    if (warp_ordered(me, r.reader, c.read_syncs)) continue;
+    *found = {hazard::write_after_read, r.reader, r.pc};
     return true;
   }
   return false;
 }
 
+void shared_shadow::record_write(cell& c, std::uint16_t writer, std::uint8_t bytes, std::uintptr_t pc) {
+  c.initialised = initialised_bytes(c) | bytes;
+  c.write_epoch = clock_.now;
+  c.writer = writer;
+  c.write_bytes = bytes;
+  c.write_syncs = writer == atomic_writer ? 0 : clock_.warp_syncs[writer / 32];
+  c.write_fences = writer == atomic_writer ? 0 : clock_.fences[writer];
+  c.write_pc = pc;
+}
+
 shared_shadow::conflict shared_shadow::write(std::size_t offset, std::size_t n, access a) {
   conflict found;
-  const std::uint32_t now = clock_.now;
-  const std::uint16_t syncs = clock_.warp_syncs[a.thread / 32];
-  for (std::size_t i = offset; i < offset + n; ++i) {
-    cell& c = cells_[i];
+  each_word(offset, n, [&](cell& c, std::uint8_t bytes, std::size_t) {
     if (found.race == hazard::none) {
-      if (races_with_write(c, a.thread))
+      if (races_with_write(c, a.thread, bytes))
         found = {hazard::write_after_write, c.writer, c.write_pc};
       else
-        races_with_reads(c, a.thread, &found);
+        races_with_reads(c, a.thread, bytes, &found);
     }
-    c.write_epoch = now;
-    c.writer = a.thread;
-    c.write_syncs = syncs;
-    c.write_fences = clock_.fences[a.thread];
-    c.write_pc = a.pc;
-  }
+    record_write(c, a.thread, bytes, a.pc);
+  });
   return found;
 }
 
@@ -54,36 +62,37 @@ shared_shadow::conflict shared_shadow::read(std::size_t offset, std::size_t n, a
   std::size_t uninitialised_at = no_byte;
   const std::uint32_t now = clock_.now;
   const std::uint16_t syncs = clock_.warp_syncs[a.thread / 32];
-  for (std::size_t i = offset; i < offset + n; ++i) {
-    cell& c = cells_[i];
-    if (c.write_epoch < clock_.block_start) {
-      if (uninitialised_at == no_byte) uninitialised_at = i;
-    }
-    else if (found.race == hazard::none && races_with_write(c, a.thread))
-      found = {hazard::read_after_write, c.writer, c.write_pc};
+  each_word(offset, n, [&](cell& c, std::uint8_t bytes, std::size_t first) {
+    if (const std::uint8_t missing = bytes & ~initialised_bytes(c); missing && uninitialised_at == no_byte)
+      uninitialised_at = first / 4 * 4 + static_cast<std::size_t>(__builtin_ctz(missing));
+    if (found.race == hazard::none && races_with_write(c, a.thread, bytes)) found = {hazard::read_after_write, c.writer, c.write_pc};
     if (c.read_epoch != now) {
       c.read_epoch = now;
       c.first_reader = a.thread;
+      c.first_read_bytes = bytes;
       c.first_read_pc = a.pc;
       c.other_reader = nobody;
-    } else if (c.first_reader != a.thread) {
+    } else if (c.first_reader == a.thread) {
+      c.first_read_bytes |= bytes;
+    } else if (c.other_reader == nobody || c.other_reader == a.thread) {
+      // Two readers are enough to name one that is not a later writer; a
+      // tile read by every thread of a row then costs no more stores.
+      c.other_read_bytes = c.other_reader == nobody ? bytes : c.other_read_bytes | bytes;
       c.other_reader = a.thread;
       c.other_read_pc = a.pc;
     }
-    c.read_syncs = syncs;
-  }
+    if (c.read_syncs != syncs) c.read_syncs = syncs;
+  });
   if (uninitialised_at != no_byte) hold_uninitialised(uninitialised_at, n, a);
   return found;
 }
 
 void shared_shadow::atomic(std::size_t offset, std::size_t n, access a, bool reads) {
-  for (std::size_t i = offset; i < offset + n; ++i) {
-    cell& c = cells_[i];
-    if (reads && c.write_epoch < clock_.block_start) hold_uninitialised(i, n, a);
-    c.write_epoch = clock_.now;
-    c.writer = atomic_writer;
-    c.write_pc = a.pc;
-  }
+  each_word(offset, n, [&](cell& c, std::uint8_t bytes, std::size_t first) {
+    if (const std::uint8_t missing = bytes & ~initialised_bytes(c); reads && missing)
+      hold_uninitialised(first / 4 * 4 + static_cast<std::size_t>(__builtin_ctz(missing)), n, a);
+    record_write(c, atomic_writer, bytes, a.pc);
+  });
 }
 
 void shared_shadow::hold_uninitialised(std::size_t offset, std::size_t size, access a) {

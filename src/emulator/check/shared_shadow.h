@@ -1,6 +1,9 @@
 // racecheck's and initcheck's records for one block's shared memory, a cell
-// per byte: who wrote it and who read it since the last barrier, and whether
-// anything wrote it since the block began.
+// per 4-byte word: who wrote it and who read it since the last barrier (and
+// which of its bytes), and which bytes anything wrote since the block began.
+// A record keeps the last writer and two readers, enough to find a race,
+// not every race: another thread's access to other bytes of the same word
+// replaces a record, so a race on those may go unseen.
 //
 // Time is a stamp that advances at every barrier and every new block, so
 // nothing is cleared between blocks or barriers: a record with an older stamp
@@ -66,8 +69,10 @@ class shared_shadow {
   template <class Report>
   void flush_uninitialised(Report report) {
     for (const uninitialised_read& r : pending_) {
-      const cell& c = cells_[r.offset];
-      if (!(c.write_epoch == r.epoch && c.writer != r.thread && c.writer != atomic_writer)) report(r);
+      const cell& c = cells_[r.offset / 4];
+      const bool written_after = c.write_epoch == r.epoch && c.writer != r.thread && c.writer != atomic_writer &&
+                                 (c.write_bytes >> (r.offset % 4) & 1);
+      if (!written_after) report(r);
     }
     pending_.clear();
   }
@@ -79,8 +84,19 @@ class shared_shadow {
     std::uint16_t writer, first_reader, other_reader;  // other_reader: a second, different reader, or nobody
     std::uint16_t write_syncs, read_syncs;             // the warp's __syncwarp count at the access
     std::uint16_t write_fences;                        // the writer's fence count at the write
+    std::uint8_t write_bytes, first_read_bytes, other_read_bytes;  // which bytes of the word each touched
+    std::uint8_t initialised;  // bytes written since write_epoch's block began
     std::uintptr_t write_pc, first_read_pc, other_read_pc;
   };
+  // Calls f(cell, bytes of the word the access covers, offset of its first byte) per word.
+  template <class F>
+  void each_word(std::size_t offset, std::size_t n, F f) {
+    for (std::size_t at = offset; at < offset + n;) {
+      const std::size_t word_end = (at / 4 + 1) * 4, stop = word_end < offset + n ? word_end : offset + n;
+      f(cells_[at / 4], static_cast<std::uint8_t>(((1u << (stop - at)) - 1) << (at % 4)), at);
+      at = stop;
+    }
+  }
   struct free_deleter {
     void operator()(cell* p) const { std::free(p); }
   };
@@ -89,15 +105,17 @@ class shared_shadow {
   bool warp_ordered(std::uint16_t me, std::uint16_t other, std::uint16_t syncs) const {
     return me / 32 == other / 32 && static_cast<std::int16_t>(clock_.warp_syncs[other / 32] - syncs) > 0;
   }
-  bool races_with_reads(const cell& c, std::uint16_t me, conflict* found) const;
-  bool races_with_write(const cell& c, std::uint16_t me) const {
-    return c.write_epoch == clock_.now && c.writer != me && c.writer != atomic_writer && !warp_ordered(me, c.writer, c.write_syncs) &&
-           clock_.fences[c.writer] == c.write_fences;
+  bool races_with_reads(const cell& c, std::uint16_t me, std::uint8_t bytes, conflict* found) const;
+  bool races_with_write(const cell& c, std::uint16_t me, std::uint8_t bytes) const {
+    return c.write_epoch == clock_.now && (c.write_bytes & bytes) && c.writer != me && c.writer != atomic_writer &&
+           !warp_ordered(me, c.writer, c.write_syncs) && clock_.fences[c.writer] == c.write_fences;
   }
+  std::uint8_t initialised_bytes(const cell& c) const { return c.write_epoch >= clock_.block_start ? c.initialised : 0; }
+  void record_write(cell& c, std::uint16_t writer, std::uint8_t bytes, std::uintptr_t pc);
   void hold_uninitialised(std::size_t offset, std::size_t size, access a);
 
   const block_clock& clock_;
-  std::unique_ptr<cell[], free_deleter> cells_;  // calloc'd: pages are committed only when touched
+  std::unique_ptr<cell[], free_deleter> cells_;  // a cell per 4 bytes, calloc'd: pages are committed only when touched
   std::size_t bytes_ = 0;
   std::vector<uninitialised_read> pending_;
 };

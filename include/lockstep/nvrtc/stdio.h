@@ -1,0 +1,2 @@
+// For NVRTC, which has no C library headers: device printf is built in.
+#pragma once

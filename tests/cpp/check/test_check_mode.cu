@@ -1,0 +1,98 @@
+// Check mode's behaviour beyond the planted bugs: what a report holds, which
+// memory a kernel may touch, choosing checks, and what is not a finding.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "check_scope.h"
+#include "planted_kernels.cuh"
+
+namespace {
+
+using lockstep::emu::check_error;
+using lockstep::emu::check_tool;
+using lockstep::emu::hazard;
+
+// The check_error a call throws; fails the test if it throws none.
+template <class F>
+check_error findings_of(F&& run) {
+  try {
+    run();
+  } catch (const check_error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no finding";
+  return check_error(cudaSuccess, "", {}, 0);
+}
+
+TEST(CheckMode, ReportNamesKernelBlockThreadAddressAndAllocation) {
+  check_scope checking;
+  const int n = 100;
+  planted::device_array<float> in(planted::ramp(n)), out(n);
+  const check_error e = findings_of([&] { lockstep::launch(planted::scale_off_by_one, 2, planted::threads)(in.ptr, out.ptr, n); });
+  ASSERT_EQ(e.reports().size(), 1u) << e.what();
+  const auto& r = e.reports()[0];
+  EXPECT_EQ(e.code(), cudaErrorIllegalAddress);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorIllegalAddress) << "a failed launch is the next runtime call's error, as on a GPU";
+  EXPECT_EQ(r.tool, check_tool::memcheck);
+  EXPECT_NE(r.kernel.find("scale_off_by_one"), std::string::npos);
+  EXPECT_EQ(r.block.x, 1u);
+  EXPECT_EQ(r.thread.x, 36u);  // element 100
+  EXPECT_EQ(r.address, reinterpret_cast<std::uintptr_t>(in.ptr + n));
+  EXPECT_EQ(r.size, 4u);
+  EXPECT_FALSE(r.write);
+  EXPECT_NE(r.memory.find("just past the end of cudaMalloc'd 400 bytes"), std::string::npos) << r.memory;
+  EXPECT_NE(r.at.function.find("scale_off_by_one"), std::string::npos) << r.at.function;
+}
+
+TEST(CheckMode, TheEmulatorGoesOnAfterAStoppedBlock) {
+  check_scope checking;
+  EXPECT_THROW(planted::run_off_by_one_guard(true), check_error);
+  EXPECT_NO_THROW(planted::run_off_by_one_guard(false));
+  EXPECT_NO_THROW(planted::run_missing_barrier_after_read(false));
+}
+
+TEST(CheckMode, HostMemoryIsDeviceMemoryOnlyOnceRegistered) {
+  check_scope checking;
+  const int n = 100;
+  std::vector<float> host = planted::ramp(n);
+  planted::device_array<float> out(n);
+  const check_error e = findings_of([&] { lockstep::launch(planted::scale, 2, planted::threads)(host.data(), out.ptr, n); });
+  ASSERT_FALSE(e.reports().empty());
+  EXPECT_NE(e.reports()[0].what.find("not device memory"), std::string::npos) << e.what();
+
+  lockstep::emu::register_host_memory(host.data(), n * sizeof(float), "host");
+  EXPECT_NO_THROW(lockstep::launch(planted::scale, 2, planted::threads)(host.data(), out.ptr, n));
+  lockstep::emu::unregister_host_memory(host.data());
+}
+
+TEST(CheckMode, OnlyTheChosenChecksRun) {
+  check_scope checking;
+  lockstep::emu::options o = lockstep::emu::get_options();
+  o.checks = unsigned(check_tool::memcheck);
+  lockstep::emu::set_options(o);
+  EXPECT_NO_THROW(planted::run_missing_barrier_after_read(true)) << "a race is not memcheck's";
+  o.checks = unsigned(check_tool::racecheck);
+  lockstep::emu::set_options(o);
+  const check_error e = findings_of([] { planted::run_missing_barrier_after_read(true); });
+  for (const auto& r : e.reports()) EXPECT_EQ(r.tool, check_tool::racecheck);
+}
+
+// Every thread stores the same flag, or its own index, into one shared word.
+__global__ void store_into_one_word(int* out, bool same_value) {
+  __shared__ int flag;
+  flag = same_value ? 1 : static_cast<int>(threadIdx.x);
+  __syncthreads();
+  out[threadIdx.x] = flag;
+}
+
+TEST(CheckMode, WritingTheValueAlreadyThereIsNoRace) {
+  check_scope checking;
+  planted::device_array<int> out(64);
+  EXPECT_NO_THROW(lockstep::launch(store_into_one_word, 1, 64)(out.ptr, true));
+  const check_error e = findings_of([&] { lockstep::launch(store_into_one_word, 1, 64)(out.ptr, false); });
+  ASSERT_FALSE(e.reports().empty());
+  EXPECT_EQ(e.reports()[0].race, hazard::write_after_write) << e.what();
+}
+
+}  // namespace
