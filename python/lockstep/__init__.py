@@ -45,7 +45,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ArgumentError", "CompileError", "CudaError", "Device", "DeviceUnavailable", "Kernel", "KernelError", "LaunchError", "Module",
-    "ShapeError", "Tensor", "__version__", "abs", "add", "asarray", "compile", "cuda_available", "cuda_device_count",
+    "ShapeError", "Tensor", "__version__", "abs", "add", "asarray", "check", "compile", "cuda_available", "cuda_device_count",
     "cuda_unavailable_reason", "default_device", "device", "div", "emulator_options", "emulator_options_scope", "empty",
     "exp", "from_dlpack", "is_available", "kernel_output_to_sys_stdout", "log", "map", "matmul", "max", "maximum", "mean",
     "min", "minimum", "mul", "neg", "prod", "reduce", "relu", "rgb_to_grayscale", "set_emulator_options", "sigmoid", "sqrt",
@@ -501,11 +501,28 @@ def compile(source: str, *, device: DeviceLike = None, names: Optional[Sequence[
 
 @contextlib.contextmanager
 def emulator_options_scope(**options: Any) -> Iterator["_core.EmulatorOptions"]:
-    """Set emulator options (workers, order, seed, stack_kib) for the ``with``
-    block and restore the previous ones after it; yields the options in force."""
+    """Set emulator options (workers, order, seed, stack_kib, checks) for the
+    ``with`` block and restore the previous ones after it; yields the options
+    in force."""
     previous = emulator_options()
     set_emulator_options(**options)
     try:
         yield emulator_options()
     finally:
         set_emulator_options(**previous)
+
+
+def check(checks: str = "all") -> "contextlib.AbstractContextManager[_core.EmulatorOptions]":
+    """Check mode for the ``with`` block: kernels run on the emulator under
+    memcheck, racecheck, synccheck and initcheck (or the comma list given) and
+    a launch with findings raises KernelError listing each one with its kind,
+    kernel, block, thread, address and source line. Compile kernels inside the
+    block (``lockstep.compile`` then instruments them); the library's own ops
+    use their instrumented build automatically::
+
+        with lockstep.check():
+            mod = lockstep.compile(source)
+            mod.kernel[grid, block](x, n)
+    """
+    return emulator_options_scope(checks=checks)
+

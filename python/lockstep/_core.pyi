@@ -14,6 +14,7 @@ class EmulatorOptions(TypedDict):
     order: str
     seed: int
     stack_kib: int
+    checks: str
 
 class CudaError(RuntimeError):
     """
@@ -76,7 +77,7 @@ def emulator_options() -> EmulatorOptions:
     The emulator's options: a dict with workers (OS threads running blocks), order ("forward", "reverse" or "random": the order a block's threads start and resume after a barrier), seed (for "random") and stack_kib.
     """
 
-def set_emulator_options(workers: int | None = None, order: str | None = None, seed: int | None = None, stack_kib: int | None = None) -> None:
+def set_emulator_options(workers: int | None = None, order: str | None = None, seed: int | None = None, stack_kib: int | None = None, checks: str | None = None) -> None:
     """
     Change the emulator options that are given (not None); the others keep their values.
     """

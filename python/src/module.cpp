@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "lockstep/emu/check.h"
 #include "lockstep/emu/options.h"
 #include "lockstep/errors.h"
 #include "lockstep/ops.h"
@@ -73,8 +74,19 @@ tensor tensor_over(const Array& array) {
     strides[d] = array.stride(d);
   }
   const lockstep::dtype type = dtype_from_dlpack(array.dtype());
+  // Check mode's memcheck accepts host memory only where it is registered:
+  // the bytes this view can reach, while the tensor lives.
+  const void* first_byte = nullptr;
+  if (where.kind == lockstep::device::kind_t::cpu && array.size() > 0) {
+    std::int64_t low = 0, high = 0;
+    for (std::size_t d = 0; d < array.ndim(); ++d) (strides[d] < 0 ? low : high) += (shape[d] - 1) * strides[d];
+    const auto item = static_cast<std::int64_t>(lockstep::itemsize(type));
+    first_byte = static_cast<const char*>(static_cast<const void*>(array.data())) + low * item;
+    lockstep::emu::register_host_memory(first_byte, static_cast<std::size_t>((high - low + 1) * item), "a host array");
+  }
   auto* held = new Array(array);
-  std::shared_ptr<void> owner(held, [](void* p) {
+  std::shared_ptr<void> owner(held, [first_byte](void* p) {
+    if (first_byte) lockstep::emu::unregister_host_memory(first_byte);
     nb::gil_scoped_acquire gil;  // the last tensor may go away in code that released the GIL
     delete static_cast<Array*>(p);
   });
@@ -178,11 +190,12 @@ nb::dict emulator_options() {
   d["order"] = lockstep::emu::to_string(o.order);
   d["seed"] = o.seed;
   d["stack_kib"] = o.stack_bytes / 1024;
+  d["checks"] = lockstep::emu::checks_to_string(o.checks);
   return d;
 }
 
 void set_emulator_options(std::optional<unsigned> workers, std::optional<std::string> order, std::optional<std::uint64_t> seed,
-                          std::optional<std::size_t> stack_kib) {
+                          std::optional<std::size_t> stack_kib, std::optional<std::string> checks) {
   lockstep::emu::options o = lockstep::emu::get_options();
   if (workers) o.workers = *workers;
   if (order) {
@@ -192,6 +205,7 @@ void set_emulator_options(std::optional<unsigned> workers, std::optional<std::st
   }
   if (seed) o.seed = *seed;
   if (stack_kib) o.stack_bytes = *stack_kib * 1024;
+  if (checks) o.checks = lockstep::emu::parse_checks(*checks);  // std::invalid_argument -> ValueError
   lockstep::emu::set_options(o);
 }
 
@@ -243,7 +257,7 @@ NB_MODULE(_core, m) {
         "The emulator's options: a dict with workers (OS threads running blocks), order (\"forward\", \"reverse\" or \"random\": "
         "the order a block's threads start and resume after a barrier), seed (for \"random\") and stack_kib.");
   m.def("set_emulator_options", &set_emulator_options, "workers"_a = nb::none(), "order"_a = nb::none(), "seed"_a = nb::none(),
-        "stack_kib"_a = nb::none(), "Change the emulator options that are given (not None); the others keep their values.");
+        "stack_kib"_a = nb::none(), "checks"_a = nb::none(), "Change the emulator options that are given (not None); the others keep their values.");
   m.def("set_poison_new_tensors", &lockstep::set_poison_new_tensors, "on"_a,
         "Fill new tensors with 0xff bytes (NaN for floats), so that elements a kernel forgets to write stand out (for tests).");
 

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "cache.h"
+#include "lockstep/emu/check.h"
+#include "lockstep/emu/options.h"
 #include "host_compiler.h"
 #include "nvrtc.h"
 #include "runtime/backend.h"
@@ -80,21 +82,42 @@ std::string host_dialect(const std::string& std) {
 }
 
 std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const compile_options& o, const device& d, bool& hit) {
-  std::vector<std::string> flags{"-std=" + host_dialect(o.std), "-O2", "-fPIC", "-shared"};
+  std::vector<std::string> flags{"-std=" + host_dialect(o.std), "-O2", "-fPIC"};
+  // In check mode the kernels are instrumented (src/emulator/check), with debug
+  // information for the source lines of reports. The instrumentation's hooks
+  // are liblockstep's, so the sanitizer's own runtime must not be linked:
+  // compile and link are then two steps.
+  const bool checked = emu::get_options().checks != 0;
+  if (checked)
+    for (const auto& f : emu::check_compile_flags()) flags.push_back(f);
   for (auto& f : common_flags(o)) flags.push_back(f);
   for (auto& f : o.flags) flags.push_back(f);
-  const fs::path library = library_directory() / "liblockstep.so";
   // The module links liblockstep.so, so it shares this process's emulator;
   // --no-as-needed keeps that link where the compiler defaults to --as-needed.
-  flags.push_back("-Wl,--no-as-needed");
-  flags.push_back(library.string());
+  const std::vector<std::string> link_inputs{"-Wl,--no-as-needed", (library_directory() / "liblockstep.so").string()};
   const jit::host_compiler& cxx = jit::find_host_compiler();
   std::ostringstream key;
   key << "lockstep-jit cpu\ncompiler " << cxx.identity << "\nheaders " << headers_fingerprint() << "\nflags";
   for (auto& f : flags) key << ' ' << f;
+  for (auto& f : link_inputs) key << ' ' << f;
   key << "\n" << tu;
   const auto artifact = jit::cache_lookup_or_build(key.str(), ".so", [&](const fs::path& out) {
-    jit::compile_shared_object(tu, o.source_name, flags, out);
+    if (!checked) {
+      std::vector<std::string> one_step = flags;
+      one_step.push_back("-shared");
+      one_step.insert(one_step.end(), link_inputs.begin(), link_inputs.end());
+      jit::compile_shared_object(tu, o.source_name, one_step, out);
+      return;
+    }
+    const fs::path object = out.string() + ".o";
+    std::vector<std::string> compile_only = flags;
+    compile_only.push_back("-c");
+    jit::compile_shared_object(tu, o.source_name, compile_only, object);
+    std::vector<std::string> link{cxx.path, "-shared", "-o", out.string(), object.string()};
+    link.insert(link.end(), link_inputs.begin(), link_inputs.end());
+    const jit::process_result linked = jit::run_process(link);
+    fs::remove(object);
+    if (linked.exit_code != 0) throw compile_error("the host compiler could not link " + o.source_name, linked.output);
   });
   hit = artifact.hit;
   return detail::load_shared_object_module(artifact.path.string(), d);
@@ -148,7 +171,7 @@ module compile(const std::string& source, const compile_options& options, const 
   static std::mutex mutex;
   static std::map<std::string, std::weak_ptr<detail::module_impl>> loaded;
   std::ostringstream memo;
-  memo << d.str() << '\n' << options.std << '\n' << options.arch;
+  memo << d.str() << '\n' << options.std << '\n' << options.arch << "\nchecked " << (emu::get_options().checks != 0);
   for (const auto* list : {&options.defines, &options.include_dirs, &options.flags})
     for (const auto& item : *list) memo << '\n' << item;
   memo << '\n' << tu;
@@ -164,10 +187,14 @@ module builtin_kernels(const device& d) {
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<detail::module_impl>> loaded;
   std::lock_guard lock(mutex);
-  auto& impl = loaded[d.str()];
+  auto& impl = loaded[d.str() + (emu::get_options().checks ? " checked" : "")];
   if (!impl) {
     detail::backend_for(d);
-    const fs::path path = library_directory() / (d.kind == device::kind_t::cpu ? "liblockstep_kernels.so" : "liblockstep_kernels_gpu.so");
+    // In check mode the emulator runs the instrumented build of the kernels.
+    const bool checked = d.kind == device::kind_t::cpu && emu::get_options().checks;
+    const fs::path path = library_directory() / (d.kind == device::kind_t::cuda ? "liblockstep_kernels_gpu.so"
+                                                 : checked                        ? "liblockstep_kernels_checked.so"
+                                                                                  : "liblockstep_kernels.so");
     if (!fs::exists(path))
       throw device_unavailable("the library's kernels for " + d.str() + " are not installed (" + path.string() + " is missing)" +
                                (d.kind == device::kind_t::cuda ? "; build lockstep where nvcc is available to include the GPU kernels" : ""));

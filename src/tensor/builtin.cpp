@@ -3,13 +3,15 @@
 #include <map>
 #include <mutex>
 
+#include "lockstep/emu/options.h"
+
 namespace lockstep::detail {
 
 const function& builtin_function(const device& d, const std::string& name) {
   static std::mutex mutex;
   static std::map<std::pair<std::string, std::string>, function> functions;
   std::lock_guard lock(mutex);
-  const auto key = std::make_pair(d.str(), name);
+  const auto key = std::make_pair(d.str() + (emu::get_options().checks ? " checked" : ""), name);
   auto it = functions.find(key);
   if (it == functions.end()) it = functions.emplace(key, builtin_kernels(d).get("lockstep::kernels::" + name)).first;
   return it->second;

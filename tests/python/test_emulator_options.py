@@ -92,9 +92,9 @@ def test_thread_order_reaches_the_emulator(order_kernel):
 
 def test_options_round_trip():
     lockstep.set_emulator_options(workers=1, order="reverse", seed=42, stack_kib=128)
-    assert lockstep.emulator_options() == {"workers": 1, "order": "reverse", "seed": 42, "stack_kib": 128}
+    assert lockstep.emulator_options() == {"workers": 1, "order": "reverse", "seed": 42, "stack_kib": 128, "checks": "none"}
     lockstep.set_emulator_options(order="random")  # only what is given changes
-    assert lockstep.emulator_options() == {"workers": 1, "order": "random", "seed": 42, "stack_kib": 128}
+    assert lockstep.emulator_options() == {"workers": 1, "order": "random", "seed": 42, "stack_kib": 128, "checks": "none"}
 
 
 def test_options_scope_restores_even_after_an_error():
@@ -125,4 +125,4 @@ def test_options_from_the_environment():
     child = subprocess.run([sys.executable, "-c", "import lockstep; print(lockstep.emulator_options())"],
                            capture_output=True, text=True, env=env, timeout=60)
     assert child.returncode == 0, child.stderr
-    assert child.stdout.strip() == str({"workers": 3, "order": "random", "seed": 99, "stack_kib": 512})
+    assert child.stdout.strip() == str({"workers": 3, "order": "random", "seed": 99, "stack_kib": 512, "checks": "none"})

@@ -22,7 +22,8 @@ std::size_t rounded(std::size_t bytes) { return bytes == 0 ? 256 : (bytes + 255)
 
 struct entry {
   device_range range;
-  void* block = nullptr;  // what to free; null for host memory
+  void* block = nullptr;   // what to free; null for host memory
+  int host_references = 0;  // host memory registered by several tensors at once
 };
 
 struct registry {
@@ -160,6 +161,13 @@ void add_host_memory(const void* address, std::size_t bytes, const std::string& 
   e.range.name = name;
   registry& r = the_registry();
   std::lock_guard lock(r.mutex);
+  auto it = r.live.find(e.range.begin);
+  if (it != r.live.end() && it->second.range.from == device_range::origin::host_memory) {
+    ++it->second.host_references;
+    it->second.range.end = std::max(it->second.range.end, e.range.end);
+    return;
+  }
+  e.host_references = 1;
   r.live[e.range.begin] = std::move(e);
 }
 
@@ -167,7 +175,8 @@ void remove_host_memory(const void* address) {
   registry& r = the_registry();
   std::lock_guard lock(r.mutex);
   auto it = r.live.find(reinterpret_cast<std::uintptr_t>(address));
-  if (it != r.live.end() && it->second.range.from == device_range::origin::host_memory) r.live.erase(it);
+  if (it != r.live.end() && it->second.range.from == device_range::origin::host_memory && --it->second.host_references == 0)
+    r.live.erase(it);
 }
 
 memory_snapshot snapshot(bool with_races) {
