@@ -6,7 +6,10 @@
         with every finding, if a kernel touched memory it should not, raced,
         diverged at a barrier or read what nothing wrote.
 
-Also ``python -m lockstep check ...``.
+    lockstep bench [--quick] [--out DIR]
+        the matmul speed ladder on this machine (see lockstep.bench).
+
+Also ``python -m lockstep ...``.
 """
 
 from __future__ import annotations
@@ -16,12 +19,17 @@ import pathlib
 import subprocess
 import sys
 
-USAGE = "usage: lockstep check [-I DIR]... [-D NAME[=VALUE]]... [--checks LIST] FILE.cu [ARGS...]"
+USAGE = ("usage: lockstep check [-I DIR]... [-D NAME[=VALUE]]... [--checks LIST] FILE.cu [ARGS...]\n"
+         "       lockstep bench [--quick] [--out DIR]")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``lockstep`` command with ``argv`` (default: the process's arguments)."""
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "bench":
+        from . import bench
+
+        return bench.main(args[1:])
     if not args or args[0] != "check":
         print(USAGE, file=sys.stderr)
         return 2
