@@ -1,5 +1,6 @@
 """``lockstep check FILE.cu``: a kernel file's own test harness run in check mode."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -32,7 +33,7 @@ def run_check(tmp_path, guard):
     source = tmp_path / "harness.cu"
     source.write_text(HARNESS.replace("GUARD", guard))
     return subprocess.run([sys.executable, "-m", "lockstep", "check", str(source)], capture_output=True, text=True,
-                          env={"LOCKSTEP_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin:/usr/local/bin"})
+                          env=dict(os.environ, LOCKSTEP_CACHE_DIR=str(tmp_path)))
 
 
 def test_check_command_finds_an_off_by_one_guard(tmp_path):
