@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "emulator/process.h"
+
 namespace lockstep::jit {
 
 struct host_compiler {
@@ -16,15 +18,9 @@ struct host_compiler {
 // there is none, or $CXX names no working compiler.
 const host_compiler& find_host_compiler();
 
-struct process_result {
-  int exit_code;  // 128 + the signal's number when killed by a signal, as shells report it
-  std::string output;  // stdout and stderr, interleaved
-};
-
-// Runs argv[0] (searched on PATH when it has no '/') with these arguments,
-// no shell involved, stdin from /dev/null, and waits for it. Throws
-// std::system_error when it cannot be started (no such program).
-process_result run_process(const std::vector<std::string>& argv);
+// Running programs lives in the emulator room (check mode uses it too).
+using emu::process_result;
+using emu::run_process;
 
 // Compiles source_text as C++ with `<compiler> <flags...> -x c++ <file> -o output`.
 // source_name (e.g. "kernel.cu") names the file in the compiler's messages;
