@@ -36,11 +36,13 @@ void launch_elementwise(const function& f, const tensor& out, const std::vector<
   }
   args.push_back(kernel_arg::integer(n));
   args.insert(args.end(), extra.begin(), extra.end());
-  // Grid-stride kernels: enough blocks to fill a GPU, few enough that the
-  // emulator's per-block cost stays small.
+  f.launch(grid_stride_config(n), args);
+}
+
+launch_config grid_stride_config(std::int64_t n) {
   constexpr std::int64_t threads = 256, max_blocks = 4096;
   const auto blocks = static_cast<unsigned>(std::min((n + threads - 1) / threads, max_blocks));
-  f.launch(launch_config{dim3(blocks), dim3(threads), 0, nullptr}, args);
+  return launch_config{dim3(blocks), dim3(threads), 0, nullptr};
 }
 
 }  // namespace lockstep::detail

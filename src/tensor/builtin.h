@@ -14,6 +14,11 @@ const function& builtin_function(const device& d, const std::string& name);
 const function& builtin_function(const device& d, const std::string& family, dtype t);
 
 kernel_arg pointer_arg(const tensor& t, bool writable);
+
+// The launch shape of the grid-stride kernels (elementwise, reduce) over n
+// outputs: enough blocks to fill a GPU, few enough that the emulator's
+// per-block cost stays small.
+launch_config grid_stride_config(std::int64_t n);
 kernel_arg layout_arg(const kernels::strided_layout& layout);
 
 // Launches a kernel of the form (out, out_layout, in0, in0_layout, ..., n,

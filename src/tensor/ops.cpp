@@ -90,8 +90,7 @@ tensor reduce(reduce_op op, const tensor& x, int dim, bool keepdim) {
                                        detail::pointer_arg(x, false),    detail::layout_arg(in_layout),
                                        kernel_arg::integer(dim),         kernel_arg::integer(n_out),
                                        kernel_arg::integer(static_cast<int>(op))};
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((n_out + 255) / 256, 4096));
-    detail::builtin_function(x.where(), "reduce_dim", x.type()).launch(launch_config{dim3(blocks), dim3(256), 0, nullptr}, args);
+    detail::builtin_function(x.where(), "reduce_dim", x.type()).launch(detail::grid_stride_config(n_out), args);
   }
   if (keepdim) return out;
   shape_t dropped = x.shape();
