@@ -5,4 +5,5 @@
 #include "elementwise.cu"
 #include "grayscale.cu"
 #include "matmul.cu"
+#include "matmul_tensor_core.cu"
 #include "reduce.cu"

@@ -4,8 +4,8 @@
 // reduced dimension, accumulating in a wider type (float for half types,
 // double for float and double, int64 for integers).
 //
-// Variant 1: a thread per output. Block-cooperative and warp-shuffle
-// reductions at bandwidth come in the speed issue.
+// Variant 1 (reduce_dim): a thread per output. Variant 2 (reduce_all, below):
+// every element of a contiguous tensor to one value at memory bandwidth.
 #pragma once
 #include "lockstep/cuda.h"
 #include "lockstep/kernels/op_codes.h"
@@ -40,6 +40,145 @@ __global__ void reduce_dim(T* out, strided_layout out_layout, const T* in, strid
     }
     if (static_cast<reduce_op>(op) == reduce_op::mean) acc = acc / static_cast<A>(extent);
     out[position_of(i, out_layout, out_layout)] = static_cast<T>(acc);
+  }
+}
+
+// ---------------------------------------------------------------- all elements at bandwidth
+//
+// Variant 2: reduce_all reduces every element of a contiguous tensor to one
+// value at memory bandwidth, in two launches and no atomics (so the result is
+// the same every run for the same grid):
+//   reduce_all_blocks: a grid-stride loop over 16-byte vectors (float4 for
+//     float, 8 halves, 16 bytes, ...), reduce_all_unroll independent loads in
+//     flight per thread, accumulated per thread in accumulate_type; then a
+//     warp-shuffle reduction and one across the block's warps in shared
+//     memory; one partial per block into `partials`.
+//   reduce_all_finish: one block folds the partials the same way and writes
+//     the result (divided by n for mean).
+// Elements before the first 16-byte boundary of `in` and after the last whole
+// vector take a scalar path. Empty inputs give the op's identity (0 for sum,
+// 1 for prod); the tensor layer rejects empty max, min and mean.
+// NaNs are skipped by max and min (as reduce_dim does after its first element).
+// The launch: 1-D, blockDim.x a multiple of 32, any grid (the tensor layer:
+// 256 threads, a block per 4 vectors per thread, at most 1024 blocks).
+
+inline constexpr int reduce_all_unroll = 4;
+
+// 16 bytes of T, loaded with one 128-bit instruction.
+template <class T> struct alignas(16) vector16 { T lane[16 / sizeof(T)]; };
+
+template <class A> __host__ __device__ inline A lowest_value() { return -9223372036854775807LL - 1; }  // long long
+template <> __host__ __device__ inline float lowest_value<float>() { return -INFINITY; }
+template <> __host__ __device__ inline double lowest_value<double>() { return -static_cast<double>(INFINITY); }
+template <class A> __host__ __device__ inline A highest_value() { return 9223372036854775807LL; }
+template <> __host__ __device__ inline float highest_value<float>() { return INFINITY; }
+template <> __host__ __device__ inline double highest_value<double>() { return static_cast<double>(INFINITY); }
+
+template <reduce_op Op, class A> __host__ __device__ inline A reduce_identity() {
+  if constexpr (Op == reduce_op::max) return lowest_value<A>();
+  else if constexpr (Op == reduce_op::min) return highest_value<A>();
+  else if constexpr (Op == reduce_op::prod) return A(1);
+  else return A(0);  // sum, mean
+}
+
+template <reduce_op Op, class A> __host__ __device__ inline A reduce_combine(A acc, A x) {
+  if constexpr (Op == reduce_op::max) return x > acc ? x : acc;
+  else if constexpr (Op == reduce_op::min) return x < acc ? x : acc;
+  else if constexpr (Op == reduce_op::prod) return acc * x;
+  else return acc + x;  // sum, mean
+}
+
+template <class T> __device__ inline typename accumulate_type<T>::type widen(T x) {
+  return static_cast<typename accumulate_type<T>::type>(static_cast<typename compute_type<T>::type>(x));
+}
+
+// This thread's share of in[0, n), grid-strided.
+template <reduce_op Op, class T> __device__ typename accumulate_type<T>::type reduce_all_thread(const T* in, long long n) {
+  using A = typename accumulate_type<T>::type;
+  constexpr int lanes = 16 / sizeof(T);
+  A acc = reduce_identity<Op, A>();
+  const long long thread = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  const long long threads = static_cast<long long>(gridDim.x) * blockDim.x;
+  // Elements up to the first 16-byte boundary, then whole vectors, then the rest.
+  const unsigned long long address = reinterpret_cast<unsigned long long>(in);
+  long long head = address % 16 == 0 ? 0 : address % sizeof(T) != 0 ? n : static_cast<long long>((16 - address % 16) / sizeof(T));
+  if (head > n) head = n;
+  const long long vectors = (n - head) / lanes;
+  const vector16<T>* v = reinterpret_cast<const vector16<T>*>(in + head);
+  long long i = thread;
+  for (; i + (reduce_all_unroll - 1) * threads < vectors; i += reduce_all_unroll * threads) {
+    vector16<T> chunk[reduce_all_unroll];
+#pragma unroll
+    for (int u = 0; u < reduce_all_unroll; ++u) chunk[u] = v[i + u * threads];
+#pragma unroll
+    for (int u = 0; u < reduce_all_unroll; ++u)
+#pragma unroll
+      for (int k = 0; k < lanes; ++k) acc = reduce_combine<Op>(acc, widen(chunk[u].lane[k]));
+  }
+  for (; i < vectors; i += threads) {
+    const vector16<T> chunk = v[i];
+#pragma unroll
+    for (int k = 0; k < lanes; ++k) acc = reduce_combine<Op>(acc, widen(chunk.lane[k]));
+  }
+  for (long long j = thread; j < head; j += threads) acc = reduce_combine<Op>(acc, widen(in[j]));
+  for (long long j = head + vectors * lanes + thread; j < n; j += threads) acc = reduce_combine<Op>(acc, widen(in[j]));
+  return acc;
+}
+
+// The block's values combined; the result is valid in thread 0.
+template <reduce_op Op, class A> __device__ A reduce_all_block(A acc, A* warp_results) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) acc = reduce_combine<Op>(acc, __shfl_down_sync(0xffffffffu, acc, offset));
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+  if (lane == 0) warp_results[warp] = acc;
+  __syncthreads();
+  if (warp == 0) {
+    acc = lane < warps ? warp_results[lane] : reduce_identity<Op, A>();
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) acc = reduce_combine<Op>(acc, __shfl_down_sync(0xffffffffu, acc, offset));
+  }
+  return acc;
+}
+
+template <reduce_op Op, class T>
+__device__ void reduce_all_blocks_for(typename accumulate_type<T>::type* partials, const T* in, long long n,
+                                      typename accumulate_type<T>::type* warp_results) {
+  const auto acc = reduce_all_block<Op>(reduce_all_thread<Op>(in, n), warp_results);
+  if (threadIdx.x == 0) partials[blockIdx.x] = acc;
+}
+
+template <class T>
+__global__ void reduce_all_blocks(typename accumulate_type<T>::type* partials, const T* in, long long n, int op) {
+  __shared__ typename accumulate_type<T>::type warp_results[32];
+  switch (static_cast<reduce_op>(op)) {
+    case reduce_op::sum:
+    case reduce_op::mean: reduce_all_blocks_for<reduce_op::sum>(partials, in, n, warp_results); break;
+    case reduce_op::max: reduce_all_blocks_for<reduce_op::max>(partials, in, n, warp_results); break;
+    case reduce_op::min: reduce_all_blocks_for<reduce_op::min>(partials, in, n, warp_results); break;
+    case reduce_op::prod: reduce_all_blocks_for<reduce_op::prod>(partials, in, n, warp_results); break;
+  }
+}
+
+template <reduce_op Op, class T>
+__device__ void reduce_all_finish_for(T* out, const typename accumulate_type<T>::type* partials, int count, long long divisor,
+                                      typename accumulate_type<T>::type* warp_results) {
+  using A = typename accumulate_type<T>::type;
+  A acc = reduce_identity<Op, A>();
+  for (int i = threadIdx.x; i < count; i += blockDim.x) acc = reduce_combine<Op>(acc, partials[i]);
+  acc = reduce_all_block<Op>(acc, warp_results);
+  if (threadIdx.x == 0) out[0] = static_cast<T>(divisor ? acc / static_cast<A>(divisor) : acc);
+}
+
+// One block: out[0] = the `count` partials combined (for mean, their sum / n).
+template <class T>
+__global__ void reduce_all_finish(T* out, const typename accumulate_type<T>::type* partials, int count, long long n, int op) {
+  __shared__ typename accumulate_type<T>::type warp_results[32];
+  switch (static_cast<reduce_op>(op)) {
+    case reduce_op::sum: reduce_all_finish_for<reduce_op::sum>(out, partials, count, 0, warp_results); break;
+    case reduce_op::mean: reduce_all_finish_for<reduce_op::sum>(out, partials, count, n, warp_results); break;
+    case reduce_op::max: reduce_all_finish_for<reduce_op::max>(out, partials, count, 0, warp_results); break;
+    case reduce_op::min: reduce_all_finish_for<reduce_op::min>(out, partials, count, 0, warp_results); break;
+    case reduce_op::prod: reduce_all_finish_for<reduce_op::prod>(out, partials, count, 0, warp_results); break;
   }
 }
 

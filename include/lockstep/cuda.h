@@ -12,6 +12,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <mma.h>
 #include "lockstep/launch.h"
 #else
 #include "lockstep/emu/qualifiers.h"
@@ -21,6 +22,7 @@
 #include "lockstep/emu/math.h"
 #include "lockstep/emu/atomics.h"
 #include "lockstep/emu/sync.h"
+#include "lockstep/emu/wmma.h"
 #include "lockstep/emu/device_io.h"
 #include "lockstep/emu/runtime_api.h"
 #include "lockstep/launch.h"

@@ -46,7 +46,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ArgumentError", "CompileError", "CudaError", "Device", "DeviceUnavailable", "Kernel", "KernelError", "LaunchError", "Module",
     "ShapeError", "Tensor", "__version__", "abs", "add", "asarray", "check", "compile", "cuda_available", "cuda_device_count",
-    "cuda_unavailable_reason", "default_device", "device", "div", "emulator_options", "emulator_options_scope", "empty",
+    "copy", "cuda_unavailable_reason", "default_device", "device", "div", "emulator_options", "emulator_options_scope", "empty",
     "exp", "from_dlpack", "is_available", "kernel_output_to_sys_stdout", "log", "map", "matmul", "max", "maximum", "mean",
     "min", "minimum", "mul", "neg", "prod", "reduce", "relu", "rgb_to_grayscale", "set_emulator_options", "sigmoid", "sqrt",
     "sub", "sum", "synchronize", "tanh", "zip",
@@ -190,22 +190,47 @@ def zip(op: str, a: Any, b: Any) -> Tensor:
     return _core.zip(op, _tensor(a, tb), _tensor(b, ta))
 
 
-def reduce(op: str, x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
-    """Reduce along ``dim`` with sum, max, min, prod or mean."""
-    return _core.reduce(op, _tensor(x), dim, keepdim)
+def reduce(op: str, x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    """Reduce with sum, max, min, prod or mean along ``dim``, or, with ``dim=None``
+    (the default), over every element to a 0-d tensor as ``torch.sum(x)`` does
+    (at memory bandwidth; ``keepdim`` then keeps every dimension with extent 1).
+    The result has ``x``'s dtype. Sum of no elements is 0, product 1; max, min
+    and mean of no elements raise ShapeError."""
+    t = _tensor(x)
+    if dim is not None:
+        return _core.reduce(op, t, dim, keepdim)
+    out = _core.reduce_all(op, t)
+    return out.reshape([1] * t.ndim) if keepdim else out
 
 
-def matmul(a: Any, b: Any, algo: str = "tiled_static") -> Tensor:
-    """float32 ``a @ b`` with the lecture's kernel ``algo`` ("naive", "tiled_static",
-    "tiled_dynamic"), or "cublas" (the reference, on cuda devices only); batch
-    dimensions broadcast like NumPy's."""
+def matmul(a: Any, b: Any, algo: str = "auto") -> Tensor:
+    """``a @ b``, batch dimensions broadcast like NumPy's, with the kernel ``algo``.
+
+    float32, the lectures' SIMT ladder, simplest to fastest: "naive",
+    "tiled_static", "tiled_dynamic", "register_1d", "register_2d",
+    "vectorized", "warp_tiled", "double_buffered"; "cublas" is the reference
+    (cuda devices only). Tensor cores, float32 or bfloat16 (the output has the
+    inputs' dtype): "wmma" (float32 through tf32), "wgmma" (bfloat16, Hopper
+    GPUs), references "cublas" (bfloat16) and "cublas_tf32". They read B best
+    as ``w.T`` of a (n, k) ``w``, the nn.Linear layout; other layouts are
+    copied once. "auto" (the default, also of ``@``): double_buffered for
+    float32; for bfloat16 wgmma on a Hopper GPU, else wmma."""
     return _core.matmul(_tensor(a), _tensor(b), algo)
 
 
-def rgb_to_grayscale(image: Any, launch: str = "2d") -> Tensor:
+def rgb_to_grayscale(image: Any, launch: str = "vectorized") -> Tensor:
     """Channels-first uint8 (3, H, W) -> (H, W), or a batch (B, 3, H, W) -> (B, H, W),
-    with the lecture's weights 0.2989/0.5870/0.1140; ``launch`` "1d" or "2d"."""
+    with the lecture's weights 0.2989/0.5870/0.1140 (float32, truncated).
+    ``launch``: "vectorized" (16 pixels per thread, at copy bandwidth), or the
+    lecture's "1d" or "2d" (batches: "2d"); all give the same bits."""
     return _core.rgb_to_grayscale(_tensor(image), launch)
+
+
+def copy(x: Any) -> Tensor:
+    """A new packed copy of ``x`` on its device. A contiguous ``x`` is copied with
+    the device's memcpy (cuMemcpyDtoD on a GPU), no kernel: the reference for
+    copy bandwidth. A strided one is packed by the copy kernel."""
+    return _core.copy(_tensor(x))
 
 
 def neg(x: Any) -> Tensor:
@@ -278,28 +303,28 @@ def minimum(a: Any, b: Any) -> Tensor:
     return zip("minimum", a, b)
 
 
-def sum(x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
-    """The sum along ``dim`` (default the last)."""
+def sum(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    """The sum along ``dim``, or of every element (a 0-d tensor) when ``dim`` is None."""
     return reduce("sum", x, dim, keepdim)
 
 
-def mean(x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
-    """The mean along ``dim`` (floating-point tensors)."""
+def mean(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    """The mean along ``dim``, or of every element when ``dim`` is None (floating-point tensors)."""
     return reduce("mean", x, dim, keepdim)
 
 
-def max(x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
-    """The largest element along ``dim``."""
+def max(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    """The largest element along ``dim``, or over every element when ``dim`` is None."""
     return reduce("max", x, dim, keepdim)
 
 
-def min(x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
-    """The smallest element along ``dim``."""
+def min(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    """The smallest element along ``dim``, or over every element when ``dim`` is None."""
     return reduce("min", x, dim, keepdim)
 
 
-def prod(x: Any, dim: int = -1, keepdim: bool = False) -> Tensor:
-    """The product along ``dim``."""
+def prod(x: Any, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    """The product along ``dim``, or over every element when ``dim`` is None."""
     return reduce("prod", x, dim, keepdim)
 
 

@@ -1,8 +1,15 @@
-"""``lockstep bench``: the lectures' speed ladder for matrix multiplication on
-whatever machine it runs, each rung against the reference of its kind in the
-same run: a pure-Python loop and NumPy on the CPU, the emulator's kernels, and
-on a GPU every lockstep matmul kernel, cuBLAS (the reference) and PyTorch if
-installed. Prints a table, writes CSV and, with matplotlib, a PNG plot.
+"""``lockstep bench``: the lectures' speed ladder on whatever machine it runs,
+each rung against the reference of its kind measured in the same run.
+
+- matmul, float32: a pure-Python loop and NumPy on the CPU, the emulator's
+  kernels, and on a GPU every lockstep SIMT kernel against cuBLAS SGEMM (and
+  PyTorch if installed);
+- matmul on tensor cores (GPU): wmma (tf32 and bf16) and Hopper's wgmma
+  against cuBLAS in the same precision, with B in the nn.Linear layout (w.T);
+- memory-bound kernels (GPU): grayscale and a full sum against the device's
+  copy bandwidth (bytes read plus written by a device-to-device copy).
+
+Prints a table, writes ladder.csv and, with matplotlib, ladder.png.
 
     lockstep bench [--quick] [--out DIR]        (also: python -m lockstep.bench)
 """
@@ -14,107 +21,251 @@ import csv
 import pathlib
 import sys
 import time
+from dataclasses import dataclass
 from typing import Callable, List, Optional
 
 import numpy as np
 
 import lockstep
 
-
-def _median_seconds(run: Callable[[], object], repeats: int, sync: Optional[str] = None) -> float:
-    run()  # warm-up: module loads, caches, clocks
-    if sync:
-        lockstep.synchronize(sync)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        if sync:
-            lockstep.synchronize(sync)
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
+FLOAT32_GPU_ALGOS = ("naive", "tiled_static", "tiled_dynamic", "register_1d", "register_2d", "vectorized", "warp_tiled", "double_buffered")
+EMULATOR_ALGOS = ("naive", "tiled_static", "tiled_dynamic", "double_buffered")
 
 
-def _python_matmul(a: list, b: list, n: int) -> list:
-    return [[sum(a[i][p] * b[p][j] for p in range(n)) for j in range(n)] for i in range(n)]
-
-
-class _Row:
-    def __init__(self, rung: str, device: str, size: int, seconds: float, reference: str, reference_seconds: float):
-        self.rung, self.device, self.size, self.seconds = rung, device, size, seconds
-        self.reference, self.reference_seconds = reference, reference_seconds
+@dataclass
+class Row:
+    group: str  # "matmul float32", "matmul tensor cores", "bandwidth"
+    rung: str
+    device: str
+    size: str
+    seconds: float
+    work: float  # floating-point operations, or bytes moved
+    reference: str
+    reference_seconds: float  # the reference's time for the same work
 
     @property
-    def gflops(self) -> float:
-        return 2.0 * self.size**3 / self.seconds / 1e9
+    def unit(self) -> str:
+        return "GB/s" if self.group == "bandwidth" else "GFLOP/s"
+
+    @property
+    def rate(self) -> float:
+        return self.work / self.seconds / 1e9
 
     @property
     def fraction_of_reference(self) -> float:
         return self.reference_seconds / self.seconds
 
 
-def _progress(step: str) -> None:
-    print(f"  ... {step}", file=sys.stderr, flush=True)
+def _seconds(run: Callable[[], object], repeats: int, sync: Optional[str] = None, batch: int = 1) -> float:
+    """Median over `repeats` of the time per call, each sample `batch` calls
+    back to back; on a GPU the calls queue up and the device is waited for
+    once per sample, so host overhead hides behind device work."""
+    run()  # warm-up: module loads, caches, clocks
+    if sync:
+        lockstep.synchronize(sync)
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(batch):
+            run()
+        if sync:
+            lockstep.synchronize(sync)
+        samples.append((time.perf_counter() - start) / batch)
+    return sorted(samples)[len(samples) // 2]
 
 
-def run(quick: bool = False) -> List[_Row]:
+class _Progress:
+    """One line on stderr, redrawn in place on a terminal, a line per step otherwise."""
+
+    def __init__(self, total: int):
+        self.total, self.done, self.tty = total, 0, sys.stderr.isatty()
+
+    def step(self, what: str) -> None:
+        width = 24
+        filled = width * self.done // max(self.total, 1)
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done + 1}/{self.total} {what}"
+        if self.tty:
+            sys.stderr.write("\r" + line.ljust(100)[:100])
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+        self.done += 1
+
+    def close(self) -> None:
+        if self.tty:
+            sys.stderr.write("\r" + " " * 100 + "\r")
+            sys.stderr.flush()
+
+
+def _python_matmul(a: list, b: list, n: int) -> list:
+    return [[sum(a[i][p] * b[p][j] for p in range(n)) for j in range(n)] for i in range(n)]
+
+
+def _torch_cuda():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+def run(quick: bool = False) -> List[Row]:
     """Measure the ladder and return its rows."""
     rng = np.random.default_rng()
-    rows: List[_Row] = []
-    repeats = 3 if quick else 5
+    repeats = 3 if quick else 7
+    gpu = lockstep.cuda_available()
+    torch = _torch_cuda() if gpu else None
+    jobs: List[Callable[[], None]] = []  # each measures one or more rows
+    labels: List[str] = []
+    rows: List[Row] = []
 
-    # The CPU rungs, at a size the Python loop can manage.
-    n_python = 48 if quick else 96
-    a = rng.standard_normal((n_python, n_python), dtype=np.float32)
-    b = rng.standard_normal((n_python, n_python), dtype=np.float32)
-    _progress(f"pure Python at {n_python}^3")
-    python_s = _median_seconds(lambda: _python_matmul(a.tolist(), b.tolist(), n_python), 1)
-    numpy_small = _median_seconds(lambda: a @ b, repeats)
-    rows.append(_Row("pure Python loop", "cpu", n_python, python_s, "NumPy", numpy_small))
-    rows.append(_Row("NumPy", "cpu", n_python, numpy_small, "NumPy", numpy_small))
+    def job(label: str):
+        def register(fn):
+            jobs.append(fn)
+            labels.append(label)
+            return fn
 
-    n_emulator = 128 if quick else 256
-    a = rng.standard_normal((n_emulator, n_emulator), dtype=np.float32)
-    b = rng.standard_normal((n_emulator, n_emulator), dtype=np.float32)
-    numpy_s = _median_seconds(lambda: a @ b, repeats)
-    for algo in ("naive", "tiled_static", "tiled_dynamic"):
-        _progress(f"emulator {algo} at {n_emulator}^3")
-        seconds = _median_seconds(lambda: lockstep.matmul(a, b, algo=algo), repeats)
-        rows.append(_Row(f"emulator {algo}", "cpu", n_emulator, seconds, "NumPy", numpy_s))
+        return register
 
-    if lockstep.cuda_available():
-        n_gpu = 2048 if quick else 4096
-        a = lockstep.asarray(rng.standard_normal((n_gpu, n_gpu), dtype=np.float32), device="cuda:0")
-        b = lockstep.asarray(rng.standard_normal((n_gpu, n_gpu), dtype=np.float32), device="cuda:0")
-        _progress(f"cuBLAS at {n_gpu}^3")
-        cublas_s = _median_seconds(lambda: lockstep.matmul(a, b, algo="cublas"), repeats, "cuda:0")
-        for algo in ("naive", "tiled_static", "tiled_dynamic", "cublas"):
-            _progress(f"GPU {algo} at {n_gpu}^3")
-            seconds = cublas_s if algo == "cublas" else _median_seconds(lambda: lockstep.matmul(a, b, algo=algo), repeats, "cuda:0")
-            rows.append(_Row(f"GPU {algo}", "cuda:0", n_gpu, seconds, "cuBLAS", cublas_s))
-        try:
-            import torch
-        except ImportError:
-            torch = None
-        if torch is not None and torch.cuda.is_available():
-            ta, tb = torch.from_dlpack(a), torch.from_dlpack(b)
-            torch_s = _median_seconds(lambda: ta @ tb, repeats, "cuda:0")
-            rows.append(_Row("PyTorch", "cuda:0", n_gpu, torch_s, "cuBLAS", cublas_s))
+    # ---- matmul float32 on the CPU
+    n_py = 48 if quick else 96
+    a_py = rng.standard_normal((n_py, n_py), dtype=np.float32)
+    b_py = rng.standard_normal((n_py, n_py), dtype=np.float32)
+
+    @job(f"pure Python and NumPy at {n_py}^3")
+    def _():
+        python_s = _seconds(lambda: _python_matmul(a_py.tolist(), b_py.tolist(), n_py), 1)
+        numpy_s = _seconds(lambda: a_py @ b_py, repeats, batch=10)
+        flops = 2.0 * n_py**3
+        rows.append(Row("matmul float32", "pure Python loop", "cpu", f"{n_py}^3", python_s, flops, "NumPy", numpy_s))
+        rows.append(Row("matmul float32", "NumPy", "cpu", f"{n_py}^3", numpy_s, flops, "NumPy", numpy_s))
+
+    n_emu = 128 if quick else 256
+    a_emu = rng.standard_normal((n_emu, n_emu), dtype=np.float32)
+    b_emu = rng.standard_normal((n_emu, n_emu), dtype=np.float32)
+    for algo in EMULATOR_ALGOS:
+
+        @job(f"emulator {algo} at {n_emu}^3")
+        def _(algo=algo):
+            numpy_s = _seconds(lambda: a_emu @ b_emu, repeats, batch=10)
+            seconds = _seconds(lambda: lockstep.matmul(a_emu, b_emu, algo=algo), repeats)
+            rows.append(Row("matmul float32", f"emulator {algo}", "cpu", f"{n_emu}^3", seconds, 2.0 * n_emu**3, "NumPy", numpy_s))
+
+    if gpu:
+        dev = "cuda:0"
+        n = 2048 if quick else 4096
+        flops = 2.0 * n**3
+        size = f"{n}^3"
+        batch = 3 if quick else 10
+        a32 = lockstep.asarray(rng.uniform(-1, 1, (n, n)).astype(np.float32), device=dev)
+        b32 = lockstep.asarray(rng.uniform(-1, 1, (n, n)).astype(np.float32), device=dev)
+        w32 = lockstep.asarray(rng.uniform(-1, 1, (n, n)).astype(np.float32), device=dev)  # (n, k): B = w.T
+        a16, w16 = a32.to("bfloat16"), w32.to("bfloat16")
+        reference = {}
+
+        def gpu_seconds(fn):
+            return _seconds(fn, repeats, dev, batch)
+
+        @job(f"cuBLAS SGEMM at {size}")
+        def _():
+            reference["sgemm"] = gpu_seconds(lambda: lockstep.matmul(a32, b32, algo="cublas"))
+
+        for algo in FLOAT32_GPU_ALGOS:
+
+            @job(f"GPU {algo} at {size}")
+            def _(algo=algo):
+                seconds = gpu_seconds(lambda: lockstep.matmul(a32, b32, algo=algo))
+                rows.append(Row("matmul float32", f"GPU {algo}", dev, size, seconds, flops, "cuBLAS", reference["sgemm"]))
+
+        @job("cuBLAS SGEMM row")
+        def _():
+            rows.append(Row("matmul float32", "GPU cuBLAS SGEMM", dev, size, reference["sgemm"], flops, "cuBLAS", reference["sgemm"]))
+            if torch is not None:
+                ta, tb = torch.from_dlpack(a32), torch.from_dlpack(b32)
+                torch.backends.cuda.matmul.allow_tf32 = False
+                seconds = gpu_seconds(lambda: ta @ tb)
+                rows.append(Row("matmul float32", "PyTorch float32", dev, size, seconds, flops, "cuBLAS", reference["sgemm"]))
+
+        @job(f"cuBLAS tf32 and bf16 at {size}")
+        def _():
+            reference["tf32"] = gpu_seconds(lambda: lockstep.matmul(a32, w32.T, algo="cublas_tf32"))
+            reference["bf16"] = gpu_seconds(lambda: lockstep.matmul(a16, w16.T, algo="cublas"))
+
+        tensor_core_rungs = [("wmma tf32", a32, w32, "wmma", "tf32"), ("wmma bf16", a16, w16, "wmma", "bf16")]
+        if lockstep._core.device_arch(dev) == "sm_90":
+            tensor_core_rungs.append(("wgmma bf16", a16, w16, "wgmma", "bf16"))
+        for rung, a, w, algo, precision in tensor_core_rungs:
+
+            @job(f"GPU {rung} at {size}")
+            def _(rung=rung, a=a, w=w, algo=algo, precision=precision):
+                seconds = gpu_seconds(lambda: lockstep.matmul(a, w.T, algo=algo))
+                rows.append(Row("matmul tensor cores", f"GPU {rung}", dev, size, seconds, flops, f"cuBLAS {precision}", reference[precision]))
+
+        @job("cuBLAS tensor-core rows")
+        def _():
+            for precision in ("tf32", "bf16"):
+                rows.append(Row("matmul tensor cores", f"GPU cuBLAS {precision}", dev, size, reference[precision], flops, f"cuBLAS {precision}",
+                                reference[precision]))
+            if torch is not None:
+                ta, tw = torch.from_dlpack(a16), torch.from_dlpack(w16)
+                seconds = gpu_seconds(lambda: ta @ tw.T)
+                rows.append(Row("matmul tensor cores", "PyTorch bf16", dev, size, seconds, flops, "cuBLAS bf16", reference["bf16"]))
+
+        # ---- memory-bound kernels against the copy bandwidth
+        side = 4096 if quick else 8192
+        count = 2**26 if quick else 2**28
+        image = lockstep.asarray(rng.integers(0, 256, (3, side, side), dtype=np.uint8), device=dev)
+        floats = lockstep.asarray(rng.uniform(-1, 1, count).astype(np.float32), device=dev)
+        copy_bytes = 2 * 4 * count  # read + write
+
+        @job(f"device copy of {4 * count >> 20} MiB")
+        def _():
+            reference["copy"] = gpu_seconds(lambda: lockstep.copy(floats))
+            rows.append(Row("bandwidth", "device copy", dev, f"{count} floats", reference["copy"], copy_bytes, "copy", reference["copy"]))
+
+        def copy_seconds_for(nbytes: float) -> float:
+            return reference["copy"] * nbytes / copy_bytes
+
+        for launch in ("2d", "vectorized"):
+
+            @job(f"grayscale {launch} at {side}x{side}")
+            def _(launch=launch):
+                seconds = gpu_seconds(lambda: lockstep.rgb_to_grayscale(image, launch=launch))
+                nbytes = 4.0 * side * side  # three planes read, one written
+                rows.append(Row("bandwidth", f"grayscale {launch}", dev, f"{side}x{side}", seconds, nbytes, "copy", copy_seconds_for(nbytes)))
+
+        @job(f"sum of {count} floats")
+        def _():
+            nbytes = 4.0 * count
+            seconds = gpu_seconds(lambda: lockstep.sum(floats))
+            rows.append(Row("bandwidth", "sum", dev, f"{count} floats", seconds, nbytes, "copy", copy_seconds_for(nbytes)))
+            if torch is not None:
+                tf = torch.from_dlpack(floats)
+                seconds = gpu_seconds(lambda: tf.sum())
+                rows.append(Row("bandwidth", "PyTorch sum", dev, f"{count} floats", seconds, nbytes, "copy", copy_seconds_for(nbytes)))
+
+    progress = _Progress(len(jobs))
+    try:
+        for label, measure in zip(labels, jobs):
+            progress.step(label)
+            measure()
+    finally:
+        progress.close()
     return rows
 
 
-def report(rows: List[_Row], out: pathlib.Path) -> None:
+def report(rows: List[Row], out: pathlib.Path) -> None:
     """Print the table and write ladder.csv (and ladder.png with matplotlib) into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    print("| rung | device | size | ms | GFLOP/s | vs reference |\n|---|---|---:|---:|---:|---:|")
+    print("| group | rung | device | size | ms | rate | vs reference |\n|---|---|---|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r.rung} | {r.device} | {r.size}^3 | {r.seconds * 1e3:.3f} | {r.gflops:.3g} | "
-              f"{r.fraction_of_reference:.3g} of {r.reference} |")
+        print(f"| {r.group} | {r.rung} | {r.device} | {r.size} | {r.seconds * 1e3:.3f} | {r.rate:.4g} {r.unit} | "
+              f"{r.fraction_of_reference:.3f} of {r.reference} |")
     with open(out / "ladder.csv", "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["rung", "device", "size", "seconds", "gflops", "reference", "fraction_of_reference"])
+        writer.writerow(["group", "rung", "device", "size", "seconds", "rate", "unit", "reference", "fraction_of_reference"])
         for r in rows:
-            writer.writerow([r.rung, r.device, r.size, r.seconds, r.gflops, r.reference, r.fraction_of_reference])
+            writer.writerow([r.group, r.rung, r.device, r.size, r.seconds, r.rate, r.unit, r.reference, r.fraction_of_reference])
     try:
         import matplotlib
 
@@ -123,21 +274,32 @@ def report(rows: List[_Row], out: pathlib.Path) -> None:
     except ImportError:
         print(f"wrote {out / 'ladder.csv'} (install matplotlib for ladder.png)")
         return
-    fig, ax = plt.subplots(figsize=(9, 0.45 * len(rows) + 1.5))
-    labels = [f"{r.rung} ({r.device}, {r.size}^3)" for r in rows]
-    ax.barh(labels[::-1], [r.gflops for r in rows][::-1], color=["#4c72b0" if r.device == "cpu" else "#dd8452" for r in rows][::-1])
-    ax.set_xscale("log")
-    ax.set_xlabel("GFLOP/s (log scale)")
-    ax.set_title("lockstep matmul ladder")
+    groups = [g for g in ("matmul float32", "matmul tensor cores", "bandwidth") if any(r.group == g for r in rows)]
+    heights = [sum(r.group == g for r in rows) for g in groups]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(10, 0.42 * sum(heights) + 1.2 * len(groups)),
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    for ax, group in zip(axes[:, 0], groups):
+        part = [r for r in rows if r.group == group][::-1]
+        bars = ax.barh([f"{r.rung} ({r.device}, {r.size})" for r in part], [r.rate for r in part],
+                       color=["#4c72b0" if r.device == "cpu" else "#dd8452" for r in part])
+        for bar, r in zip(bars, part):
+            ax.annotate(f" {r.fraction_of_reference:.2f} of {r.reference}", (bar.get_width(), bar.get_y() + bar.get_height() / 2),
+                        va="center", fontsize=8)
+        if group != "bandwidth":
+            ax.set_xscale("log")
+        ax.set_xlabel(part[0].unit + (" (log scale)" if group != "bandwidth" else ""))
+        ax.set_title(f"lockstep {group}")
+        ax.margins(x=0.25)
     fig.tight_layout()
     fig.savefig(out / "ladder.png", dpi=120)
+    plt.close(fig)
     print(f"wrote {out / 'ladder.csv'} and {out / 'ladder.png'}")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run ``lockstep bench`` with ``argv``."""
     parser = argparse.ArgumentParser(prog="lockstep bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smaller sizes: about a minute")
+    parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats: about a minute")
     parser.add_argument("--out", default="lockstep-bench", help="folder for ladder.csv and ladder.png")
     options = parser.parse_args(argv)
     report(run(quick=options.quick), pathlib.Path(options.out))

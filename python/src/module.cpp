@@ -320,6 +320,11 @@ NB_MODULE(_core, m) {
     nb::gil_scoped_release no_gil;
     return lockstep::reduce(o, x, dim, keepdim);
   });
+  m.def("reduce_all", [](const std::string& op, const tensor& x) {
+    const auto o = lockstep::parse_reduce_op(op);
+    nb::gil_scoped_release no_gil;
+    return lockstep::reduce_all(o, x);
+  });
   m.def("matmul", [](const tensor& a, const tensor& b, const std::string& algo) {
     nb::gil_scoped_release no_gil;
     return lockstep::matmul(a, b, algo);
@@ -327,6 +332,10 @@ NB_MODULE(_core, m) {
   m.def("rgb_to_grayscale", [](const tensor& image, const std::string& launch) {
     nb::gil_scoped_release no_gil;
     return lockstep::rgb_to_grayscale(image, launch);
+  });
+  m.def("copy", [](const tensor& x) {
+    nb::gil_scoped_release no_gil;
+    return lockstep::copy(x);
   });
 
   nb::class_<lockstep::module>(m, "Module")

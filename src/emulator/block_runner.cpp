@@ -31,6 +31,9 @@ const char* op_name(warp_op op) {
     case warp_op::reduce_xor: return "__reduce_xor_sync";
     case warp_op::match_any: return "__match_any_sync";
     case warp_op::active: return "__activemask";
+    case warp_op::wmma_load: return "wmma::load_matrix_sync";
+    case warp_op::wmma_store: return "wmma::store_matrix_sync";
+    case warp_op::wmma_mma: return "wmma::mma_sync";
   }
   return "?";
 }
@@ -42,6 +45,9 @@ std::string hex(std::uint32_t v) {
 }
 
 bool is_shuffle(warp_op op) { return op >= warp_op::shfl_idx && op <= warp_op::shfl_xor; }
+// The wmma functions are warp-wide barriers too: the whole warp arrives, and
+// racecheck orders the lanes' accesses around them as around __syncwarp.
+bool is_wmma(warp_op op) { return op >= warp_op::wmma_load && op <= warp_op::wmma_mma; }
 }  // namespace
 
 block_runner::block_runner(std::size_t stack_bytes) : stacks_(stack_bytes) {}
@@ -352,6 +358,10 @@ std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value,
                  t, pc);
   if (is_shuffle(op) && (width < 1 || width > 32 || (width & (width - 1))))
     fail(std::string(op_name(op)) + " with width " + std::to_string(width) + "; width must be a power of two from 1 to 32");
+  if (is_wmma(op) && lanes_in_warp(w) != ~0u)
+    sync_failure(std::string(op_name(op)) + " in a warp of " + std::to_string(std::min(32u, threads_ - w * 32)) +
+                     " threads; the wmma functions need all 32 lanes of a full warp",
+                 t, pc);
   const std::uint32_t mask_as_passed = mask;
   // Lanes past the end of a partial last warp do not exist; the GPU ignores them too.
   mask &= lanes_in_warp(w);
@@ -391,7 +401,7 @@ void block_runner::complete_warp(warp_round& r, unsigned caller_lane) {
   if (checking_) {
     const auto w = static_cast<unsigned>(&r - warps_.data());
     check_warp_masks(r, w);
-    if (r.op == warp_op::sync) checking_->warp_synced(w);
+    if (r.op == warp_op::sync || is_wmma(r.op)) checking_->warp_synced(w);
   }
   auto each_lane = [lanes](auto&& fn) {
     for (std::uint32_t m = lanes; m; m &= m - 1) fn(static_cast<unsigned>(__builtin_ctz(m)));
@@ -399,7 +409,10 @@ void block_runner::complete_warp(warp_round& r, unsigned caller_lane) {
   auto all_lanes_get = [&](std::uint64_t v) { each_lane([&](unsigned l) { r.result[l] = v; }); };
   const bool is_signed = caller_lane != no_lane && r.lane_arg[caller_lane] != 0;
   switch (r.op) {
-    case warp_op::sync: break;
+    case warp_op::sync:
+    case warp_op::wmma_load:
+    case warp_op::wmma_store:
+    case warp_op::wmma_mma: break;
     case warp_op::active: all_lanes_get(lanes); break;
     case warp_op::shfl_idx:
     case warp_op::shfl_up:

@@ -12,16 +12,22 @@ namespace {
 // The few cuBLAS declarations used here (values from cublas_api.h, CUDA 13).
 using cublas_handle = struct cublas_context*;
 using cublas_status = int;
-constexpr int cublas_op_n = 0;
+constexpr int cublas_op_n = 0, cublas_op_t = 1;
+constexpr int cuda_r_32f = 0, cuda_r_16bf = 14;                              // cudaDataType
+constexpr int cublas_compute_32f = 68, cublas_compute_32f_fast_tf32 = 77;  // cublasComputeType_t
+constexpr int cublas_gemm_default = -1;
 using create_fn = cublas_status (*)(cublas_handle*);
 using set_stream_fn = cublas_status (*)(cublas_handle, void*);
 using sgemm_fn = cublas_status (*)(cublas_handle, int, int, int, int, int, const float*, const float*, int, const float*, int,
                                    const float*, float*, int);
+using gemm_ex_fn = cublas_status (*)(cublas_handle, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
+                                     const void*, void*, int, int, int, int);
 
 struct loaded_cublas {
   create_fn create = nullptr;
   set_stream_fn set_stream = nullptr;
   sgemm_fn sgemm = nullptr;
+  gemm_ex_fn gemm_ex = nullptr;
   std::string unavailable_reason;
 };
 
@@ -40,6 +46,7 @@ const loaded_cublas& cublas() {
     l.create = reinterpret_cast<create_fn>(cu::find_symbol(library, {"cublasCreate_v2"}, missing));
     l.set_stream = reinterpret_cast<set_stream_fn>(cu::find_symbol(library, {"cublasSetStream_v2"}, missing));
     l.sgemm = reinterpret_cast<sgemm_fn>(cu::find_symbol(library, {"cublasSgemm_v2"}, missing));
+    l.gemm_ex = reinterpret_cast<gemm_ex_fn>(cu::find_symbol(library, {"cublasGemmEx"}, missing));
     if (!missing.empty()) l.unavailable_reason = "the cuBLAS library that was loaded lacks " + missing;
     return l;
   }();
@@ -51,22 +58,45 @@ const loaded_cublas& cublas() {
 bool cublas_available() { return cublas().unavailable_reason.empty(); }
 std::string cublas_unavailable_reason() { return cublas().unavailable_reason; }
 
-void cublas_sgemm_row_major(const float* a, const float* b, float* c, int m, int n, int k, void* stream) {
+namespace {
+
+void check_status(cublas_status s, const char* what) {
+  if (s != 0) throw cuda_error(cudaErrorUnknown, std::string(what) + " failed with cuBLAS status " + std::to_string(s));
+}
+
+// One handle per thread (cuBLAS handles are not for concurrent use), made in
+// the context current on that thread the first time, bound to `stream`.
+cublas_handle handle_on(void* stream) {
   const loaded_cublas& api = cublas();
   if (!api.unavailable_reason.empty()) throw device_unavailable(api.unavailable_reason);
-  // One handle per thread (cuBLAS handles are not for concurrent use), made
-  // in the context current on that thread the first time.
   thread_local cublas_handle handle = nullptr;
-  auto check = [](cublas_status s, const char* what) {
-    if (s != 0) throw cuda_error(cudaErrorUnknown, std::string(what) + " failed with cuBLAS status " + std::to_string(s));
-  };
-  if (!handle) check(api.create(&handle), "cublasCreate");
-  check(api.set_stream(handle, stream), "cublasSetStream");
+  if (!handle) check_status(api.create(&handle), "cublasCreate");
+  check_status(api.set_stream(handle, stream), "cublasSetStream");
+  return handle;
+}
+
+}  // namespace
+
+void cublas_sgemm_row_major(const float* a, const float* b, float* c, int m, int n, int k, void* stream) {
+  cublas_handle handle = handle_on(stream);
   // cuBLAS is column-major: the row-major product C = A B is, read column-major,
   // C^T = B^T A^T, which is sgemm on (B, A) with no transposes.
   // Leading dimensions must be at least 1 even when k is 0 (C is then zeros).
   const float one = 1.0f, zero = 0.0f;
-  check(api.sgemm(handle, cublas_op_n, cublas_op_n, n, m, k, &one, b, n, a, k > 0 ? k : 1, &zero, c, n), "cublasSgemm");
+  check_status(cublas().sgemm(handle, cublas_op_n, cublas_op_n, n, m, k, &one, b, n, a, k > 0 ? k : 1, &zero, c, n), "cublasSgemm");
+}
+
+void cublas_gemm_row_major_nt(tensor_core_precision precision, const void* a, int lda, const void* b_t, int ldb, void* c, int ldc, int m,
+                              int n, int k, void* stream) {
+  cublas_handle handle = handle_on(stream);
+  // Column-major, C^T[n,m] = b_t[n,k] A^T[k,m]: b_t read column-major is B
+  // (k x n), so op T; row-major A read column-major is A^T, op N.
+  const float one = 1.0f, zero = 0.0f;
+  const bool bf16 = precision == tensor_core_precision::bf16;
+  const int type = bf16 ? cuda_r_16bf : cuda_r_32f;
+  check_status(cublas().gemm_ex(handle, cublas_op_t, cublas_op_n, n, m, k, &one, b_t, type, ldb, a, type, lda, &zero, c, type, ldc,
+                                bf16 ? cublas_compute_32f : cublas_compute_32f_fast_tf32, cublas_gemm_default),
+               "cublasGemmEx");
 }
 
 }  // namespace lockstep::detail

@@ -1,6 +1,7 @@
 // A GPU as a device: the driver API on the device's primary context (the one
 // the CUDA runtime uses too, so memory and streams are shared with code that
 // uses cudart in the same process).
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -38,6 +39,17 @@ class cuda_backend final : public device_backend {
     limits_.shared_per_block_optin = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     // Last, so that nothing above can throw with the context retained.
     check(api_.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
+    // Tensors come and go with every op. cuMemFree waits for the whole device,
+    // so each op would stall the queue; the driver's stream-ordered pool frees
+    // in order on the default stream and keeps the memory for the next
+    // allocation (a release threshold of "never" stops it from trimming).
+    void* pool = nullptr;
+    stream_ordered_ = api_.cuMemAllocAsync && api_.cuMemFreeAsync && api_.cuDeviceGetDefaultMemPool && api_.cuMemPoolSetAttribute &&
+                      api_.cuDeviceGetDefaultMemPool(&pool, device_) == 0;
+    if (stream_ordered_) {
+      std::uint64_t keep_everything = ~std::uint64_t{0};
+      api_.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep_everything);
+    }
   }
 
   // At process exit the driver may already be shutting down; its error then
@@ -57,13 +69,21 @@ class cuda_backend final : public device_backend {
     if (bytes == 0) return nullptr;  // as cudaMalloc does; cuMemAlloc refuses 0 bytes
     make_current();
     CUdeviceptr ptr = 0;
-    check(api_.cuMemAlloc(&ptr, bytes), ("cuMemAlloc of " + std::to_string(bytes) + " bytes on " + name_).c_str());
+    if (stream_ordered_)
+      check(api_.cuMemAllocAsync(&ptr, bytes, nullptr), ("cuMemAllocAsync of " + std::to_string(bytes) + " bytes on " + name_).c_str());
+    else
+      check(api_.cuMemAlloc(&ptr, bytes), ("cuMemAlloc of " + std::to_string(bytes) + " bytes on " + name_).c_str());
     return reinterpret_cast<void*>(ptr);
   }
+  // Memory is freed after the work queued on the default stream before it; a
+  // kernel still using it on a non-blocking stream of the caller's must be
+  // waited for first (as with PyTorch's caching allocator).
   void release(void* ptr) noexcept override {
     if (!ptr) return;
     make_current_quietly();
-    api_.cuMemFree(device_address(ptr));  // a failure here is a sticky fault the next checked call reports
+    // A failure here is a sticky fault the next checked call reports.
+    if (stream_ordered_) api_.cuMemFreeAsync(device_address(ptr), nullptr);
+    else api_.cuMemFree(device_address(ptr));
   }
 
   void copy_to_device(void* dst, const void* src, std::size_t bytes, void* stream) override {
@@ -153,6 +173,7 @@ class cuda_backend final : public device_backend {
   const driver_api& api_;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
+  bool stream_ordered_ = false;  // allocations come from the driver's stream-ordered pool
   std::string name_;
   std::string arch_;
   device_limits limits_{};

@@ -59,6 +59,15 @@ std::string resolve_entry_points(void* library, driver_api& api) {
   need(api.cuFuncGetAttribute, {"cuFuncGetAttribute"});
   need(api.cuFuncSetAttribute, {"cuFuncSetAttribute"});
   need(api.cuLaunchKernel, {"cuLaunchKernel"});
+  std::string optional_missing;
+  auto optional = [&](auto& function, std::initializer_list<const char*> names) {
+    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(find_symbol(library, names, optional_missing));
+  };
+  optional(api.cuMemAllocAsync, {"cuMemAllocAsync"});
+  optional(api.cuMemFreeAsync, {"cuMemFreeAsync"});
+  optional(api.cuDeviceGetDefaultMemPool, {"cuDeviceGetDefaultMemPool"});
+  optional(api.cuMemPoolSetAttribute, {"cuMemPoolSetAttribute"});
+  optional(api.cuTensorMapEncodeTiled, {"cuTensorMapEncodeTiled"});
   return missing;
 }
 

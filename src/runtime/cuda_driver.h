@@ -8,6 +8,7 @@
 // that versioned symbol.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -55,6 +56,7 @@ inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
 inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2;  // Y = 3, Z = 4
 inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;   // Y = 6, Z = 7
 inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
@@ -64,6 +66,7 @@ inline constexpr int CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 inline constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 
 inline constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
+inline constexpr int CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4;
 inline constexpr unsigned CU_EVENT_DEFAULT = 0x0;
 
 // The entry points lockstep uses, named as cuda.h spells them for callers.
@@ -107,6 +110,18 @@ struct driver_api {
   CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,
                              unsigned block_y, unsigned block_z, unsigned shared_bytes, CUstream stream, void** params,
                              void** extra);
+
+  // Optional: null where the driver lacks them (stream-ordered allocation
+  // came with CUDA 11.2, tensor maps with CUDA 12).
+  CUresult (*cuMemAllocAsync)(CUdeviceptr* ptr, std::size_t bytes, CUstream stream);
+  CUresult (*cuMemFreeAsync)(CUdeviceptr ptr, CUstream stream);
+  CUresult (*cuDeviceGetDefaultMemPool)(void** pool, CUdevice device);
+  CUresult (*cuMemPoolSetAttribute)(void* pool, int attribute, void* value);
+
+  // The enum parameters are C enums (int), named in cuda.h's CUtensorMap*.
+  CUresult (*cuTensorMapEncodeTiled)(void* map, int data_type, unsigned rank, void* address, const std::uint64_t* dims,
+                                     const std::uint64_t* strides, const unsigned* box, const unsigned* element_strides, int interleave,
+                                     int swizzle, int l2_promotion, int oob_fill);
 };
 
 // The loaded driver, initialised (cuInit) and seeing at least one GPU; throws

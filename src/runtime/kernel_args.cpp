@@ -3,6 +3,7 @@
 #include "lockstep/emu/half.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -149,11 +150,16 @@ packed_args pack_args(const std::string& kernel, const jit::signature& params, s
     offsets[i] = (end + align - 1) / align * align;
     end = offsets[i] + params.params[i].size;
   }
-  packed.storage_.assign(end + 16, 0);
+  // The offsets are relative to a base aligned for any parameter: a launcher
+  // reads each argument as its C++ type, and a TMA descriptor wants 64 bytes.
+  constexpr std::size_t base_align = 64;
+  packed.storage_.assign(end + 16 + base_align, 0);
+  unsigned char* base = packed.storage_.data();
+  base += (base_align - reinterpret_cast<std::uintptr_t>(base) % base_align) % base_align;
   for (unsigned i = 0; i < params.count; ++i) {
     const jit::param_desc& p = params.params[i];
     const kernel_arg& a = args[i];
-    unsigned char* out = packed.storage_.data() + offsets[i];
+    unsigned char* out = base + offsets[i];
     auto mismatch = [&](const std::string& why) {
       return argument_error("argument " + std::to_string(i) + " of " + kernel + ": the parameter is " + describe(p) + " but got " +
                             a.describe() + (why.empty() ? "" : "; " + why));

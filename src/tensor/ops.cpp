@@ -5,6 +5,7 @@
 #include <array>
 
 #include "builtin.h"
+#include "matmul_tensor_core.h"
 #include "runtime/backend.h"
 #include "runtime/cublas.h"
 
@@ -24,6 +25,28 @@ Op parse_op(std::string_view name, const std::array<const char*, N>& names, cons
   }
   throw std::invalid_argument("unknown " + std::string(kind) + " operation '" + std::string(name) + "': use one of " + known);
 }
+
+// One row per float32 matmul algo: its kernel (the batched one is name +
+// "_batched" + suffix), block shape, the C tile one block computes, and its
+// dynamic shared memory. Simplest first, as in kernels/matmul.cu.
+struct matmul_kernel {
+  const char* algo;
+  const char* name;
+  const char* suffix;
+  dim3 block;
+  int tile_m, tile_n;
+  std::size_t shared_bytes;
+};
+const matmul_kernel matmul_kernels[] = {
+    {"naive", "matmul_naive", "", dim3(16, 16), 16, 16, 0},
+    {"tiled_static", "matmul_tiled_static", "<16>", dim3(16, 16), 16, 16, 0},
+    {"tiled_dynamic", "matmul_tiled_dynamic", "", dim3(16, 16), 16, 16, 2 * 16 * 16 * sizeof(float)},
+    {"register_1d", "matmul_register_1d", "", dim3(512), 64, 64, 0},
+    {"register_2d", "matmul_register_2d", "", dim3(256), 128, 128, 0},
+    {"vectorized", "matmul_vectorized", "", dim3(256), 128, 128, 0},
+    {"warp_tiled", "matmul_warp_tiled", "", dim3(256), 128, 128, 0},
+    {"double_buffered", "matmul_double_buffered", "", dim3(256), 128, 256, 2 * 32 * (128 + 4 + 256) * sizeof(float)},
+};
 
 void check_same_device(const char* op, const tensor& a, const tensor& b) {
   if (!(a.where() == b.where()))
@@ -98,10 +121,52 @@ tensor reduce(reduce_op op, const tensor& x, int dim, bool keepdim) {
   return out.reshape(dropped);
 }
 
+tensor reduce_all(reduce_op op, const tensor& x) {
+  if (op == reduce_op::mean && !is_floating(x.type()))
+    throw std::invalid_argument("mean needs a floating-point tensor, got " + x.describe() + "; convert it with .to(float32)");
+  const std::int64_t n = x.numel();
+  if (n == 0 && op != reduce_op::sum && op != reduce_op::prod)
+    throw shape_error(std::string(op_name(op)) + ": " + x.describe() + " has no elements (max, min and mean need at least one)");
+  const tensor in = x.contiguous();
+  tensor out = tensor::empty({}, x.type(), x.where());
+  // Blocks of 256 threads, each loading 4 vectors of 16 bytes per iteration;
+  // at most 1024 blocks: all resident at once on an H100 (132 SMs x 8), and
+  // few enough for the emulator.
+  constexpr std::int64_t threads = 256, unroll = 4, max_blocks = 1024;
+  const std::int64_t per_block = threads * unroll * static_cast<std::int64_t>(16 / itemsize(x.type()));
+  const int blocks = static_cast<int>(std::clamp<std::int64_t>((n + per_block - 1) / per_block, 1, max_blocks));
+  // The per-block partials, in the kernels' accumulate type: float for half
+  // types, double for float32 and float64, int64 for integers.
+  const dtype wide = x.type() == dtype::float16 || x.type() == dtype::bfloat16 ? dtype::float32
+                     : is_floating(x.type())                                   ? dtype::float64
+                                                                               : dtype::int64;
+  const tensor partials = tensor::empty({blocks}, wide, x.where());
+  const kernel_arg code = kernel_arg::integer(static_cast<int>(op));
+  detail::builtin_function(x.where(), "reduce_all_blocks", x.type())
+      .launch(launch_config{dim3(static_cast<unsigned>(blocks)), dim3(threads), 0, nullptr},
+              std::vector<kernel_arg>{detail::pointer_arg(partials, true), detail::pointer_arg(in, false), kernel_arg::integer(n), code});
+  detail::builtin_function(x.where(), "reduce_all_finish", x.type())
+      .launch(launch_config{dim3(1), dim3(threads), 0, nullptr},
+              std::vector<kernel_arg>{detail::pointer_arg(out, true), detail::pointer_arg(partials, false), kernel_arg::integer(blocks),
+                                      kernel_arg::integer(n), code});
+  return out;
+}
+
+tensor copy(const tensor& x) {
+  if (!x.is_contiguous()) return x.clone();  // packing a strided view takes the copy kernel
+  tensor out = tensor::empty(x.shape(), x.type(), x.where());
+  const std::size_t bytes = static_cast<std::size_t>(x.numel()) * itemsize(x.type());
+  if (bytes) detail::backend_for(x.where()).copy_on_device(out.data(), x.data(), bytes, nullptr);
+  return out;
+}
+
 tensor matmul(const tensor& a, const tensor& b, std::string_view algo) {
   check_same_device("matmul", a, b);
-  if (a.type() != dtype::float32 || b.type() != dtype::float32)
-    throw std::invalid_argument("matmul supports float32 tensors, got " + a.describe() + " and " + b.describe() + "; convert with .to(float32)");
+  if (algo == "auto") algo = a.type() == dtype::bfloat16 ? detail::default_bf16_algo(a.where()) : "double_buffered";
+  const bool tensor_cores = detail::is_tensor_core_algo(algo) || a.type() == dtype::bfloat16;
+  if (!tensor_cores && (a.type() != dtype::float32 || b.type() != dtype::float32))
+    throw std::invalid_argument("matmul supports float32 tensors, got " + a.describe() + " and " + b.describe() +
+                                "; convert with .to(float32) (bfloat16 runs with algo cublas, wmma or wgmma)");
   if (a.ndim() < 2 || b.ndim() < 2)
     throw shape_error("matmul needs tensors of at least 2 dimensions, got " + a.describe() + " and " + b.describe() + "; use unsqueeze for vectors");
   const std::int64_t m = a.shape()[a.ndim() - 2], k = a.shape().back(), n = b.shape().back();
@@ -112,16 +177,22 @@ tensor matmul(const tensor& a, const tensor& b, std::string_view algo) {
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || m * k > INT32_MAX || k * n > INT32_MAX || m * n > INT32_MAX)
     throw shape_error("matmul: the kernels index matrices with 32-bit ints: " + a.describe() + " @ " + b.describe() +
                       " has a matrix of more than 2^31 - 1 elements");
-  std::string name;
-  std::size_t shared_bytes = 0;
-  if (algo == "naive") name = "matmul_naive";
-  else if (algo == "tiled_static") name = "matmul_tiled_static";
-  else if (algo == "tiled_dynamic") name = "matmul_tiled_dynamic", shared_bytes = 2 * 16 * 16 * sizeof(float);
-  else if (algo != "cublas") throw std::invalid_argument("unknown matmul algo '" + std::string(algo) + "': use naive, tiled_static, tiled_dynamic or cublas");
+  if (tensor_cores) return detail::matmul_tensor_core(a, b, algo);
+  // The float32 kernels and how each is launched (tile sizes and thread
+  // counts as in kernels/matmul.cu); "cublas" is the reference, not a kernel.
+  const matmul_kernel* chosen = nullptr;
+  for (const matmul_kernel& candidate : matmul_kernels)
+    if (algo == candidate.algo) chosen = &candidate;
   const bool use_cublas = algo == "cublas";
+  if (!chosen && !use_cublas) {
+    std::string known;
+    for (const matmul_kernel& candidate : matmul_kernels) known += std::string(candidate.algo) + ", ";
+    throw std::invalid_argument("unknown matmul algo '" + std::string(algo) + "': use " + known + "or cublas");
+  }
   if (use_cublas && a.where().kind != device::kind_t::cuda)
     throw std::invalid_argument("matmul algo 'cublas' (the reference) runs on cuda devices; " + a.describe() + " is on " + a.where().str());
-  const std::string suffix = algo == "tiled_static" ? "<16>" : "";
+  const std::string name = chosen ? chosen->name : "", suffix = chosen ? chosen->suffix : "";
+  const std::size_t shared_bytes = chosen ? chosen->shared_bytes : 0;
 
   // Batch dimensions broadcast like NumPy's; each matrix must be row-major.
   const shape_t a_batch(a.shape().begin(), a.shape().end() - 2), b_batch(b.shape().begin(), b.shape().end() - 2);
@@ -139,7 +210,9 @@ tensor matmul(const tensor& a, const tensor& b, std::string_view algo) {
   for (std::int64_t e : batch) batch_count *= e;
   if (c.numel() == 0) return c;
 
-  const dim3 block(16, 16), grid(static_cast<unsigned>((n + 15) / 16), static_cast<unsigned>((m + 15) / 16));
+  const dim3 block = chosen ? chosen->block : dim3(), grid = chosen ? dim3(static_cast<unsigned>((n + chosen->tile_n - 1) / chosen->tile_n),
+                                                                           static_cast<unsigned>((m + chosen->tile_m - 1) / chosen->tile_m))
+                                                                    : dim3();
   const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
   if (use_cublas) detail::backend_for(a.where()).make_current();
   if (batch.empty() && use_cublas) {
@@ -147,8 +220,13 @@ tensor matmul(const tensor& a, const tensor& b, std::string_view algo) {
                                    static_cast<float*>(c.data()), mi, ni, ki, nullptr);
     return c;
   }
+  // Over 48 KiB of dynamic shared memory a kernel needs its limit raised first.
+  auto with_shared_limit = [&](const function& f) -> const function& {
+    if (shared_bytes > 48 * 1024) f.set_max_dynamic_shared_bytes(static_cast<int>(shared_bytes));
+    return f;
+  };
   if (batch.empty()) {
-    detail::builtin_function(a.where(), name + suffix)
+    with_shared_limit(detail::builtin_function(a.where(), name + suffix))
         .launch(launch_config{grid, block, shared_bytes, nullptr},
                 std::vector<kernel_arg>{detail::pointer_arg(a_rows, false), detail::pointer_arg(b_rows, false), detail::pointer_arg(c, true),
                                         kernel_arg::integer(mi), kernel_arg::integer(ni), kernel_arg::integer(ki)});
@@ -179,7 +257,7 @@ tensor matmul(const tensor& a, const tensor& b, std::string_view algo) {
     return c;
   }
   const tensor device_offsets = tensor::from_host(offsets.data(), {2 * batch_count}, dtype::int64, a.where());
-  const function& f = detail::builtin_function(a.where(), name + "_batched" + suffix);
+  const function& f = with_shared_limit(detail::builtin_function(a.where(), name + "_batched" + suffix));
   constexpr std::int64_t max_grid_z = 65535;
   for (std::int64_t first = 0; first < batch_count; first += max_grid_z) {
     const std::int64_t count = std::min(max_grid_z, batch_count - first);
@@ -201,15 +279,28 @@ tensor rgb_to_grayscale(const tensor& image, std::string_view launch) {
   const bool batched = image.ndim() == 4;
   if ((image.ndim() != 3 && !batched) || image.shape()[image.ndim() - 3] != 3)
     throw shape_error("rgb_to_grayscale needs a channels-first image (3, H, W) or batch (B, 3, H, W), got " + image.describe());
-  if (launch != "1d" && launch != "2d") throw std::invalid_argument("rgb_to_grayscale: launch must be \"1d\" or \"2d\", got \"" + std::string(launch) + "\"");
+  if (launch != "vectorized" && launch != "1d" && launch != "2d")
+    throw std::invalid_argument("rgb_to_grayscale: launch must be \"vectorized\", \"1d\" or \"2d\", got \"" + std::string(launch) + "\"");
   if (batched && launch == "1d") throw std::invalid_argument("rgb_to_grayscale: batches use the 2-D launch (one image per blockIdx.z)");
   const std::int64_t h = image.shape()[image.ndim() - 2], w = image.shape().back();
-  if (3 * h * w > INT32_MAX) throw shape_error("rgb_to_grayscale: the kernels index an image with 32-bit ints");
+  if (launch != "vectorized" && 3 * h * w > INT32_MAX)
+    throw shape_error("rgb_to_grayscale: the 1-D and 2-D kernels index an image with 32-bit ints; use launch \"vectorized\"");
   const tensor in = image.contiguous();  // the kernels read planes in place
   shape_t out_shape{h, w};
   if (batched) out_shape.insert(out_shape.begin(), image.shape()[0]);
   tensor out = tensor::empty(out_shape, dtype::uint8, image.where());
   if (out.numel() == 0) return out;
+  if (launch == "vectorized") {
+    // Up to 16 pixels per thread, grid-strided: 132 SMs x 8 blocks of 256
+    // threads fill an H100; smaller images get a block per 4096 pixels.
+    const std::int64_t images = batched ? image.shape()[0] : 1, chunks = (images * h * w + 15) / 16;
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((chunks + 255) / 256, 132 * 8));
+    detail::builtin_function(image.where(), "rgb_to_grayscale_vectorized")
+        .launch(launch_config{dim3(blocks), dim3(256), 0, nullptr},
+                std::vector<kernel_arg>{detail::pointer_arg(out, true), detail::pointer_arg(in, false), kernel_arg::integer(h * w),
+                                        kernel_arg::integer(images)});
+    return out;
+  }
   const int hi = static_cast<int>(h), wi = static_cast<int>(w);
   const std::vector<kernel_arg> two_d{detail::pointer_arg(out, true), detail::pointer_arg(in, false), kernel_arg::integer(wi), kernel_arg::integer(hi)};
   const dim3 grid2(static_cast<unsigned>((w + 15) / 16), static_cast<unsigned>((h + 15) / 16));

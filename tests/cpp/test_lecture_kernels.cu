@@ -1,6 +1,8 @@
 // The lectures' kernels: RGB->grayscale with 1-D and 2-D blocks, naive matmul
 // with 16x16 blocks, shared-memory tiled matmul with static and with dynamic
-// shared memory, checked against float64 references on fresh random inputs.
+// shared memory, and the ladder after it (register blocking to double
+// buffering, 2-D and batched), checked against float64 references on fresh
+// random inputs.
 #include "grayscale.cu"
 #include "matmul.cu"
 #include "test_util.h"
@@ -114,9 +116,77 @@ TEST_P(Matmul, TiledDynamicShared) {
   }
 }
 
+// The ladder after the tiled kernel: each 2-D kernel with its launch shape
+// (kernels/matmul.cu), and its batched kernel.
+using matmul_kernel = void (*)(const float*, const float*, float*, int, int, int);
+using matmul_batched_kernel = void (*)(const float*, const float*, float*, int, int, int, const long long*, const long long*);
+struct ladder_rung {
+  const char* name;
+  matmul_kernel kernel;
+  matmul_batched_kernel batched;
+  int threads, tile_m, tile_n;
+  int shared_bytes = 0;  // dynamic; over 48 KiB the limit is raised first (set_shared_limit)
+};
+void set_shared_limit(const ladder_rung& rung) {
+  if (rung.shared_bytes > 48 * 1024) {
+    ASSERT_EQ(cudaFuncSetAttribute(rung.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, rung.shared_bytes), cudaSuccess);
+    ASSERT_EQ(cudaFuncSetAttribute(rung.batched, cudaFuncAttributeMaxDynamicSharedMemorySize, rung.shared_bytes), cudaSuccess);
+  }
+}
+const ladder_rung ladder[] = {
+    {"register_1d", matmul_register_1d, matmul_register_1d_batched, register_1d_threads, register_1d_bm, register_1d_bn},
+    {"register_2d", matmul_register_2d, matmul_register_2d_batched, register_2d_threads, register_2d_bm, register_2d_bn},
+    {"vectorized", matmul_vectorized, matmul_vectorized_batched, vectorized_threads, vectorized_bm, vectorized_bn},
+    {"warp_tiled", matmul_warp_tiled, matmul_warp_tiled_batched, warp_tiled_threads, warp_tiled_bm, warp_tiled_bn},
+    {"double_buffered", matmul_double_buffered, matmul_double_buffered_batched, double_buffered_threads, double_buffered_bm,
+     double_buffered_bn, double_buffered_shared_bytes},
+};
+
+TEST_P(Matmul, RegisterBlockedToDoubleBuffered) {
+  const auto [m, n, k] = GetParam();
+  for (const ladder_rung& rung : ladder) {
+    device_buffer<float> da(a), db(b), dc(std::size_t(m) * n);
+    set_shared_limit(rung);
+    lockstep::launch(rung.kernel, dim3((n + rung.tile_n - 1) / rung.tile_n, (m + rung.tile_m - 1) / rung.tile_m), rung.threads,
+                     rung.shared_bytes)(
+        da.get(), db.get(), dc.get(), m, n, k);
+    EXPECT_CLOSE(dc.download(), ref, 1e-5) << rung.name;
+  }
+}
+
+// Three products per launch from one buffer per operand, at element offsets
+// that keep 16-byte alignment for some products and break it for others (the
+// kernels must then take their scalar loads), C packed.
+TEST_P(Matmul, BatchedAtMisalignedOffsets) {
+  const auto [m, n, k] = GetParam();
+  const std::size_t mk = std::size_t(m) * k, kn = std::size_t(k) * n, mn = std::size_t(m) * n;
+  const std::vector<long long> a_offsets = {0, static_cast<long long>(mk) + 1, 2 * static_cast<long long>(mk) + 6};
+  const std::vector<long long> b_offsets = {3, static_cast<long long>(kn) + 4, 2 * static_cast<long long>(kn) + 8};
+  std::vector<float> a_all = random_vector<float>(3 * mk + 8), b_all = random_vector<float>(3 * kn + 12);
+  std::vector<std::vector<double>> refs;
+  for (int z = 0; z < 3; ++z)
+    refs.push_back(matmul_reference(std::vector<float>(a_all.begin() + a_offsets[z], a_all.begin() + a_offsets[z] + mk),
+                                    std::vector<float>(b_all.begin() + b_offsets[z], b_all.begin() + b_offsets[z] + kn), m, n, k));
+  device_buffer<long long> d_a_offsets(a_offsets), d_b_offsets(b_offsets);
+  for (const ladder_rung& rung : ladder) {
+    device_buffer<float> da(a_all), db(b_all), dc(3 * mn);
+    set_shared_limit(rung);
+    lockstep::launch(rung.batched, dim3((n + rung.tile_n - 1) / rung.tile_n, (m + rung.tile_m - 1) / rung.tile_m, 3), rung.threads,
+                     rung.shared_bytes)(
+        da.get(), db.get(), dc.get(), m, n, k, d_a_offsets.get(), d_b_offsets.get());
+    const std::vector<float> c = dc.download();
+    for (int z = 0; z < 3; ++z)
+      EXPECT_CLOSE(std::vector<float>(c.begin() + z * mn, c.begin() + (z + 1) * mn), refs[z], 1e-5) << rung.name << " product " << z;
+  }
+}
+
+// Beyond one 128x128 tile, k not a multiple of 4 or 8; (131, 260, 36) and
+// (128, 128, 128) where the 16-byte loads are legal, with partial and with
+// only full blocks.
 INSTANTIATE_TEST_SUITE_P(Sizes, Matmul,
                          ::testing::Values(matmul_size{1, 1, 1}, matmul_size{17, 33, 5}, matmul_size{64, 64, 64},
-                                           matmul_size{100, 37, 129}, matmul_size{256, 256, 256}));
+                                           matmul_size{100, 37, 129}, matmul_size{256, 256, 256}, matmul_size{130, 67, 257},
+                                           matmul_size{255, 129, 513}, matmul_size{131, 260, 36}, matmul_size{128, 128, 128}));
 
 #if !defined(__CUDACC__)
 // The tiled kernel sums each element in a fixed order, so the result is

@@ -2,18 +2,35 @@
 
 import csv
 
+import pytest
+
+import lockstep
 from lockstep import bench
 
 
 def test_quick_ladder_measures_and_reports_every_rung(tmp_path, capsys):
     rows = bench.run(quick=True)
     rungs = [r.rung for r in rows]
-    assert rungs[:5] == ["pure Python loop", "NumPy", "emulator naive", "emulator tiled_static", "emulator tiled_dynamic"]
-    assert all(r.seconds > 0 and r.gflops > 0 for r in rows)
+    assert rungs[:2] == ["pure Python loop", "NumPy"]
+    assert rungs[2:6] == [f"emulator {algo}" for algo in bench.EMULATOR_ALGOS]
+    assert all(r.seconds > 0 and r.rate > 0 for r in rows)
     # The interpreted loop is far behind NumPy on any machine.
     assert rows[0].fraction_of_reference < 0.1
+    progress = capsys.readouterr().err
+    assert "1/" in progress and "pure Python" in progress
     bench.report(rows, tmp_path)
     table = capsys.readouterr().out
     assert all(f"| {rung} |" in table for rung in rungs)
     with open(tmp_path / "ladder.csv") as f:
         assert [row["rung"] for row in csv.DictReader(f)] == rungs
+
+
+@pytest.mark.gpu
+def test_quick_ladder_on_a_gpu_has_every_kernel():
+    rungs = {r.rung: r for r in bench.run(quick=True)}
+    for algo in bench.FLOAT32_GPU_ALGOS:
+        assert f"GPU {algo}" in rungs
+    for rung in ("GPU cuBLAS SGEMM", "GPU wmma tf32", "GPU wmma bf16", "device copy", "grayscale vectorized", "sum"):
+        assert rungs[rung].rate > 0
+    if lockstep._core.device_arch("cuda:0") == "sm_90":
+        assert "GPU wgmma bf16" in rungs

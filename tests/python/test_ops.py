@@ -10,7 +10,7 @@ import pytest
 
 import lockstep
 
-ALGOS = ["naive", "tiled_static", "tiled_dynamic"]
+ALGOS = ["naive", "tiled_static", "tiled_dynamic", "register_1d", "register_2d", "vectorized", "warp_tiled", "double_buffered"]
 
 
 def host(t):
@@ -214,7 +214,9 @@ def test_reduce_functions_methods_and_views(rng, device, op):
     reference = REDUCE[op](expected, axis=0)
     assert np.allclose(host(getattr(lockstep, op)(view, dim=0)), reference, rtol=1e-5)
     assert np.allclose(host(getattr(view, op)(0)), reference, rtol=1e-5)
-    assert np.allclose(host(getattr(view, op)()), REDUCE[op](expected, axis=-1), rtol=1e-5)
+    assert np.allclose(host(getattr(view, op)(-1)), REDUCE[op](expected, axis=-1), rtol=1e-5)
+    whole = getattr(view, op)()  # no dim: every element, to a 0-d tensor
+    assert whole.shape == () and np.allclose(host(whole), REDUCE[op](expected), rtol=1e-5)
 
 
 def test_integer_reductions_are_exact(rng, device):
@@ -237,9 +239,139 @@ def test_reduce_errors(device):
         lockstep.reduce("median", x)
 
 
+# ---------------------------------------------------------------- reduce over every element
+
+ALL_DTYPES = ["uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+ACCUMULATE_EPS = {"float16": 2.0**-24, "bfloat16": 2.0**-24, "float32": 2.0**-53, "float64": 2.0**-53}
+RESULT_EPS = {"float16": 2.0**-11, "bfloat16": 2.0**-8, "float32": 2.0**-24, "float64": 2.0**-53}
+
+
+def reduce_all_input(rng, op, dtype, n):
+    """Values exact in every dtype (at most 7 significant bits) whose reduction
+    stays finite and, for integers, exact (products: mostly ones, a few
+    factors of 2 and -1)."""
+    if op == "prod":
+        x = np.ones(n)
+        few = rng.choice(n, size=min(n, 12), replace=False) if n else np.zeros(0, int)
+        x[few] = rng.choice([2.0, -1.0, 0.5] if dtype.startswith("float") or dtype == "bfloat16" else [2.0, -1.0], size=few.size)
+        if dtype == "uint8":
+            x = np.abs(x)
+    elif dtype == "uint8":
+        x = rng.integers(0, 256, size=n).astype(np.float64)
+    elif dtype in ("int32", "int64"):
+        x = rng.integers(-1000, 1000, size=n).astype(np.float64)
+    else:
+        x = rng.integers(-64, 65, size=n) / 8.0
+    return x
+
+
+def as_lockstep(device, x, dtype):
+    if dtype == "bfloat16":  # NumPy has none: made from float32 values it holds exactly
+        return on(device, x.astype(np.float32)).to("bfloat16")
+    return on(device, x.astype(dtype))
+
+
+def reduce_all_reference(op, x, dtype):
+    """The reduction of float64 (or exact int64) values, wrapped to the dtype
+    for integers, and the error the result may have."""
+    if dtype in ("uint8", "int32", "int64"):
+        ints = x.astype(np.int64)
+        exact = {"sum": ints.sum, "prod": ints.prod, "max": ints.max, "min": ints.min}[op]()
+        return np.array(exact).astype(dtype).astype(np.float64), 0.0
+    want = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min}[op](x) if x.size or op in ("sum", "prod") else np.nan
+    if op in ("max", "min"):
+        return want, 0.0
+    magnitude = np.abs(x).sum() / (x.size if op == "mean" else 1)
+    if op == "prod":
+        magnitude = abs(want)
+    return want, RESULT_EPS[dtype] * abs(want) + 64 * ACCUMULATE_EPS[dtype] * magnitude
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("op", sorted(REDUCE))
+@pytest.mark.parametrize("n", [1, 5, 1000003])
+def test_reduce_all_matches_numpy(rng, device, op, dtype, n):
+    if op == "mean" and dtype in ("uint8", "int32", "int64"):
+        return  # test_reduce_errors: mean needs floating point
+    x = reduce_all_input(rng, op, dtype, n)
+    out = lockstep.reduce(op, as_lockstep(device, x, dtype))
+    assert (out.shape, out.dtype, out.device) == ((), dtype, device)
+    got = float(host(out.to("float32") if dtype == "bfloat16" else out))
+    want, allowed = reduce_all_reference(op, x, dtype)
+    assert abs(got - want) <= allowed, f"{op} of {n} {dtype}: got {got}, want {want} (allowed error {allowed})"
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "float32", "float64", "int64"])
+def test_reduce_all_of_views_and_misaligned_starts(rng, device, dtype):
+    # Strided views are packed first; a contiguous view starting 1..15 bytes
+    # past a 16-byte boundary takes the scalar path for its head.
+    x = reduce_all_input(rng, "sum", dtype, 37 * 29)
+    base = as_lockstep(device, x, dtype)
+    grid = base.reshape([37, 29])
+    values = x.reshape(37, 29)
+    for view, expected in ((grid.T, values.T), (grid[1::2, ::3], values[1::2, ::3]), (base[1:], x[1:]), (base[3:-5], x[3:-5]),
+                           (grid[:, 5], values[:, 5])):
+        for op in ("sum", "max", "min"):
+            got = float(host(lockstep.reduce(op, view)))
+            want, allowed = reduce_all_reference(op, np.ascontiguousarray(expected).ravel(), dtype)
+            assert abs(got - want) <= allowed, f"{op} of a view {view.shape}: got {got}, want {want}"
+
+
+def test_reduce_all_functions_methods_and_keepdim(rng, device):
+    x = rng.uniform(0.5, 1.5, size=(7, 13, 5)).astype(np.float32)
+    t = on(device, x)
+    for op, reference in REDUCE.items():
+        want = reference(x.astype(np.float64))
+        for result in (getattr(lockstep, op)(t), getattr(t, op)(), lockstep.reduce(op, t, dim=None)):
+            assert result.shape == ()
+            assert np.allclose(host(result), want, rtol=1e-5)
+        kept = lockstep.reduce(op, t, keepdim=True)
+        assert kept.shape == (1, 1, 1) and np.allclose(host(kept), want, rtol=1e-5)
+    assert float(host(lockstep.sum(on(device, np.array(2.5, np.float32))))) == 2.5  # a 0-d input
+
+
+def test_reduce_all_of_nothing(device):
+    empty = on(device, np.zeros((4, 0), np.float32))
+    assert float(host(lockstep.sum(empty))) == 0.0
+    assert float(host(lockstep.prod(empty))) == 1.0
+    assert int(host(lockstep.sum(on(device, np.zeros(0, np.int64))))) == 0
+    for op in ("max", "min", "mean"):
+        with pytest.raises(lockstep.ShapeError, match=f"{op}: float32 tensor \\(4, 0\\) on {device} has no elements"):
+            lockstep.reduce(op, empty)
+    with pytest.raises(ValueError, match="mean needs a floating-point tensor"):
+        lockstep.mean(on(device, np.zeros(5, np.int32)))
+
+
+@pytest.mark.gpu
+def test_sum_of_2_to_the_28_floats_on_the_gpu(rng):
+    x = rng.random(2**28, dtype=np.float32)
+    got = float(host(lockstep.sum(on("cuda:0", x))))
+    want = np.sum(x, dtype=np.float64)
+    assert abs(got - want) / want < 1e-6
+    assert float(host(lockstep.max(on("cuda:0", x)))) == float(x.max())
+
+
+# ---------------------------------------------------------------- copy
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "float64"])
+def test_copy_is_a_new_packed_tensor(rng, device, dtype):
+    x = rng.integers(0, 100, size=(33, 17)).astype(dtype)
+    t = on(device, x)
+    for view, expected in ((t, x), (t[3:], x[3:]), (t.T, x.T), (t[::2, 1::3], x[::2, 1::3])):
+        c = lockstep.copy(view)
+        assert (c.shape, c.dtype, c.device) == (expected.shape, dtype, device) and c.is_contiguous()
+        assert np.array_equal(host(c), expected)
+    c = lockstep.copy(t)
+    assert c.data_ptr != t.data_ptr
+    assert lockstep.copy(on(device, np.zeros((0, 3), dtype))).shape == (0, 3)
+
+
 # ---------------------------------------------------------------- matmul
 
-SHAPES = [(1, 1, 1), (17, 33, 5), (64, 64, 64), (100, 37, 129)]  # (m, k, n)
+# (m, k, n): odd sizes, sizes beyond one 128x128 tile with k not a multiple
+# of 4 or 8, and (131, 36, 260) where the 16-byte loads are legal but blocks
+# and the last k-tile are partial.
+SHAPES = [(1, 1, 1), (17, 33, 5), (64, 64, 64), (100, 37, 129), (130, 257, 67), (131, 36, 260)]
 
 
 def relative_error(out, reference):
@@ -308,7 +440,7 @@ def test_matmul_launch_error_keeps_the_message(device):
     # 65537 block rows exceed the grid's y limit of 65535.
     a, b = on(device, np.zeros((16 * 65537, 0), np.float32)), on(device, np.zeros((0, 1), np.float32))
     with pytest.raises(lockstep.LaunchError, match="grid dimension y is 65537") as caught:
-        lockstep.matmul(a, b)
+        lockstep.matmul(a, b, algo="tiled_static")
     assert isinstance(caught.value, lockstep.CudaError)
     assert str(caught.value).startswith("cudaErrorInvalidConfiguration")
 
@@ -328,6 +460,56 @@ def test_matmul_errors(rng, device):
     if device == "cpu":
         with pytest.raises(ValueError, match="'cublas' \\(the reference\\) runs on cuda devices"):
             lockstep.matmul(f32, f32, algo="cublas")
+
+
+@pytest.mark.parametrize("algo", ALGOS)
+def test_matmul_at_misaligned_addresses(rng, device, algo):
+    # k and n are multiples of 4, but A, B and C start 4 bytes past a 16-byte
+    # boundary (views of flat buffers from element 1): the kernels must take
+    # their scalar loads and stores.
+    m, k, n = 37, 20, 132
+    a, b = random_matrix(rng, m * k + 1), random_matrix(rng, k * n + 1)
+    ta, tb = on(device, a)[1:].reshape((m, k)), on(device, b)[1:].reshape((k, n))
+    c = lockstep.matmul(ta, tb, algo=algo)
+    assert relative_error(host(c), a[1:].reshape(m, k).astype(np.float64) @ b[1:].reshape(k, n)) < 1e-5
+    # A batch whose products start at offsets of 37 * 20 + 1 elements.
+    batch = random_matrix(rng, 3, m * k + 1)
+    tbatch = on(device, batch)[:, 1:].reshape((3, m, k))
+    reference = batch[:, 1:].reshape(3, m, k).astype(np.float64) @ b[1:].reshape(k, n)
+    assert relative_error(host(lockstep.matmul(tbatch, tb, algo=algo)), reference) < 1e-5
+
+
+@pytest.mark.parametrize("algo", ALGOS[3:])
+def test_matmul_ladder_is_silent_in_check_mode(rng, algo):
+    # memcheck, racecheck (the double-buffered stages), synccheck and initcheck
+    # on edge blocks, a partial last k-tile and both load paths.
+    for m, k, n in [(130, 21, 67), (20, 36, 132)]:
+        a, b = random_matrix(rng, m, k), random_matrix(rng, k, n)
+        with lockstep.check():
+            c = lockstep.matmul(a, b, algo=algo).numpy()
+        assert relative_error(c, a.astype(np.float64) @ b.astype(np.float64)) < 1e-5
+
+
+def test_default_matmul_is_double_buffered(rng, device):
+    a, b = on(device, random_matrix(rng, 9, 8)), on(device, random_matrix(rng, 8, 7))
+    by_default = host(lockstep.matmul(a, b))
+    assert np.array_equal(by_default, host(lockstep.matmul(a, b, algo="double_buffered")))
+    assert np.array_equal(host(a @ b), by_default)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("algo", ALGOS)
+@pytest.mark.parametrize("m,k,n", [(4096, 4096, 4096), (4095, 1023, 4097)])
+def test_matmul_large_on_gpu(rng, algo, m, k, n):
+    # Every algo at full size on the GPU (C is poisoned with NaN): all of C
+    # finite, and 64 random rows against float64.
+    a, b = random_matrix(rng, m, k), random_matrix(rng, k, n)
+    c = host(lockstep.matmul(on("cuda:0", a), on("cuda:0", b), algo=algo))
+    assert c.shape == (m, n)
+    assert np.isfinite(c).all(), "an output element was never written (or is not finite)"
+    rows = rng.choice(m, size=64, replace=False)
+    reference = a[rows].astype(np.float64) @ b.astype(np.float64)
+    assert relative_error(c[rows], reference) < 1e-5
 
 
 @pytest.mark.gpu
@@ -363,7 +545,7 @@ def assert_grayscale(gray, image):
     assert np.count_nonzero(diff) <= max(1, diff.size // 1000)
 
 
-@pytest.mark.parametrize("launch", ["1d", "2d"])
+@pytest.mark.parametrize("launch", ["vectorized", "1d", "2d"])
 @pytest.mark.parametrize("height,width", IMAGE_SIZES)
 def test_grayscale_matches_numpy(rng, device, launch, height, width):
     image = rng.integers(0, 256, size=(3, height, width), dtype=np.uint8)
@@ -372,6 +554,59 @@ def test_grayscale_matches_numpy(rng, device, launch, height, width):
     assert gray.device == device
     assert_grayscale(host(gray), image)
     assert np.array_equal(image, original), "the input was modified"
+
+
+def grayscale_float32(image):
+    """The kernels' arithmetic in NumPy float32, (0.2989 r + 0.5870 g) + 0.1140 b,
+    truncated: the kernels give these bits exactly, on the GPU too (no FMA)."""
+    r, g, b = np.moveaxis(image.astype(np.float32), -3, 0)
+    return ((np.float32(0.2989) * r + np.float32(0.5870) * g) + np.float32(0.1140) * b).astype(np.uint8)
+
+
+# Plane sizes that take the kernel's 16-byte (64x64, 4x32), 4-byte (33x1000,
+# 2x6) and 1-byte (1x1, 7x13, 17x255) paths.
+EXACT_SIZES = [(1, 1), (7, 13), (17, 255), (2, 6), (4, 32), (64, 64), (33, 1000)]
+
+
+@pytest.mark.parametrize("height,width", EXACT_SIZES)
+def test_grayscale_vectorized_is_bit_exact(rng, device, height, width):
+    image = rng.integers(0, 256, size=(3, height, width), dtype=np.uint8)
+    t = on(device, image)
+    gray = host(lockstep.rgb_to_grayscale(t, launch="vectorized"))
+    assert gray.dtype == np.uint8 and np.array_equal(gray, grayscale_float32(image))
+    for launch in ("1d", "2d"):
+        assert np.array_equal(host(lockstep.rgb_to_grayscale(t, launch=launch)), gray)
+    assert np.array_equal(host(lockstep.rgb_to_grayscale(t)), gray)  # the default
+
+
+@pytest.mark.parametrize("shape", [(3, 3, 7, 13), (2, 3, 4, 8), (5, 3, 2, 6), (1, 3, 1, 1)])
+def test_grayscale_vectorized_batches_are_bit_exact(rng, device, shape):
+    images = rng.integers(0, 256, size=shape, dtype=np.uint8)
+    t = on(device, images)
+    gray = host(lockstep.rgb_to_grayscale(t, launch="vectorized"))
+    assert gray.shape == shape[:1] + shape[2:] and np.array_equal(gray, grayscale_float32(images))
+    assert np.array_equal(host(lockstep.rgb_to_grayscale(t, launch="2d")), gray)
+
+
+@pytest.mark.parametrize("start", [1, 4, 8])
+def test_grayscale_vectorized_of_a_misaligned_image(rng, device, start):
+    # A contiguous image starting `start` bytes into its memory: planes of 16n
+    # pixels, but not on a 16-byte boundary.
+    h, w = 8, 16
+    flat = rng.integers(0, 256, size=start + 3 * h * w, dtype=np.uint8)
+    view = on(device, flat)[start:].reshape([3, h, w])
+    assert view.is_contiguous()
+    gray = host(lockstep.rgb_to_grayscale(view, launch="vectorized"))
+    assert np.array_equal(gray, grayscale_float32(flat[start:].reshape(3, h, w)))
+
+
+@pytest.mark.gpu
+def test_grayscale_vectorized_8192_squared_on_the_gpu(rng):
+    image = rng.integers(0, 256, size=(3, 8192, 8192), dtype=np.uint8)
+    t = on("cuda:0", image)
+    gray = host(lockstep.rgb_to_grayscale(t, launch="vectorized"))
+    assert np.array_equal(gray, grayscale_float32(image))
+    assert np.array_equal(host(lockstep.rgb_to_grayscale(t, launch="2d")), gray)
 
 
 def test_grayscale_of_a_batch(rng, device):

@@ -55,7 +55,7 @@ inline float bfloat16_bits_to_float(std::uint16_t b) {
 // Both convert from any arithmetic type through float, as cuda_fp16.h's do.
 struct __half {
   std::uint16_t __x;
-  __half() = default;
+  constexpr __half() : __x(0) {}  // constant-initialised: a __shared__ array of them needs no thread_local guard
   template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
   __half(T value) : __x(::lockstep::emu::float_to_half_bits(static_cast<float>(value))) {}
   operator float() const { return ::lockstep::emu::half_bits_to_float(__x); }
@@ -63,7 +63,7 @@ struct __half {
 
 struct __nv_bfloat16 {
   std::uint16_t __x;
-  __nv_bfloat16() = default;
+  constexpr __nv_bfloat16() : __x(0) {}  // constant-initialised: a __shared__ array of them needs no thread_local guard
   template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
   __nv_bfloat16(T value) : __x(::lockstep::emu::float_to_bfloat16_bits(static_cast<float>(value))) {}
   operator float() const { return ::lockstep::emu::bfloat16_bits_to_float(__x); }

@@ -13,7 +13,9 @@
 #define __managed__
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
-#define __align__(n) alignas(n)
+// GNU form: CUDA code writes it among the decl-specifiers (`__shared__ __align__(32) T tile[...]`),
+// where a standard alignas is an error.
+#define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __grid_constant__
 #define __CUDA_ARCH_EMULATED__ 1

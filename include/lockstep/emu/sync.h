@@ -15,7 +15,8 @@ namespace lockstep::emu {
 enum class barrier_reduce { none, count, all, any };
 int block_barrier(barrier_reduce reduce, int predicate);
 
-enum class warp_op : std::uint8_t { sync, shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all, reduce_add, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor, match_any, active };
+enum class warp_op : std::uint8_t { sync, shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all, reduce_add, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor, match_any, active,
+                                 wmma_load, wmma_store, wmma_mma };  // nvcuda::wmma's *_sync functions (emu/wmma.h)
 std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width);
 
 template <class T>

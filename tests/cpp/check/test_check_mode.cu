@@ -95,4 +95,39 @@ TEST(CheckMode, WritingTheValueAlreadyThereIsNoRace) {
   EXPECT_EQ(e.reports()[0].race, hazard::write_after_write) << e.what();
 }
 
+// wmma: warp 0 stores a tile into shared memory with store_matrix_sync, and
+// warp 1 reads it, with or without the barrier between.
+__global__ void wmma_tile_to_next_warp(float* out, bool barrier) {
+  __shared__ float tile[16 * 16];
+  if (threadIdx.x < 32) {
+    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;
+    nvcuda::wmma::fill_fragment(acc, 1.0f);
+    nvcuda::wmma::store_matrix_sync(tile, acc, 16, nvcuda::wmma::mem_row_major);
+  }
+  if (barrier) __syncthreads();
+  if (threadIdx.x >= 32)
+    for (int i = threadIdx.x - 32; i < 16 * 16; i += 32) out[i] = tile[i];
+}
+
+// A lane that exits instead of joining its warp's store_matrix_sync.
+__global__ void wmma_lane_skips_store(float* out) {
+  nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;
+  nvcuda::wmma::fill_fragment(acc, 1.0f);
+  if (threadIdx.x == 5) return;
+  nvcuda::wmma::store_matrix_sync(out, acc, 16, nvcuda::wmma::mem_row_major);
+}
+
+TEST(CheckMode, WmmaStoresAreCheckedAndMustBeReachedByTheWholeWarp) {
+  check_scope checking;
+  planted::device_array<float> out(256);
+  EXPECT_NO_THROW(lockstep::launch(wmma_tile_to_next_warp, 1, 64)(out.ptr, true));
+  const check_error race = findings_of([&] { lockstep::launch(wmma_tile_to_next_warp, 1, 64)(out.ptr, false); });
+  ASSERT_FALSE(race.reports().empty());
+  EXPECT_EQ(race.reports()[0].race, hazard::read_after_write) << race.what();
+  const check_error sync = findings_of([&] { lockstep::launch(wmma_lane_skips_store, 1, 32)(out.ptr); });
+  ASSERT_FALSE(sync.reports().empty());
+  EXPECT_EQ(sync.reports()[0].tool, check_tool::synccheck) << sync.what();
+  EXPECT_NE(sync.reports()[0].what.find("wmma::store_matrix_sync"), std::string::npos) << sync.what();
+}
+
 }  // namespace

@@ -1,7 +1,9 @@
 // reduce: every op along every dim (given as positive and as negative),
 // keepdim or not, on every dtype and layout, reduced extents 1, 17, 255 and
 // 1000, against the reduction in double of the inputs as stored; and the
-// errors (mean of integers, empty or missing dims).
+// errors (mean of integers, empty or missing dims). reduce_all (every element
+// to one value) on every dtype, sizes 0 to 1000003, views and misaligned
+// starts; and copy.
 #include <algorithm>
 #include <cmath>
 
@@ -138,6 +140,92 @@ TEST_P(ReduceEdgeCases, EmptyOrMissingDims) {
     EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::reduce(op, x, 2); }, {"dim 2", "out of range", "(0, 4)"}));
     EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::reduce(op, x, -3); }, {"dim -3", "out of range"}));
     EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::reduce(op, tensor::empty({}, dtype::float32, dev()), 0); }, {"0-dimensional"}));
+  }
+}
+
+// ---------------------------------------------------------------- reduce_all: every element to one value
+
+using ReduceAll = tensor_test<std::tuple<device, reduce_op>>;
+
+// n values whose reduction stays finite and, for integers, exact: products
+// are mostly ones with a dozen factors of 2, -1 (and 0.5 for floats).
+std::vector<double> reduce_all_values(reduce_op op, dtype t, std::int64_t n, std::mt19937_64& rng) {
+  std::vector<double> x(static_cast<std::size_t>(n));
+  if (op == reduce_op::prod) {
+    std::fill(x.begin(), x.end(), 1.0);
+    const double factors[] = {2.0, t == dtype::uint8 ? 2.0 : -1.0, lockstep::is_floating(t) ? 0.5 : 2.0};
+    for (int i = 0; i < 12 && n > 0; ++i) x[rng() % x.size()] = factors[rng() % 3];
+    return x;
+  }
+  const value_range r = t == dtype::uint8 ? value_range{0, 255} : lockstep::is_floating(t) ? value_range{-10, 10} : value_range{-1000, 1000};
+  for (double& v : x) v = random_value(t, r, rng);
+  return x;
+}
+
+// Sizes around the kernels' paths: 1 and 5 (scalars only), 4099 (vectors and a
+// tail), 1000003 (many blocks, the unrolled loop).
+TEST_P(ReduceAll, EveryDtypeAndSize) {
+  const reduce_op op = std::get<1>(GetParam());
+  for (dtype t : all_dtypes) {
+    for (std::int64_t n : {1, 5, 4099, 1000003}) {
+      SCOPED_TRACE(std::string(lockstep::dtype_name(t)) + ", " + std::to_string(n) + " elements");
+      const known_tensor x = tensor_of(reduce_all_values(op, t, n, rng), {n}, t, dev());
+      if (op == reduce_op::mean && !lockstep::is_floating(t)) {
+        EXPECT_TRUE(throws_with<std::invalid_argument>([&] { lockstep::reduce_all(op, x.t); }, {"mean", "floating-point", ".to(float32)"}));
+        break;
+      }
+      const tensor out = lockstep::reduce_all(op, x.t);
+      ASSERT_TRUE(is_new_output(out, {}, t, dev()));
+      const reduction want = reduce_reference(op, x.memory, {n}, 0, t);
+      EXPECT_TRUE(all_within(read_back(out), want.values, want.allowed_error, {}));
+    }
+  }
+}
+
+// Strided views are packed first; contiguous views starting off a 16-byte
+// boundary take the scalar path for their first elements.
+TEST_P(ReduceAll, ViewsAndMisalignedStarts) {
+  const reduce_op op = std::get<1>(GetParam());
+  for (dtype t : all_dtypes) {
+    if (op == reduce_op::mean && !lockstep::is_floating(t)) continue;
+    SCOPED_TRACE(lockstep::dtype_name(t));
+    for (layout_kind layout : all_layouts) {
+      SCOPED_TRACE(layout_name(layout));
+      const random_view in = make_view({37, 29}, layout, t, dev(), input_range(op, t, 1073), rng);
+      const std::vector<double> x = elements(in.source, in.view);
+      const reduction want = reduce_reference(op, x, {static_cast<std::int64_t>(x.size())}, 0, t);
+      EXPECT_TRUE(all_within(read_back(lockstep::reduce_all(op, in.view)), want.values, want.allowed_error, {}));
+    }
+    for (std::int64_t start : {1, 3, 7}) {
+      SCOPED_TRACE("contiguous from element " + std::to_string(start));
+      const known_tensor whole = random_tensor({start + 1000}, t, dev(), input_range(op, t, 1000), rng);
+      const tensor view = whole.t.slice(0, start, start + 999);
+      const std::vector<double> x = elements(whole, view);
+      const reduction want = reduce_reference(op, x, {999}, 0, t);
+      EXPECT_TRUE(all_within(read_back(lockstep::reduce_all(op, view)), want.values, want.allowed_error, {}));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, ReduceAll, ::testing::Combine(::testing::ValuesIn(devices_here()), ::testing::ValuesIn(all_reduce_ops)),
+                         device_param_name());
+
+TEST_P(ReduceEdgeCases, ReduceAllOfNothing) {
+  const tensor empty = tensor::empty({0, 4}, dtype::float32, dev());
+  EXPECT_TRUE(all_equal(read_back(lockstep::reduce_all(reduce_op::sum, empty)), {0.0}, {}));
+  EXPECT_TRUE(all_equal(read_back(lockstep::reduce_all(reduce_op::prod, empty)), {1.0}, {}));
+  EXPECT_TRUE(all_equal(read_back(lockstep::reduce_all(reduce_op::sum, tensor::empty({0}, dtype::int32, dev()))), {0.0}, {}));
+  for (reduce_op op : {reduce_op::max, reduce_op::min, reduce_op::mean})
+    EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::reduce_all(op, empty); }, {lockstep::op_name(op), "(0, 4)", "no elements"}));
+}
+
+TEST_P(ReduceEdgeCases, CopyIsANewPackedTensor) {
+  const known_tensor x = random_tensor({33, 17}, dtype::float32, dev(), {-1, 1}, rng);
+  for (const tensor& view : {x.t, x.t.slice(0, 3, 33), x.t.transpose(0, 1), x.t.slice(1, 1, 17, 3)}) {
+    const tensor c = lockstep::copy(view);
+    ASSERT_TRUE(is_new_output(c, view.shape(), dtype::float32, dev()));
+    EXPECT_NE(c.base(), x.t.base());
+    EXPECT_TRUE(all_equal(read_back(c), elements(x, view), view.shape()));
   }
 }
 

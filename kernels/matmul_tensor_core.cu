@@ -1,0 +1,291 @@
+// Matrix multiply on the tensor cores: C[m,n] = A[m,k] @ B[k,n] with B given
+// as its transpose b_t[n,k] (both operands k-contiguous, the layout of
+// nn.Linear weights and of cuBLAS "TN"), accumulation in float32. The float32
+// SIMT ladder is in matmul.cu; these are its tensor-core rungs, simplest first.
+#pragma once
+#include "lockstep/cuda.h"
+
+namespace lockstep::kernels {
+
+// Rung 1, wmma: the portable warp-matrix API (runs on the emulator too).
+// Block tile 64x64, four warps of 32x32 (2x2 fragments of 16x16), k tile 32,
+// operands staged through shared memory with bounds-checked scalar loads, so
+// any m, n, k work. float inputs go through tf32 (m16n16k8), bf16 inputs use
+// m16n16k16. Accumulators pass through shared memory on the way out so edge
+// tiles store only what is inside C and bf16 outputs are rounded once.
+// H100 4096^3: <measured later>
+template <class T> struct wmma_input;
+template <> struct wmma_input<float> {
+  using fragment_type = nvcuda::wmma::precision::tf32;
+  static constexpr int fragment_k = 8;
+  __device__ static float to_float(float x) { return x; }
+};
+template <> struct wmma_input<__nv_bfloat16> {
+  using fragment_type = __nv_bfloat16;
+  static constexpr int fragment_k = 16;
+  __device__ static float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+};
+__device__ inline void store_converted(float* out, float x) { *out = x; }
+__device__ inline void store_converted(__nv_bfloat16* out, float x) { *out = __float2bfloat16(x); }
+
+template <class T, class Out>
+__global__ void matmul_wmma(const T* a, int lda, const T* b_t, int ldb, Out* c, int ldc, int m, int n, int k) {
+  using namespace nvcuda;
+  constexpr int tile_m = 64, tile_n = 64, tile_k = 32, warp_tile = 32, threads = 128;
+  // 8 elements of padding keep every fragment 32-byte aligned and spread the
+  // rows over the banks.
+  constexpr int row_pitch = tile_k + 8;
+  constexpr int fragment_k = wmma_input<T>::fragment_k;
+  using fragment_type = typename wmma_input<T>::fragment_type;
+  __shared__ __align__(32) T a_tile[tile_m * row_pitch];
+  __shared__ __align__(32) T b_tile[tile_n * row_pitch];
+  __shared__ __align__(32) float c_staging[threads / 32][warp_tile * warp_tile];
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int warp_row = (warp / 2) * warp_tile, warp_col = (warp % 2) * warp_tile;
+  const int block_row = blockIdx.y * tile_m, block_col = blockIdx.x * tile_n;
+
+  wmma::fragment<wmma::accumulator, 16, 16, fragment_k, float> acc[2][2];
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+
+  for (int k0 = 0; k0 < k; k0 += tile_k) {
+    for (int e = threadIdx.x; e < tile_m * tile_k; e += threads) {
+      const int r = e / tile_k, kk = e % tile_k;
+      const int row = block_row + r, col = block_col + r, kg = k0 + kk;
+      a_tile[r * row_pitch + kk] = (row < m && kg < k) ? a[static_cast<long long>(row) * lda + kg] : T(0.0f);
+      b_tile[r * row_pitch + kk] = (col < n && kg < k) ? b_t[static_cast<long long>(col) * ldb + kg] : T(0.0f);
+    }
+    __syncthreads();
+    for (int kk = 0; kk < tile_k; kk += fragment_k) {
+      wmma::fragment<wmma::matrix_a, 16, 16, fragment_k, fragment_type, wmma::row_major> a_frag[2];
+      wmma::fragment<wmma::matrix_b, 16, 16, fragment_k, fragment_type, wmma::col_major> b_frag[2];
+      for (int i = 0; i < 2; ++i) {
+        wmma::load_matrix_sync(a_frag[i], a_tile + (warp_row + 16 * i) * row_pitch + kk, row_pitch);
+        wmma::load_matrix_sync(b_frag[i], b_tile + (warp_col + 16 * i) * row_pitch + kk, row_pitch);
+        if constexpr (sizeof(T) == 4) {  // tf32: round as the hardware expects
+          for (int e = 0; e < a_frag[i].num_elements; ++e) a_frag[i].x[e] = wmma::__float_to_tf32(a_frag[i].x[e]);
+          for (int e = 0; e < b_frag[i].num_elements; ++e) b_frag[i].x[e] = wmma::__float_to_tf32(b_frag[i].x[e]);
+        }
+      }
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], a_frag[i], b_frag[j], acc[i][j]);
+    }
+    __syncthreads();  // everyone is done with the tiles before the next k tile overwrites them
+  }
+
+  float* staging = c_staging[warp];
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j)
+      wmma::store_matrix_sync(staging + 16 * i * warp_tile + 16 * j, acc[i][j], warp_tile, wmma::mem_row_major);
+  __syncwarp();
+  const int col = block_col + warp_col + lane;
+  for (int r = 0; r < warp_tile; ++r) {
+    const int row = block_row + warp_row + r;
+    if (row < m && col < n) store_converted(c + static_cast<long long>(row) * ldc + col, staging[r * warp_tile + lane]);
+  }
+}
+
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+// Rung 2, wgmma (Hopper only, sm_90a; not on the emulator): the warpgroup
+// matrix instructions with operands read straight from shared memory, which
+// the bulk-tensor copy engine (TMA) fills. Per block: one producer warpgroup
+// whose single thread issues the TMA copies into a ring of `stages` shared
+// buffers, and two consumer warpgroups that each multiply a 64 x tile_n half
+// of the 128 x tile_n output tile with m64n256k16 instructions; full/empty
+// mbarriers hand buffers back and forth, so loads of later k tiles overlap
+// the math. The grid is persistent (one block per SM walking output tiles),
+// so the producer already loads the next tile while the consumers store the
+// last one. TMA zero-fills reads past the matrix edges, so any m, n and any k
+// with 16-byte aligned rows (k % 8 == 0) work; edge stores are checked.
+// H100 4096^3: <measured later>
+
+// The CUtensorMap the host encodes (cuTensorMapEncodeTiled), opaque here.
+struct alignas(64) tma_descriptor {
+  unsigned long long opaque[16];
+};
+
+namespace wgmma_detail {
+
+__device__ inline unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+__device__ inline void mbarrier_init(unsigned long long* barrier, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(arrivals));
+}
+__device__ inline void mbarrier_arrive(unsigned long long* barrier) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(barrier)) : "memory");
+}
+// The producer's arrival, announcing the bytes the copies will deliver.
+__device__ inline void mbarrier_arrive_expect_bytes(unsigned long long* barrier, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(bytes) : "memory");
+}
+__device__ inline void mbarrier_wait(unsigned long long* barrier, unsigned parity) {
+  asm volatile(
+      "{\n.reg .pred done;\n"
+      "wait_again:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait_again;\n}\n" ::"r"(shared_address(barrier)),
+      "r"(parity)
+      : "memory");
+}
+// A box of the 2-D tensor at (inner, outer) element coordinates into shared
+// memory, completing on `barrier`.
+__device__ inline void tma_load(void* destination, const tma_descriptor* map, unsigned long long* barrier, int inner, int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+          shared_address(destination)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(shared_address(barrier)), "r"(inner), "r"(outer)
+      : "memory");
+}
+
+// Shared-memory matrix descriptor of a k-major tile written by TMA with the
+// 128-byte swizzle: rows of 64 bf16 (128 bytes), 8-row groups 1024 bytes apart.
+__device__ inline unsigned long long matrix_descriptor(const void* tile) {
+  const unsigned long long address = shared_address(tile);
+  return ((address & 0x3FFFF) >> 4) | (1ull << 16) | ((1024ull >> 4) << 32) | (1ull << 62);
+}
+
+// d[64 x 256] (+)= A[64 x 16] B[16 x 256], both from shared memory.
+__device__ inline void wgmma_m64n256k16(float (&d)[128], unsigned long long a_descriptor, unsigned long long b_descriptor, int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+      "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+        "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+        "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+        "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]),
+        "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]),
+        "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
+        "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]),
+        "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]),
+        "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]),
+        "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]),
+        "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]),
+        "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]),
+        "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]),
+        "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]),
+        "+f"(d[126]), "+f"(d[127])
+      : "l"(a_descriptor), "l"(b_descriptor), "r"(accumulate));
+}
+
+}  // namespace wgmma_detail
+
+template <int stages>
+__global__ void __launch_bounds__(384, 1)
+    matmul_wgmma(const __grid_constant__ tma_descriptor a_map, const __grid_constant__ tma_descriptor b_map, __nv_bfloat16* c, int ldc,
+                 int m, int n, int k) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using namespace wgmma_detail;
+  constexpr int tile_m = 128, tile_n = 256, tile_k = 64, consumers = 2;
+  constexpr unsigned stage_bytes = (tile_m + tile_n) * tile_k * sizeof(__nv_bfloat16);
+  extern __shared__ unsigned char shared_bytes[];
+  // The 128-byte swizzle repeats every 1024 bytes: tiles start on that boundary.
+  unsigned char* shared = shared_bytes + (1024 - shared_address(shared_bytes) % 1024) % 1024;
+  __nv_bfloat16* a_tiles = reinterpret_cast<__nv_bfloat16*>(shared);
+  __nv_bfloat16* b_tiles = a_tiles + stages * tile_m * tile_k;
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(b_tiles + stages * tile_n * tile_k);
+  unsigned long long* empty = full + stages;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) {
+      mbarrier_init(&full[s], 1);
+      mbarrier_init(&empty[s], consumers);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  const int tiles_m = (m + tile_m - 1) / tile_m, tiles_n = (n + tile_n - 1) / tile_n;
+  const int tiles = tiles_m * tiles_n, k_tiles = (k + tile_k - 1) / tile_k;
+  const int warpgroup = threadIdx.x / 128;
+
+  if (warpgroup == 0) {
+    // The producer needs few registers: give them to the consumers.
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (threadIdx.x == 0) {
+      int stage = 0;
+      unsigned phase = 0;
+      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const int tile_row = tile % tiles_m, tile_col = tile / tiles_m;
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          mbarrier_wait(&empty[stage], phase);
+          mbarrier_arrive_expect_bytes(&full[stage], stage_bytes);
+          tma_load(a_tiles + stage * tile_m * tile_k, &a_map, &full[stage], kt * tile_k, tile_row * tile_m);
+          tma_load(b_tiles + stage * tile_n * tile_k, &b_map, &full[stage], kt * tile_k, tile_col * tile_n);
+          if (++stage == stages) stage = 0, phase ^= 1;
+        }
+      }
+    }
+  } else {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    const int consumer = warpgroup - 1, thread = threadIdx.x % 128;
+    // Every buffer starts empty: complete the empty barriers' first phase.
+    if (thread == 0)
+      for (int s = 0; s < stages; ++s) mbarrier_arrive(&empty[s]);
+    int stage = 0;
+    unsigned phase = 0;
+    float d[128];
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      const int tile_row = tile % tiles_m, tile_col = tile / tiles_m;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        mbarrier_wait(&full[stage], phase);
+        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+        const __nv_bfloat16* a_tile = a_tiles + stage * tile_m * tile_k + consumer * 64 * tile_k;
+        const __nv_bfloat16* b_tile = b_tiles + stage * tile_n * tile_k;
+#pragma unroll
+        for (int kk = 0; kk < tile_k / 16; ++kk)
+          wgmma_m64n256k16(d, matrix_descriptor(a_tile + kk * 16), matrix_descriptor(b_tile + kk * 16), kt > 0 || kk > 0);
+        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+        if (thread == 0) mbarrier_arrive(&empty[stage]);
+        if (++stage == stages) stage = 0, phase ^= 1;
+      }
+      if (k_tiles == 0) {
+#pragma unroll
+        for (int i = 0; i < 128; ++i) d[i] = 0.0f;
+      }
+      // The accumulator layout of m64nN: warp w holds rows 16w..16w+15; lane
+      // l rows l/4 and l/4 + 8, columns 2(l%4) and +1 of every 8-column group.
+      const int row0 = tile_row * tile_m + consumer * 64 + (thread / 32) * 16 + (thread % 32) / 4;
+      const int col0 = tile_col * tile_n + 2 * (thread % 4);
+      const bool pairs_aligned = ldc % 2 == 0;
+#pragma unroll
+      for (int j = 0; j < 32; ++j) {
+        const int col = col0 + 8 * j;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int row = row0 + 8 * half;
+          if (row >= m) continue;
+          __nv_bfloat16* out = c + static_cast<long long>(row) * ldc + col;
+          const float x = d[4 * j + 2 * half], y = d[4 * j + 2 * half + 1];
+          if (pairs_aligned && col + 1 < n) {
+            *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(x, y);
+          } else {
+            if (col < n) out[0] = __float2bfloat16(x);
+            if (col + 1 < n) out[1] = __float2bfloat16(y);
+          }
+        }
+      }
+    }
+  }
+#else
+  __trap();  // built without sm_90a: the host refuses to launch this
+#endif
+}
+
+// Shared bytes matmul_wgmma<stages> needs (tiles, barriers, alignment slack).
+__host__ __device__ constexpr int matmul_wgmma_shared_bytes(int stages) { return stages * (128 + 256) * 64 * 2 + 2 * stages * 8 + 1024; }
+#endif
+
+}  // namespace lockstep::kernels
