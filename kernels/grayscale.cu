@@ -50,19 +50,21 @@ __global__ void rgb_to_grayscale_batched(unsigned char* out, const unsigned char
 
 // Vectorized: the 1-D and 2-D kernels move one byte per load and store, so a
 // warp asks for 32 bytes per instruction and the image runs at well under
-// half of copy bandwidth (H100 8192x8192, 2-D launch: 43%). Here each thread
-// converts 16 consecutive pixels with one 16-byte load per plane and one
-// 16-byte store, two such chunks per loop iteration for more loads in flight,
-// grid-strided over the chunks of all `images` images (a batch is one long
-// run of chunks). The per-pixel arithmetic is grey_level, the same as the
-// other kernels', so the result is bit-identical to theirs.
+// half of copy bandwidth (H100 8192x8192, 2-D launch: 38% of copy). Here each
+// thread converts 16 consecutive pixels with one 16-byte load per plane and
+// one 16-byte store, over the chunks of all `images` images (a batch is one
+// long run of chunks). The per-pixel arithmetic is grey_level, the same as
+// the other kernels', so the result is bit-identical to theirs.
+// Launched with a thread per chunk: on the H100 that ran at 100% of copy
+// bandwidth, while a grid-strided loop over 132 x 8 blocks reached 88% with
+// one chunk per iteration and 88-93% with 2 or 4 (cudaEvent timing, 8192x8192,
+// .device probe of 2026-11-22). The loop stays for grids capped smaller.
 // When a plane is not a multiple of 16 pixels the G and B planes are not
 // 16-byte aligned: the kernel then uses 4-byte (4 pixels) or 1-byte accesses,
 // whichever the plane size and the pointers allow (and the same for an input
 // that starts off a 16-byte boundary).
-// Launch: 1-D, any grid and block; a few blocks per SM cover the GPU (the
-// tensor layer launches up to 132 * 8 blocks of 256 threads).
-// H100 8192x8192: <measured later>
+// Launch: 1-D, any grid and block.
+// H100 8192x8192: see bench/RESULTS.md (lockstep bench).
 template <int Bytes> struct grayscale_word;
 template <> struct grayscale_word<16> { using type = uint4; };
 template <> struct grayscale_word<4> { using type = unsigned int; };
@@ -85,7 +87,8 @@ __device__ inline void set_byte(uint4& w, int k, unsigned v) {
 // Chunks of Bytes pixels: chunk c covers pixels [c * Bytes, (c + 1) * Bytes)
 // of the batch, all of one image (pixels % Bytes == 0).
 template <int Bytes>
-__device__ void rgb_to_grayscale_chunks(unsigned char* out, const unsigned char* in, long long pixels, long long chunks) {
+__device__ void rgb_to_grayscale_chunks(unsigned char* __restrict__ out, const unsigned char* __restrict__ in, long long pixels,
+                                        long long chunks) {
   using W = typename grayscale_word<Bytes>::type;
   const long long chunks_per_image = pixels / Bytes;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
@@ -98,10 +101,7 @@ __device__ void rgb_to_grayscale_chunks(unsigned char* out, const unsigned char*
     for (int k = 0; k < Bytes; ++k) set_byte(grey, k, grey_level(byte_of(red, k), byte_of(green, k), byte_of(blue, k)));
     reinterpret_cast<W*>(out)[c] = grey;
   };
-  for (long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < chunks; c += 2 * stride) {
-    convert(c);
-    if (c + stride < chunks) convert(c + stride);
-  }
+  for (long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < chunks; c += stride) convert(c);
 }
 
 // images (images, 3, pixels) -> (images, pixels), channels-first uint8.

@@ -46,7 +46,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ArgumentError", "CompileError", "CudaError", "Device", "DeviceUnavailable", "Kernel", "KernelError", "LaunchError", "Module",
     "ShapeError", "Tensor", "__version__", "abs", "add", "asarray", "check", "compile", "cuda_available", "cuda_device_count",
-    "copy", "cuda_unavailable_reason", "default_device", "device", "div", "emulator_options", "emulator_options_scope", "empty",
+    "copy", "cuda_unavailable_reason", "Event", "default_device", "device", "div", "emulator_options", "emulator_options_scope", "empty",
     "exp", "from_dlpack", "is_available", "kernel_output_to_sys_stdout", "log", "map", "matmul", "max", "maximum", "mean",
     "min", "minimum", "mul", "neg", "prod", "reduce", "relu", "rgb_to_grayscale", "set_emulator_options", "sigmoid", "sqrt",
     "sub", "sum", "synchronize", "tanh", "zip",
@@ -111,6 +111,12 @@ def _device_name(d: DeviceLike) -> str:
 def is_available(d: str = "cuda") -> bool:
     """Whether device kind "cuda" (or "cpu", always) can be used here."""
     return True if str(d) == "cpu" else cuda_available()
+
+
+def Event(d: DeviceLike = None) -> "_core.Event":
+    """A marker in the device's default stream: ``start.record()``, work,
+    ``stop.record()``, ``stop.synchronize()``, then ``start.elapsed_ms(stop)``."""
+    return _core.Event(_device_name(d))
 
 
 def synchronize(d: DeviceLike = None) -> None:

@@ -212,6 +212,16 @@ class Tensor:
     def sigmoid(self) -> Tensor: ...
     def tanh(self) -> Tensor: ...
 
+class Event:
+    """A marker in a device's default stream, for timing device work (like torch.cuda.Event)."""
+    def __init__(self, device: str) -> None: ...
+    def record(self) -> None:
+        """Mark the point after the work queued so far."""
+    def synchronize(self) -> None:
+        """Wait until the device has reached this marker."""
+    def elapsed_ms(self, stop: Event) -> float:
+        """Milliseconds of device time from this recorded event to `stop` (both reached)."""
+
 def from_dlpack(array: object) -> Tensor:
     """A tensor over the array's memory (no copy)."""
 

@@ -56,21 +56,29 @@ class Row:
         return self.reference_seconds / self.seconds
 
 
-def _seconds(run: Callable[[], object], repeats: int, sync: Optional[str] = None, batch: int = 1) -> float:
+def _seconds(run: Callable[[], object], repeats: int, device: Optional[str] = None, batch: int = 1) -> float:
     """Median over `repeats` of the time per call, each sample `batch` calls
-    back to back; on a GPU the calls queue up and the device is waited for
-    once per sample, so host overhead hides behind device work."""
+    back to back. On a device the calls queue up and the sample is the device
+    time between two events around them, so host overhead hides behind device
+    work and the wait at the end is not counted."""
     run()  # warm-up: module loads, caches, clocks
-    if sync:
-        lockstep.synchronize(sync)
+    if device:
+        lockstep.synchronize(device)
     samples = []
     for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(batch):
-            run()
-        if sync:
-            lockstep.synchronize(sync)
-        samples.append((time.perf_counter() - start) / batch)
+        if device:
+            start, stop = lockstep.Event(device), lockstep.Event(device)
+            start.record()
+            for _ in range(batch):
+                run()
+            stop.record()
+            stop.synchronize()
+            samples.append(start.elapsed_ms(stop) / 1e3 / batch)
+        else:
+            began = time.perf_counter()
+            for _ in range(batch):
+                run()
+            samples.append((time.perf_counter() - began) / batch)
     return sorted(samples)[len(samples) // 2]
 
 
@@ -283,7 +291,7 @@ def report(rows: List[Row], out: pathlib.Path) -> None:
         bars = ax.barh([f"{r.rung} ({r.device}, {r.size})" for r in part], [r.rate for r in part],
                        color=["#4c72b0" if r.device == "cpu" else "#dd8452" for r in part])
         for bar, r in zip(bars, part):
-            ax.annotate(f" {r.fraction_of_reference:.2f} of {r.reference}", (bar.get_width(), bar.get_y() + bar.get_height() / 2),
+            ax.annotate(f" {r.fraction_of_reference:.3g} of {r.reference}", (bar.get_width(), bar.get_y() + bar.get_height() / 2),
                         va="center", fontsize=8)
         if group != "bandwidth":
             ax.set_xscale("log")

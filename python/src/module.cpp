@@ -338,6 +338,15 @@ NB_MODULE(_core, m) {
     return lockstep::copy(x);
   });
 
+  nb::class_<lockstep::event>(m, "Event", "A marker in a device's default stream, for timing device work (like torch.cuda.Event).")
+      .def("__init__", [](lockstep::event* e, const std::string& d) { new (e) lockstep::event(lockstep::device::parse(d)); }, "device"_a)
+      .def("record", [](lockstep::event& e) { e.record(nullptr); }, "Mark the point after the work queued so far.")
+      .def("synchronize", [](lockstep::event& e) {
+        nb::gil_scoped_release no_gil;
+        e.synchronize();
+      }, "Wait until the device has reached this marker.")
+      .def("elapsed_ms", [](const lockstep::event& start, const lockstep::event& stop) { return lockstep::event::elapsed_ms(start, stop); },
+           "stop"_a, "Milliseconds of device time from this recorded event to `stop` (both reached).");
   nb::class_<lockstep::module>(m, "Module")
       .def_prop_ro("names", &lockstep::module::names)
       .def_prop_ro("device", [](const lockstep::module& mod) { return mod.where().str(); })

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "lockstep/emu/options.h"
+#include "runtime/cuda_driver.h"
 
 namespace lockstep::detail {
 
@@ -19,6 +20,23 @@ const function& builtin_function(const device& d, const std::string& name) {
 
 const function& builtin_function(const device& d, const std::string& family, dtype t) {
   return builtin_function(d, family + "<" + kernel_type_name(t) + ">");
+}
+
+int multiprocessor_count(const device& d) {
+  if (d.kind != device::kind_t::cuda) return 1;
+  static std::mutex mutex;
+  static std::map<int, int> counts;
+  std::lock_guard lock(mutex);
+  auto it = counts.find(d.index);
+  if (it == counts.end()) {
+    const cu::driver_api& api = cu::driver();
+    cu::CUdevice handle = 0;
+    cu::check(api.cuDeviceGet(&handle, d.index), "cuDeviceGet");
+    int value = 0;
+    cu::check(api.cuDeviceGetAttribute(&value, cu::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, handle), "cuDeviceGetAttribute");
+    it = counts.emplace(d.index, value).first;
+  }
+  return it->second;
 }
 
 kernel_arg pointer_arg(const tensor& t, bool writable) { return kernel_arg::pointer(t.data(), scalar_type_of(t.type()), !writable); }

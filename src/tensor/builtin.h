@@ -15,6 +15,9 @@ const function& builtin_function(const device& d, const std::string& family, dty
 
 kernel_arg pointer_arg(const tensor& t, bool writable);
 
+// The GPU's streaming multiprocessors, for persistent grids (1 on the emulator).
+int multiprocessor_count(const device& d);
+
 // The launch shape of the grid-stride kernels (elementwise, reduce) over n
 // outputs: enough blocks to fill a GPU, few enough that the emulator's
 // per-block cost stays small.

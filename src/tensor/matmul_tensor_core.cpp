@@ -41,15 +41,6 @@ tensor rows_for_kernel(const tensor& t, std::int64_t row_multiple) {
   return padded;
 }
 
-int attribute(const device& d, int which) {
-  const cu::driver_api& api = cu::driver();
-  cu::CUdevice handle = 0;
-  cu::check(api.cuDeviceGet(&handle, d.index), "cuDeviceGet");
-  int value = 0;
-  cu::check(api.cuDeviceGetAttribute(&value, which, handle), "cuDeviceGetAttribute");
-  return value;
-}
-
 // A 2-D CUtensorMap over rows x cols bf16 (row stride in elements), boxes of
 // box_rows x 64 with the 128-byte swizzle matmul_wgmma's descriptors expect.
 kernel_arg tma_map(const tensor& t, unsigned box_rows) {
@@ -90,7 +81,7 @@ void product(const tensor& a, const tensor& b_t, const tensor& c, std::string_vi
     const function& f = builtin_function(d, "matmul_wgmma<" + std::to_string(wgmma_stages) + ">");
     f.set_max_dynamic_shared_bytes(wgmma_shared_bytes);
     const std::int64_t tiles = ((m + 127) / 128) * ((n + 255) / 256);
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, attribute(d, cu::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)));
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, multiprocessor_count(d)));
     f.launch(launch_config{dim3(blocks), dim3(384), wgmma_shared_bytes, nullptr},
              std::vector<kernel_arg>{tma_map(a_rows, 128), tma_map(b_rows, 256), pointer_arg(c, true), kernel_arg::integer(ni),
                                      kernel_arg::integer(mi), kernel_arg::integer(ni), kernel_arg::integer(ki)});

@@ -222,3 +222,14 @@ def test_cupy_arrays_in_and_out_without_copies(rng):
     lockstep.compile(FILL_SOURCE, device="cuda:0").fill[1, 64](x, 7.0, 60)
     cupy.cuda.runtime.deviceSynchronize()
     assert bool((x == 7).all())
+
+
+def test_events_time_device_work(device):
+    x = lockstep.asarray(np.ones(1 << 16, np.float32), device=device)
+    start, stop = lockstep.Event(device), lockstep.Event(device)
+    start.record()
+    y = (x * 2).sum()
+    stop.record()
+    stop.synchronize()
+    assert float(y.to("cpu").numpy()) == 2.0 * (1 << 16)
+    assert start.elapsed_ms(stop) >= 0.0

@@ -63,6 +63,17 @@ def test_wmma_with_weights_in_linear_layout_and_batches(rng, device, dtype):
     assert relative_error(values(c), reference) < TOLERANCE[dtype]
 
 
+def test_auto_picks_the_tensor_core_kernel_for_bfloat16(rng, device):
+    a, a64 = operand(rng, device, "bfloat16", 40, 24)
+    w, w64 = operand(rng, device, "bfloat16", 36, 24)
+    expected = "wgmma" if device != "cpu" and lockstep._core.device_arch(device) == "sm_90" else "wmma"
+    by_default = values(a @ w.T)
+    assert np.array_equal(by_default, values(lockstep.matmul(a, w.T, algo=expected)))
+    assert relative_error(by_default, a64 @ w64.T) < TOLERANCE["bfloat16"]
+    with pytest.raises(ValueError, match="'double_buffered' is a float32 kernel; bfloat16 tensors run with algo wmma"):
+        lockstep.matmul(a, w.T, algo="double_buffered")
+
+
 def test_empty_inner_dimension_gives_zeros(device):
     a = lockstep.asarray(np.zeros((3, 0), np.float32), device=device).to("bfloat16")
     b = lockstep.asarray(np.zeros((0, 5), np.float32), device=device).to("bfloat16")
