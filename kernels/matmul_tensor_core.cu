@@ -92,12 +92,13 @@ __global__ void matmul_wmma(const T* a, int lda, const T* b_t, int ldb, Out* c, 
 // the bulk-tensor copy engine (TMA) fills. Per block: one producer warpgroup
 // whose single thread issues the TMA copies into a ring of `stages` shared
 // buffers, and two consumer warpgroups that each multiply a 64 x tile_n half
-// of the 128 x tile_n output tile with m64n256k16 instructions; full/empty
-// mbarriers hand buffers back and forth, so loads of later k tiles overlap
-// the math. The grid is persistent (one block per SM walking output tiles),
-// so the producer already loads the next tile while the consumers store the
-// last one. TMA zero-fills reads past the matrix edges, so any m, n and any k
-// with 16-byte aligned rows (k % 8 == 0) work; edge stores are checked.
+// of the 128 x tile_n output tile with m64n256 instructions (k16 for bf16,
+// k8 for tf32 from float inputs); full/empty mbarriers hand buffers back and
+// forth, so loads of later k tiles overlap the math. The grid is persistent
+// (one block per SM walking output tiles), so the producer already loads the
+// next tile while the consumers store the last one. TMA zero-fills reads
+// past the matrix edges, so any m, n and any k with 16-byte aligned rows
+// work (the host pads other rows); edge stores are checked.
 // H100 4096^3: <measured later>
 
 // The CUtensorMap the host encodes (cuTensorMapEncodeTiled), opaque here.
@@ -139,61 +140,78 @@ __device__ inline void tma_load(void* destination, const tma_descriptor* map, un
 }
 
 // Shared-memory matrix descriptor of a k-major tile written by TMA with the
-// 128-byte swizzle: rows of 64 bf16 (128 bytes), 8-row groups 1024 bytes apart.
+// 128-byte swizzle: rows of 128 bytes (64 bf16 or 32 float), 8-row groups
+// 1024 bytes apart.
 __device__ inline unsigned long long matrix_descriptor(const void* tile) {
   const unsigned long long address = shared_address(tile);
   return ((address & 0x3FFFF) >> 4) | (1ull << 16) | ((1024ull >> 4) << 32) | (1ull << 62);
 }
 
-// d[64 x 256] (+)= A[64 x 16] B[16 x 256], both from shared memory.
-__device__ inline void wgmma_m64n256k16(float (&d)[128], unsigned long long a_descriptor, unsigned long long b_descriptor, int accumulate) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-      "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
-        "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
-        "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
-        "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]),
-        "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]),
-        "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
-        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
-        "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]),
-        "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]),
-        "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]),
-        "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]),
-        "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]),
-        "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]),
-        "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
-        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]),
-        "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]),
-        "+f"(d[126]), "+f"(d[127])
-      : "l"(a_descriptor), "l"(b_descriptor), "r"(accumulate));
+// d[64 x 256] (+)= A[64 x K] B[K x 256], both from shared memory: K = 16
+// for bf16 inputs, 8 for tf32 (float inputs whose low 13 bits are ignored).
+// The 128 accumulators of a thread as asm operands %0..%127.
+#define LOCKSTEP_WGMMA_ACCUMULATORS \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), \
+  "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), \
+  "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), \
+  "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), \
+  "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), \
+  "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
+  "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), \
+  "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), \
+  "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), \
+  "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), \
+  "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), \
+  "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), \
+  "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), \
+  "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+  "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), \
+  "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), \
+  "+f"(d[126]), "+f"(d[127])
+#define LOCKSTEP_WGMMA_ACCUMULATOR_REGISTERS \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+
+template <class T>
+__device__ inline void wgmma_m64n256(float (&d)[128], unsigned long long a_descriptor, unsigned long long b_descriptor, int accumulate) {
+  if constexpr (sizeof(T) == 2)
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" LOCKSTEP_WGMMA_ACCUMULATOR_REGISTERS "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+                 : LOCKSTEP_WGMMA_ACCUMULATORS
+                 : "l"(a_descriptor), "l"(b_descriptor), "r"(accumulate));
+  else
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" LOCKSTEP_WGMMA_ACCUMULATOR_REGISTERS "}, %128, %129, p, 1, 1;\n}\n"
+                 : LOCKSTEP_WGMMA_ACCUMULATORS
+                 : "l"(a_descriptor), "l"(b_descriptor), "r"(accumulate));
 }
+#undef LOCKSTEP_WGMMA_ACCUMULATORS
+#undef LOCKSTEP_WGMMA_ACCUMULATOR_REGISTERS
 
 }  // namespace wgmma_detail
 
-template <int stages>
+// T: __nv_bfloat16 (bf16 inputs and output) or float (tf32 products of
+// float inputs, float output).
+template <class T, int stages>
 __global__ void __launch_bounds__(384, 1)
-    matmul_wgmma(const __grid_constant__ tma_descriptor a_map, const __grid_constant__ tma_descriptor b_map, __nv_bfloat16* c, int ldc,
-                 int m, int n, int k) {
+    matmul_wgmma(const __grid_constant__ tma_descriptor a_map, const __grid_constant__ tma_descriptor b_map, T* c, int ldc, int m, int n,
+                 int k) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace wgmma_detail;
-  constexpr int tile_m = 128, tile_n = 256, tile_k = 64, consumers = 2;
-  constexpr unsigned stage_bytes = (tile_m + tile_n) * tile_k * sizeof(__nv_bfloat16);
+  // A k tile is one 128-byte row per matrix row; an instruction takes 32 bytes of it.
+  constexpr int tile_m = 128, tile_n = 256, tile_k = 128 / sizeof(T), instruction_k = 32 / sizeof(T), consumers = 2;
+  constexpr unsigned stage_bytes = (tile_m + tile_n) * tile_k * sizeof(T);
   extern __shared__ unsigned char shared_bytes[];
   // The 128-byte swizzle repeats every 1024 bytes: tiles start on that boundary.
   unsigned char* shared = shared_bytes + (1024 - shared_address(shared_bytes) % 1024) % 1024;
-  __nv_bfloat16* a_tiles = reinterpret_cast<__nv_bfloat16*>(shared);
-  __nv_bfloat16* b_tiles = a_tiles + stages * tile_m * tile_k;
+  T* a_tiles = reinterpret_cast<T*>(shared);
+  T* b_tiles = a_tiles + stages * tile_m * tile_k;
   unsigned long long* full = reinterpret_cast<unsigned long long*>(b_tiles + stages * tile_n * tile_k);
   unsigned long long* empty = full + stages;
 
@@ -241,11 +259,11 @@ __global__ void __launch_bounds__(384, 1)
       for (int kt = 0; kt < k_tiles; ++kt) {
         mbarrier_wait(&full[stage], phase);
         asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-        const __nv_bfloat16* a_tile = a_tiles + stage * tile_m * tile_k + consumer * 64 * tile_k;
-        const __nv_bfloat16* b_tile = b_tiles + stage * tile_n * tile_k;
+        const T* a_tile = a_tiles + stage * tile_m * tile_k + consumer * 64 * tile_k;
+        const T* b_tile = b_tiles + stage * tile_n * tile_k;
 #pragma unroll
-        for (int kk = 0; kk < tile_k / 16; ++kk)
-          wgmma_m64n256k16(d, matrix_descriptor(a_tile + kk * 16), matrix_descriptor(b_tile + kk * 16), kt > 0 || kk > 0);
+        for (int kk = 0; kk < tile_k; kk += instruction_k)
+          wgmma_m64n256<T>(d, matrix_descriptor(a_tile + kk), matrix_descriptor(b_tile + kk), kt > 0 || kk > 0);
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
         if (thread == 0) mbarrier_arrive(&empty[stage]);
@@ -267,13 +285,14 @@ __global__ void __launch_bounds__(384, 1)
         for (int half = 0; half < 2; ++half) {
           const int row = row0 + 8 * half;
           if (row >= m) continue;
-          __nv_bfloat16* out = c + static_cast<long long>(row) * ldc + col;
+          T* out = c + static_cast<long long>(row) * ldc + col;
           const float x = d[4 * j + 2 * half], y = d[4 * j + 2 * half + 1];
           if (pairs_aligned && col + 1 < n) {
-            *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(x, y);
+            if constexpr (sizeof(T) == 2) *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(x, y);
+            else *reinterpret_cast<float2*>(out) = make_float2(x, y);
           } else {
-            if (col < n) out[0] = __float2bfloat16(x);
-            if (col + 1 < n) out[1] = __float2bfloat16(y);
+            if (col < n) store_converted(out, x);
+            if (col + 1 < n) store_converted(out + 1, y);
           }
         }
       }
@@ -284,8 +303,8 @@ __global__ void __launch_bounds__(384, 1)
 #endif
 }
 
-// Shared bytes matmul_wgmma<stages> needs (tiles, barriers, alignment slack).
-__host__ __device__ constexpr int matmul_wgmma_shared_bytes(int stages) { return stages * (128 + 256) * 64 * 2 + 2 * stages * 8 + 1024; }
+// Shared bytes matmul_wgmma<T, stages> needs (tiles of 128-byte rows, barriers, alignment slack).
+__host__ __device__ constexpr int matmul_wgmma_shared_bytes(int stages) { return stages * (128 + 256) * 128 + 2 * stages * 8 + 1024; }
 #endif
 
 }  // namespace lockstep::kernels

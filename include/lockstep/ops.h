@@ -28,7 +28,7 @@ tensor reduce_all(reduce_op op, const tensor& x);
 // "tiled_static", "tiled_dynamic", "register_1d", "register_2d", "vectorized",
 // "warp_tiled", "double_buffered"; or "cublas" (the reference, cuda only).
 // On tensor cores (kernels/matmul_tensor_core.cu), float32 or bfloat16: "wmma"
-// (float32 through tf32), "wgmma" (bfloat16, Hopper GPUs), with references
+// and "wgmma" (Hopper GPUs), float32 through tf32 or bfloat16, with references
 // "cublas" (bfloat16) and "cublas_tf32"; the output has the inputs' dtype.
 // "auto" (the default): double_buffered for float32; for bfloat16 wgmma on a
 // Hopper GPU, else wmma.

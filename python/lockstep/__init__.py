@@ -215,9 +215,9 @@ def matmul(a: Any, b: Any, algo: str = "auto") -> Tensor:
     float32, the lectures' SIMT ladder, simplest to fastest: "naive",
     "tiled_static", "tiled_dynamic", "register_1d", "register_2d",
     "vectorized", "warp_tiled", "double_buffered"; "cublas" is the reference
-    (cuda devices only). Tensor cores, float32 or bfloat16 (the output has the
-    inputs' dtype): "wmma" (float32 through tf32), "wgmma" (bfloat16, Hopper
-    GPUs), references "cublas" (bfloat16) and "cublas_tf32". They read B best
+    (cuda devices only). Tensor cores, float32 (through tf32) or bfloat16, the
+    output in the inputs' dtype: "wmma", "wgmma" (Hopper GPUs), and the
+    references "cublas" (bfloat16) and "cublas_tf32". They read B best
     as ``w.T`` of a (n, k) ``w``, the nn.Linear layout; other layouts are
     copied once. "auto" (the default, also of ``@``): double_buffered for
     float32; for bfloat16 wgmma on a Hopper GPU, else wmma."""

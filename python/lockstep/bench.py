@@ -201,7 +201,7 @@ def run(quick: bool = False) -> List[Row]:
 
         tensor_core_rungs = [("wmma tf32", a32, w32, "wmma", "tf32"), ("wmma bf16", a16, w16, "wmma", "bf16")]
         if lockstep._core.device_arch(dev) == "sm_90":
-            tensor_core_rungs.append(("wgmma bf16", a16, w16, "wgmma", "bf16"))
+            tensor_core_rungs += [("wgmma tf32", a32, w32, "wgmma", "tf32"), ("wgmma bf16", a16, w16, "wgmma", "bf16")]
         for rung, a, w, algo, precision in tensor_core_rungs:
 
             @job(f"GPU {rung} at {size}")

@@ -1,5 +1,5 @@
 // matmul on the tensor cores (kernels/matmul_tensor_core.cu): algo "wmma"
-// (float32 inputs through tf32, or bfloat16), "wgmma" (bfloat16, Hopper), and
+// and "wgmma" (Hopper), each on float32 inputs through tf32 or on bfloat16, and
 // the cuBLAS references "cublas" (bfloat16) and "cublas_tf32" (float32).
 // The kernels take B as its transpose b_t[n,k] with unit stride along k: a B
 // that is already such a view (x @ w.T with w of shape (n, k), as in
@@ -20,7 +20,7 @@ namespace lockstep::detail {
 namespace {
 
 constexpr int wgmma_stages = 4;
-constexpr int wgmma_shared_bytes = wgmma_stages * (128 + 256) * 64 * 2 + 2 * wgmma_stages * 8 + 1024;  // matmul_wgmma_shared_bytes
+constexpr int wgmma_shared_bytes = wgmma_stages * (128 + 256) * 128 + 2 * wgmma_stages * 8 + 1024;  // matmul_wgmma_shared_bytes
 
 bool is_k_major(const tensor& t) { return t.strides()[1] == 1 || t.shape()[1] == 1; }
 
@@ -41,19 +41,21 @@ tensor rows_for_kernel(const tensor& t, std::int64_t row_multiple) {
   return padded;
 }
 
-// A 2-D CUtensorMap over rows x cols bf16 (row stride in elements), boxes of
-// box_rows x 64 with the 128-byte swizzle matmul_wgmma's descriptors expect.
+// A 2-D CUtensorMap over rows x cols of bf16 or float (row stride in
+// elements), boxes of box_rows rows of 128 bytes with the 128-byte swizzle
+// matmul_wgmma's descriptors expect.
 kernel_arg tma_map(const tensor& t, unsigned box_rows) {
   const cu::driver_api& api = cu::driver();
   if (!api.cuTensorMapEncodeTiled)
     throw device_unavailable("matmul algo 'wgmma' needs cuTensorMapEncodeTiled, which this NVIDIA driver lacks: update the driver to CUDA 12 or later");
   alignas(64) unsigned char map[128] = {};
   const std::uint64_t dims[2] = {static_cast<std::uint64_t>(t.shape()[1]), static_cast<std::uint64_t>(t.shape()[0])};
-  const std::uint64_t row_bytes[1] = {static_cast<std::uint64_t>(t.shape()[0] == 1 ? t.shape()[1] : t.strides()[0]) * 2};
-  const unsigned box[2] = {64, box_rows}, element_strides[2] = {1, 1};
-  constexpr int bfloat16_type = 9, interleave_none = 0, swizzle_128b = 3, l2_promotion_256b = 3, oob_fill_zeros = 0;
-  cu::check(api.cuTensorMapEncodeTiled(map, bfloat16_type, 2, t.data(), dims, row_bytes, box, element_strides, interleave_none, swizzle_128b,
-                                       l2_promotion_256b, oob_fill_zeros),
+  const std::size_t element = itemsize(t.type());
+  const std::uint64_t row_bytes[1] = {static_cast<std::uint64_t>(t.shape()[0] == 1 ? t.shape()[1] : t.strides()[0]) * element};
+  const unsigned box[2] = {static_cast<unsigned>(128 / element), box_rows}, element_strides[2] = {1, 1};
+  constexpr int float32_type = 7, bfloat16_type = 9, interleave_none = 0, swizzle_128b = 3, l2_promotion_256b = 3, oob_fill_zeros = 0;
+  cu::check(api.cuTensorMapEncodeTiled(map, element == 2 ? bfloat16_type : float32_type, 2, t.data(), dims, row_bytes, box, element_strides,
+                                       interleave_none, swizzle_128b, l2_promotion_256b, oob_fill_zeros),
             "cuTensorMapEncodeTiled");
   return kernel_arg::bytes(map, sizeof map, 64);
 }
@@ -77,8 +79,11 @@ void product(const tensor& a, const tensor& b_t, const tensor& c, std::string_vi
   }
   backend_for(d).make_current();
   if (algo == "wgmma") {
-    const tensor a_rows = rows_for_kernel(a, 8), b_rows = rows_for_kernel(b_t, 8);
-    const function& f = builtin_function(d, "matmul_wgmma<" + std::to_string(wgmma_stages) + ">");
+    // TMA reads rows that are 16-byte multiples.
+    const std::int64_t row_multiple = 16 / static_cast<std::int64_t>(itemsize(a.type()));
+    const tensor a_rows = rows_for_kernel(a, row_multiple), b_rows = rows_for_kernel(b_t, row_multiple);
+    const function& f =
+        builtin_function(d, std::string("matmul_wgmma<") + (bf16 ? "__nv_bfloat16" : "float") + ", " + std::to_string(wgmma_stages) + ">");
     f.set_max_dynamic_shared_bytes(wgmma_shared_bytes);
     const std::int64_t tiles = ((m + 127) / 128) * ((n + 255) / 256);
     const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, multiprocessor_count(d)));
@@ -117,7 +122,7 @@ tensor matmul_tensor_core(const tensor& a, const tensor& b, std::string_view alg
     throw std::invalid_argument("matmul algo '" + std::string(algo) + "' is a float32 kernel; bfloat16 tensors run with algo wmma, wgmma, " +
                                 "cublas or auto, or convert with .to(float32)");
   if (algo == "cublas" && bf16) algo = "cublas_bf16";
-  const bool wants_bf16 = algo == "wgmma" || algo == "cublas_bf16", wants_float = algo == "cublas_tf32";
+  const bool wants_bf16 = algo == "cublas_bf16", wants_float = algo == "cublas_tf32";
   const bool dtype_ok = a.type() == b.type() && (bf16 || a.type() == dtype::float32) && (!wants_bf16 || bf16) && (!wants_float || !bf16);
   if (!dtype_ok)
     throw std::invalid_argument("matmul algo '" + std::string(algo) + "' takes " +

@@ -33,4 +33,4 @@ def test_quick_ladder_on_a_gpu_has_every_kernel():
     for rung in ("GPU cuBLAS SGEMM", "GPU wmma tf32", "GPU wmma bf16", "device copy", "grayscale vectorized", "sum"):
         assert rungs[rung].rate > 0
     if lockstep._core.device_arch("cuda:0") == "sm_90":
-        assert "GPU wgmma bf16" in rungs
+        assert "GPU wgmma bf16" in rungs and "GPU wgmma tf32" in rungs

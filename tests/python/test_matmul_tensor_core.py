@@ -83,8 +83,8 @@ def test_empty_inner_dimension_gives_zeros(device):
 def test_tensor_core_errors(rng):
     f32, _ = operand(rng, "cpu", "float32", 4, 4)
     bf16, _ = operand(rng, "cpu", "bfloat16", 4, 4)
-    with pytest.raises(ValueError, match="'wgmma' takes bfloat16 tensors, got float32"):
-        lockstep.matmul(f32, f32, algo="wgmma")
+    with pytest.raises(ValueError, match="'cublas_tf32' takes float32 tensors, got bfloat16"):
+        lockstep.matmul(bf16, bf16, algo="cublas_tf32")
     with pytest.raises(ValueError, match="'wgmma' runs on cuda devices only.*use algo 'wmma'"):
         lockstep.matmul(bf16, bf16, algo="wgmma")
     with pytest.raises(ValueError, match="'cublas_tf32' runs on cuda devices only"):
@@ -95,7 +95,8 @@ def test_tensor_core_errors(rng):
 
 # ---------------------------------------------------------------- on a GPU
 
-GPU_ALGOS = [("wmma", "float32"), ("wmma", "bfloat16"), ("wgmma", "bfloat16"), ("cublas", "bfloat16"), ("cublas_tf32", "float32")]
+GPU_ALGOS = [("wmma", "float32"), ("wmma", "bfloat16"), ("wgmma", "float32"), ("wgmma", "bfloat16"), ("cublas", "bfloat16"),
+             ("cublas_tf32", "float32")]
 
 
 def sampled_error(rng, c, a64, b64, rows=64):
@@ -119,12 +120,12 @@ def test_tensor_core_algos_on_gpu(rng, algo, dtype, m, k, n):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("algo", ["wgmma", "cublas"])
-def test_bf16_row_major_b_and_unaligned_rows_on_gpu(rng, algo):
+@pytest.mark.parametrize("algo,dtype", [("wgmma", "bfloat16"), ("wgmma", "float32"), ("cublas", "bfloat16"), ("cublas_tf32", "float32")])
+def test_row_major_b_and_unaligned_rows_on_gpu(rng, algo, dtype):
     # B in plain row-major (k, n) layout, and A with rows of 1001 elements (not
     # 16-byte multiples): both take the copying path.
-    a, a64 = operand(rng, "cuda:0", "bfloat16", 300, 1001)
-    b, b64 = operand(rng, "cuda:0", "bfloat16", 1001, 260)
-    assert relative_error(values(lockstep.matmul(a, b, algo=algo)), a64 @ b64) < TOLERANCE["bfloat16"]
-    sliced = a[:, 1:]  # starts 2 bytes into the buffer
-    assert relative_error(values(lockstep.matmul(sliced, b[1:], algo=algo)), a64[:, 1:] @ b64[1:]) < TOLERANCE["bfloat16"]
+    a, a64 = operand(rng, "cuda:0", dtype, 300, 1001)
+    b, b64 = operand(rng, "cuda:0", dtype, 1001, 260)
+    assert relative_error(values(lockstep.matmul(a, b, algo=algo)), a64 @ b64) < TOLERANCE[dtype]
+    sliced = a[:, 1:]  # starts one element into the buffer
+    assert relative_error(values(lockstep.matmul(sliced, b[1:], algo=algo)), a64[:, 1:] @ b64[1:]) < TOLERANCE[dtype]
