@@ -13,7 +13,9 @@ namespace lockstep::kernels {
 // any m, n, k work. float inputs go through tf32 (m16n16k8), bf16 inputs use
 // m16n16k16. Accumulators pass through shared memory on the way out so edge
 // tiles store only what is inside C and bf16 outputs are rounded once.
-// H100 4096^3: <measured later>
+// H100 4096^3 (lockstep bench, 2026-11-22): bf16 51.8 TFLOP/s (0.068 of cuBLAS bf16),
+// tf32 33.2 TFLOP/s (0.084 of cuBLAS tf32): the tensor cores wait on the
+// scalar staging loads and the shared-memory round trip of every fragment.
 template <class T> struct wmma_input;
 template <> struct wmma_input<float> {
   using fragment_type = nvcuda::wmma::precision::tf32;
@@ -99,7 +101,9 @@ __global__ void matmul_wmma(const T* a, int lda, const T* b_t, int ldb, Out* c, 
 // next tile while the consumers store the last one. TMA zero-fills reads
 // past the matrix edges, so any m, n and any k with 16-byte aligned rows
 // work (the host pads other rows); edge stores are checked.
-// H100 4096^3: <measured later>
+// H100 4096^3 (lockstep bench, 2026-11-22): bf16 684 TFLOP/s, 0.89 of cuBLAS
+// bf16 (766; 0.85 in a second run); tf32 383 TFLOP/s, 0.97 of cuBLAS tf32.
+// B in the nn.Linear layout (w.T) for both.
 
 // The CUtensorMap the host encodes (cuTensorMapEncodeTiled), opaque here.
 struct alignas(64) tma_descriptor {

@@ -59,6 +59,9 @@ __global__ void reduce_dim(T* out, strided_layout out_layout, const T* in, strid
 // vector take a scalar path. Empty inputs give the op's identity (0 for sum,
 // 1 for prod); the tensor layer rejects empty max, min and mean.
 // NaNs are skipped by max and min (as reduce_dim does after its first element).
+// H100, sum of 2^28 floats (lockstep bench, 2026-11-22): 362 us, 2962 GB/s of
+// reads, 1.01 of the device copy's 2927 GB/s (a copy also writes; a
+// reduction only reads).
 // The launch: 1-D, blockDim.x a multiple of 32, any grid (the tensor layer:
 // 256 threads, a block per 4 vectors per thread, at most 1024 blocks).
 

@@ -52,6 +52,12 @@ class Row:
         return self.work / self.seconds / 1e9
 
     @property
+    def rate_text(self) -> str:
+        if self.unit == "GFLOP/s" and self.rate >= 1000:
+            return f"{self.rate / 1000:.1f} TFLOP/s"
+        return f"{self.rate:.3g} {self.unit}" if self.rate < 1000 else f"{self.rate:.0f} {self.unit}"
+
+    @property
     def fraction_of_reference(self) -> float:
         return self.reference_seconds / self.seconds
 
@@ -229,7 +235,7 @@ def run(quick: bool = False) -> List[Row]:
         @job(f"device copy of {4 * count >> 20} MiB")
         def _():
             reference["copy"] = gpu_seconds(lambda: lockstep.copy(floats))
-            rows.append(Row("bandwidth", "device copy", dev, f"{count} floats", reference["copy"], copy_bytes, "copy", reference["copy"]))
+            rows.append(Row("bandwidth", "device copy", dev, f"2^{count.bit_length() - 1} floats", reference["copy"], copy_bytes, "copy", reference["copy"]))
 
         def copy_seconds_for(nbytes: float) -> float:
             return reference["copy"] * nbytes / copy_bytes
@@ -246,11 +252,11 @@ def run(quick: bool = False) -> List[Row]:
         def _():
             nbytes = 4.0 * count
             seconds = gpu_seconds(lambda: lockstep.sum(floats))
-            rows.append(Row("bandwidth", "sum", dev, f"{count} floats", seconds, nbytes, "copy", copy_seconds_for(nbytes)))
+            rows.append(Row("bandwidth", "sum", dev, f"2^{count.bit_length() - 1} floats", seconds, nbytes, "copy", copy_seconds_for(nbytes)))
             if torch is not None:
                 tf = torch.from_dlpack(floats)
                 seconds = gpu_seconds(lambda: tf.sum())
-                rows.append(Row("bandwidth", "PyTorch sum", dev, f"{count} floats", seconds, nbytes, "copy", copy_seconds_for(nbytes)))
+                rows.append(Row("bandwidth", "PyTorch sum", dev, f"2^{count.bit_length() - 1} floats", seconds, nbytes, "copy", copy_seconds_for(nbytes)))
 
     progress = _Progress(len(jobs))
     try:
@@ -267,8 +273,8 @@ def report(rows: List[Row], out: pathlib.Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     print("| group | rung | device | size | ms | rate | vs reference |\n|---|---|---|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r.group} | {r.rung} | {r.device} | {r.size} | {r.seconds * 1e3:.3f} | {r.rate:.4g} {r.unit} | "
-              f"{r.fraction_of_reference:.3f} of {r.reference} |")
+        print(f"| {r.group} | {r.rung} | {r.device} | {r.size} | {r.seconds * 1e3:.3f} | {r.rate_text} | "
+              f"{r.fraction_of_reference:.3g} of {r.reference} |")
     with open(out / "ladder.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["group", "rung", "device", "size", "seconds", "rate", "unit", "reference", "fraction_of_reference"])
