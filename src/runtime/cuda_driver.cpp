@@ -18,12 +18,15 @@ struct loaded_driver {
   std::string unavailable_reason;  // "" when usable
 };
 
-// Fills `api`; returns the names it could not find, "" when all were there.
+// Fills `api`; returns the required names it could not find ("" when all were
+// there). Optional entry points it cannot find stay null.
 std::string resolve_entry_points(void* library, driver_api& api) {
-  std::string missing;
-  auto need = [&](auto& function, std::initializer_list<const char*> names) {
-    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(find_symbol(library, names, missing));
+  std::string missing, optional_missing;
+  auto resolve = [&](auto& function, std::initializer_list<const char*> names, std::string& missing_names) {
+    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(find_symbol(library, names, missing_names));
   };
+  auto need = [&](auto& function, std::initializer_list<const char*> names) { resolve(function, names, missing); };
+  auto optional = [&](auto& function, std::initializer_list<const char*> names) { resolve(function, names, optional_missing); };
   need(api.cuInit, {"cuInit"});
   need(api.cuGetErrorName, {"cuGetErrorName"});
   need(api.cuGetErrorString, {"cuGetErrorString"});
@@ -59,10 +62,6 @@ std::string resolve_entry_points(void* library, driver_api& api) {
   need(api.cuFuncGetAttribute, {"cuFuncGetAttribute"});
   need(api.cuFuncSetAttribute, {"cuFuncSetAttribute"});
   need(api.cuLaunchKernel, {"cuLaunchKernel"});
-  std::string optional_missing;
-  auto optional = [&](auto& function, std::initializer_list<const char*> names) {
-    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(find_symbol(library, names, optional_missing));
-  };
   optional(api.cuMemAllocAsync, {"cuMemAllocAsync"});
   optional(api.cuMemFreeAsync, {"cuMemFreeAsync"});
   optional(api.cuDeviceGetDefaultMemPool, {"cuDeviceGetDefaultMemPool"});
