@@ -106,8 +106,9 @@ for device in devices:
 # First the naive kernel (one thread per output element, reading A and B from
 # global memory), then the tiled one: each 16x16 block stages tiles of A and B
 # in `extern __shared__` memory whose size is given at launch,
-# `kernel[grid, block, shared_bytes]`. Then the library's three versions,
-# `lockstep.matmul(a, b, algo=...)`, and on a GPU cuBLAS as the reference.
+# `kernel[grid, block, shared_bytes]`. Then the library's versions (its ladder ends
+# at double_buffered, see `lockstep bench`), `lockstep.matmul(a, b, algo=...)`, and on a
+# GPU cuBLAS as the reference.
 
 # %%
 MATMUL_SOURCE = r"""
@@ -162,8 +163,8 @@ for device in devices:
     shared_bytes = 2 * tile * tile * 4
     ms = median_ms(lambda: mod.matmul_tiled[grid, block, shared_bytes](da, db, c, m, n, k), device)
     rows.append((device, f"matmul tiled from source {m}x{k}x{n}", ms, matmul_numpy_ms, *check_product(c.to("cpu").numpy())))
-    algos = ["naive", "tiled_static", "tiled_dynamic"] + (["cublas"] if device.startswith("cuda") else [])  # cublas: the reference
-    for algo in algos:  # (da @ db is the "tiled_static" one)
+    algos = ["naive", "tiled_static", "tiled_dynamic", "double_buffered"] + (["cublas"] if device.startswith("cuda") else [])  # cublas: the reference
+    for algo in algos:  # (da @ db is the "double_buffered" one)
         ms = median_ms(lambda: lockstep.matmul(da, db, algo=algo), device)
         check = check_product(lockstep.matmul(da, db, algo=algo).to("cpu").numpy())
         rows.append((device, f"matmul {algo} {m}x{k}x{n}", ms, matmul_numpy_ms, *check))

@@ -24,7 +24,7 @@ def main() -> int:
     for device in devices:
         a = lockstep.asarray(images, device=device)
         b = lockstep.asarray(weights, device=device)
-        for algo in ("naive", "tiled_static", "tiled_dynamic"):
+        for algo in ("naive", "tiled_static", "tiled_dynamic", "double_buffered"):
             lockstep.matmul(a[:256], b, algo=algo)  # warm up: load the kernel module
             lockstep.synchronize(device)
             start = time.perf_counter()
