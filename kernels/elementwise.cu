@@ -3,8 +3,9 @@
 // every dtype, the operation chosen at run time. One thread per output
 // element, grid-stride so any grid size covers any tensor.
 //
-// Variant 1 (this file): position from the ordinal by division per dimension;
-// correct for any layout. Faster contiguous paths come in the speed issue.
+// Variant 1, *_strided: position from the ordinal by division per dimension;
+// correct for any layout. Variant 2, *_contiguous: packed operands of the
+// output's shape (no views, no broadcasting), 16 bytes per access.
 #pragma once
 #include <type_traits>
 
@@ -98,6 +99,56 @@ __global__ void zip_strided(T* out, strided_layout out_layout, const T* a, strid
     const C y = static_cast<C>(b[position_of(i, out_layout, b_layout)]);
     out[position_of(i, out_layout, out_layout)] = static_cast<T>(apply_binary(static_cast<binary_op>(op), x, y));
   }
+}
+
+// Variant 2: when every operand is packed and of the output's shape, element
+// i of each is at offset i, so a thread takes 16 bytes of each (4 floats, 8
+// halves, 16 bytes) with one vector load and store instead of an index
+// computed per dimension and a scalar access per element. Launched with a
+// thread per vector (as the grayscale kernel, whose grid-stride variant was
+// slower on the H100); the loop covers smaller grids. Elements past the last
+// whole vector, and operands off a 16-byte boundary, take the scalar path.
+// H100, 2^28 floats (lockstep bench, 2026-11-22): see bench/RESULTS.md.
+template <class T, class F>
+__device__ inline void for_each_vector(long long n, bool aligned, F&& f) {
+  const long long vectors = aligned ? n / vector16<T>::size : 0, stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long first = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  for (long long v = first; v < vectors; v += stride) f(v * vector16<T>::size, vector16<T>::size);
+  for (long long i = vectors * vector16<T>::size + first; i < n; i += stride) f(i, 1);
+}
+
+__device__ inline bool on_16_bytes(const void* p) { return reinterpret_cast<unsigned long long>(p) % 16 == 0; }
+
+template <class T>
+__global__ void map_contiguous(T* out, const T* in, long long n, int op) {
+  using C = typename compute_type<T>::type;
+  for_each_vector<T>(n, on_16_bytes(out) && on_16_bytes(in), [&](long long i, int count) {
+    if (count == 1) {
+      out[i] = static_cast<T>(apply_unary(static_cast<unary_op>(op), static_cast<C>(in[i])));
+      return;
+    }
+    vector16<T> x = *reinterpret_cast<const vector16<T>*>(in + i);
+#pragma unroll
+    for (int e = 0; e < vector16<T>::size; ++e) x.lane[e] = static_cast<T>(apply_unary(static_cast<unary_op>(op), static_cast<C>(x.lane[e])));
+    *reinterpret_cast<vector16<T>*>(out + i) = x;
+  });
+}
+
+template <class T>
+__global__ void zip_contiguous(T* out, const T* a, const T* b, long long n, int op) {
+  using C = typename compute_type<T>::type;
+  for_each_vector<T>(n, on_16_bytes(out) && on_16_bytes(a) && on_16_bytes(b), [&](long long i, int count) {
+    if (count == 1) {
+      out[i] = static_cast<T>(apply_binary(static_cast<binary_op>(op), static_cast<C>(a[i]), static_cast<C>(b[i])));
+      return;
+    }
+    vector16<T> x = *reinterpret_cast<const vector16<T>*>(a + i);
+    const vector16<T> y = *reinterpret_cast<const vector16<T>*>(b + i);
+#pragma unroll
+    for (int e = 0; e < vector16<T>::size; ++e)
+      x.lane[e] = static_cast<T>(apply_binary(static_cast<binary_op>(op), static_cast<C>(x.lane[e]), static_cast<C>(y.lane[e])));
+    *reinterpret_cast<vector16<T>*>(out + i) = x;
+  });
 }
 
 // Casts between dtypes (the copy behind Tensor.to(dtype)).

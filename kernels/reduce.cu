@@ -67,9 +67,6 @@ __global__ void reduce_dim(T* out, strided_layout out_layout, const T* in, strid
 
 inline constexpr int reduce_all_unroll = 4;
 
-// 16 bytes of T, loaded with one 128-bit instruction.
-template <class T> struct alignas(16) vector16 { T lane[16 / sizeof(T)]; };
-
 template <class A> __host__ __device__ inline A lowest_value() { return -9223372036854775807LL - 1; }  // long long
 template <> __host__ __device__ inline float lowest_value<float>() { return -INFINITY; }
 template <> __host__ __device__ inline double lowest_value<double>() { return -static_cast<double>(INFINITY); }

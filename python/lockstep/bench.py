@@ -6,8 +6,9 @@ each rung against the reference of its kind measured in the same run.
   PyTorch if installed);
 - matmul on tensor cores (GPU): wmma (tf32 and bf16) and Hopper's wgmma
   against cuBLAS in the same precision, with B in the nn.Linear layout (w.T);
-- memory-bound kernels (GPU): grayscale and a full sum against the device's
-  copy bandwidth (bytes read plus written by a device-to-device copy).
+- memory-bound kernels (GPU): grayscale, elementwise relu and add, and a full
+  sum against the device's copy bandwidth (bytes read plus written by a
+  device-to-device copy).
 
 Prints a table, writes ladder.csv and, with matplotlib, ladder.png.
 
@@ -247,6 +248,13 @@ def run(quick: bool = False) -> List[Row]:
                 seconds = gpu_seconds(lambda: lockstep.rgb_to_grayscale(image, launch=launch))
                 nbytes = 4.0 * side * side  # three planes read, one written
                 rows.append(Row("bandwidth", f"grayscale {launch}", dev, f"{side}x{side}", seconds, nbytes, "copy", copy_seconds_for(nbytes)))
+
+        @job(f"relu and add of {count} floats")
+        def _():
+            others = lockstep.asarray(rng.uniform(-1, 1, count).astype(np.float32), device=dev)
+            for rung, op, nbytes in (("relu", lambda: lockstep.relu(floats), 8.0 * count), ("add", lambda: floats + others, 12.0 * count)):
+                seconds = gpu_seconds(op)
+                rows.append(Row("bandwidth", rung, dev, f"2^{count.bit_length() - 1} floats", seconds, nbytes, "copy", copy_seconds_for(nbytes)))
 
         @job(f"sum of {count} floats")
         def _():

@@ -48,6 +48,23 @@ const matmul_kernel matmul_kernels[] = {
     {"double_buffered", "matmul_double_buffered", "", dim3(256), 128, 256, 2 * 32 * (128 + 4 + 256) * sizeof(float)},
 };
 
+// map_contiguous / zip_contiguous over packed operands of out's shape: a
+// thread per 16 bytes on a GPU; on the emulator, which pays per block, at
+// most 1024 blocks walking the rest.
+template <class Op>
+void launch_contiguous(const function& f, const tensor& out, const std::vector<tensor>& inputs, Op op) {
+  const std::int64_t n = out.numel();
+  if (n == 0) return;
+  const std::int64_t vectors = (n * static_cast<std::int64_t>(itemsize(out.type())) + 15) / 16;
+  const std::int64_t max_blocks = out.where().kind == device::kind_t::cuda ? INT32_MAX : 1024;
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((vectors + 255) / 256, max_blocks));
+  std::vector<kernel_arg> args{detail::pointer_arg(out, true)};
+  for (const tensor& in : inputs) args.push_back(detail::pointer_arg(in, false));
+  args.push_back(kernel_arg::integer(n));
+  args.push_back(kernel_arg::integer(static_cast<int>(op)));
+  f.launch(launch_config{dim3(blocks), dim3(256), 0, nullptr}, args);
+}
+
 void check_same_device(const char* op, const tensor& a, const tensor& b) {
   if (!(a.where() == b.where()))
     throw std::invalid_argument(std::string(op) + ": the inputs are on different devices (" + a.where().str() + " and " + b.where().str() +
@@ -78,6 +95,10 @@ tensor map(unary_op op, const tensor& x) {
   if (needs_floating(op) && !is_floating(x.type()))
     throw std::invalid_argument(std::string(op_name(op)) + " needs a floating-point tensor, got " + x.describe() + "; convert it with .to(float32)");
   tensor out = tensor::empty(x.shape(), x.type(), x.where());
+  if (x.is_contiguous()) {
+    launch_contiguous(detail::builtin_function(x.where(), "map_contiguous", x.type()), out, {x}, op);
+    return out;
+  }
   detail::launch_elementwise(detail::builtin_function(x.where(), "map_strided", x.type()), out, {x},
                              {kernel_arg::integer(static_cast<int>(op))});
   return out;
@@ -87,6 +108,10 @@ tensor zip(binary_op op, const tensor& a, const tensor& b) {
   check_same_device(op_name(op), a, b);
   check_same_dtype(op_name(op), a, b);
   tensor out = tensor::empty(broadcast_shapes(a.shape(), b.shape()), a.type(), a.where());
+  if (a.is_contiguous() && b.is_contiguous() && a.shape() == out.shape() && b.shape() == out.shape()) {
+    launch_contiguous(detail::builtin_function(a.where(), "zip_contiguous", a.type()), out, {a, b}, op);
+    return out;
+  }
   detail::launch_elementwise(detail::builtin_function(a.where(), "zip_strided", a.type()), out, {a, b},
                              {kernel_arg::integer(static_cast<int>(op))});
   return out;

@@ -30,7 +30,7 @@ def test_quick_ladder_on_a_gpu_has_every_kernel():
     rungs = {r.rung: r for r in bench.run(quick=True)}
     for algo in bench.FLOAT32_GPU_ALGOS:
         assert f"GPU {algo}" in rungs
-    for rung in ("GPU cuBLAS SGEMM", "GPU wmma tf32", "GPU wmma bf16", "device copy", "grayscale vectorized", "sum"):
+    for rung in ("GPU cuBLAS SGEMM", "GPU wmma tf32", "GPU wmma bf16", "device copy", "grayscale vectorized", "relu", "add", "sum"):
         assert rungs[rung].rate > 0
     if lockstep._core.device_arch("cuda:0") == "sm_90":
         assert "GPU wgmma bf16" in rungs and "GPU wgmma tf32" in rungs

@@ -84,6 +84,31 @@ def test_map_on_integer_needs_floating(device):
         lockstep.map("cube", on(device, np.zeros(2, np.float32)))
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int64", "float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 1001])
+def test_contiguous_paths_at_every_length_and_alignment(rng, device, dtype, n):
+    # Packed operands take the 16-byte-vector kernels: lengths around a vector
+    # (16 bytes = 1 to 16 elements) leave tails, and a view that starts one
+    # element in is contiguous but off the 16-byte boundary.
+    numpy_dtype = np.float32 if dtype == "bfloat16" else dtype
+    # Integers below 16: squares and sums stay exact in every dtype (bfloat16 has 8 significant bits).
+    x = rng.integers(0, 16, size=n + 1).astype(numpy_dtype)
+    y = rng.integers(0, 16, size=n + 1).astype(numpy_dtype)
+    tx, ty = on(device, x), on(device, y)
+    if dtype == "bfloat16":
+        tx, ty = tx.to("bfloat16"), ty.to("bfloat16")
+
+    def values(t):
+        return host(t.to("float32") if dtype == "bfloat16" else t)
+
+    for start in (0, 1):
+        a, b = tx[start:start + n], ty[start:start + n]
+        assert a.is_contiguous()
+        assert np.array_equal(values(lockstep.map("square", a)), (x[start:start + n] * x[start:start + n]).astype(numpy_dtype))
+        assert np.array_equal(values(a + b), (x[start:start + n] + y[start:start + n]).astype(numpy_dtype))
+        assert np.array_equal(values(lockstep.maximum(a, b)), np.maximum(x[start:start + n], y[start:start + n]))
+
+
 def test_map_on_non_contiguous_views(rng, device):
     base = rng.uniform(-2, 2, size=(12, 10, 8)).astype(np.float32)
     t = on(device, base)
