@@ -108,7 +108,8 @@ __global__ void zip_strided(T* out, strided_layout out_layout, const T* a, strid
 // thread per vector (as the grayscale kernel, whose grid-stride variant was
 // slower on the H100); the loop covers smaller grids. Elements past the last
 // whole vector, and operands off a 16-byte boundary, take the scalar path.
-// H100, 2^28 floats (lockstep bench, 2026-11-22): see bench/RESULTS.md.
+// H100, 2^28 floats (lockstep bench, 2026-11-22): relu 3002 GB/s and add 3056 GB/s,
+// 1.03 and 1.05 of the device copy's 2923 GB/s.
 template <class T, class F>
 __device__ inline void for_each_vector(long long n, bool aligned, F&& f) {
   const long long vectors = aligned ? n / vector16<T>::size : 0, stride = static_cast<long long>(gridDim.x) * blockDim.x;

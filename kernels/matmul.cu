@@ -11,7 +11,8 @@ namespace lockstep::kernels {
 
 // Naive: one thread per output element, 2-D blocks (the lecture uses 16x16);
 // every thread reads a full row of A and column of B from global memory.
-// H100 4096^3 (lockstep bench, 2026-11-22, bench/RESULTS.md): 5.4 TFLOP/s, 0.10 of cuBLAS SGEMM.
+// H100 4096^3 (lockstep bench, 2026-11-22, bench/RESULTS.md): 5.4 TFLOP/s,
+// 0.10 of cuBLAS SGEMM.
 __device__ __forceinline__ void matmul_naive_product(const float* a, const float* b, float* c, int m, int n, int k) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
   int col = blockIdx.x * blockDim.x + threadIdx.x;
@@ -46,8 +47,9 @@ __device__ __forceinline__ void matmul_tiled_static_product(const float* a, cons
 // Tiled with dynamic shared memory: the same algorithm with the tile size
 // chosen at launch (blockDim.x == blockDim.y == tile size) and
 // 2 * tile * tile * sizeof(float) bytes of dynamic shared memory.
-// H100 4096^3 (lockstep bench, 2026-11-22): 6.5 TFLOP/s (16x16), 0.13 of cuBLAS SGEMM: the tile
-// size is not a compile-time constant, so the inner loop is not unrolled.
+// H100 4096^3 (lockstep bench, 2026-11-22): 6.5 TFLOP/s (16x16), 0.13 of
+// cuBLAS SGEMM: the tile size is not a compile-time constant, so the inner
+// loop is not unrolled.
 __device__ __forceinline__ void matmul_tiled_dynamic_product(const float* a, const float* b, float* c, int m, int n, int k) {
   extern __shared__ float tiles[];
   const int tile_size = blockDim.x;
@@ -122,7 +124,8 @@ __device__ __forceinline__ const float* row_pointer(const float* base, int rows,
 
 }  // namespace matmul_detail
 
-// 1-D register blocking. H100 4096^3 (lockstep bench, 2026-11-22, bench/RESULTS.md): 16.2 TFLOP/s, 0.31 of cuBLAS SGEMM.
+// 1-D register blocking. H100 4096^3
+// (lockstep bench, 2026-11-22, bench/RESULTS.md): 16.2 TFLOP/s, 0.31 of cuBLAS SGEMM.
 // The tiled kernel does two shared-memory reads per FMA. Here each thread
 // computes a column of TM = 8 outputs: it reads one B element from shared
 // memory and reuses it from a register for 8 FMAs, with the 8 A elements it
@@ -167,7 +170,8 @@ __device__ __forceinline__ void matmul_register_1d_product(const float* a, const
   }
 }
 
-// 2-D register blocking. H100 4096^3 (lockstep bench, 2026-11-22, bench/RESULTS.md): 19.2 TFLOP/s, 0.37 of cuBLAS SGEMM.
+// 2-D register blocking. H100 4096^3
+// (lockstep bench, 2026-11-22, bench/RESULTS.md): 19.2 TFLOP/s, 0.37 of cuBLAS SGEMM.
 // Each thread now computes an 8x8 tile of C in registers: per k step it reads
 // 8 A and 8 B values from shared memory into registers and does their outer
 // product, 64 FMAs for 16 shared reads (the 1-D kernel: 8 FMAs for 9). The
@@ -226,7 +230,8 @@ __device__ __forceinline__ void matmul_register_2d_product(const float* a, const
   }
 }
 
-// Vectorized. H100 4096^3 (lockstep bench, 2026-11-22, bench/RESULTS.md): 32.9 TFLOP/s, 0.64 of cuBLAS SGEMM.
+// Vectorized. H100 4096^3
+// (lockstep bench, 2026-11-22, bench/RESULTS.md): 32.9 TFLOP/s, 0.64 of cuBLAS SGEMM.
 // As the 2-D kernel, with 16-byte memory operations: each thread loads its A
 // and B elements of a k-tile as one float4 each (one instruction instead of
 // four, full 32-byte sectors per thread pair), and A is stored transposed in
@@ -326,7 +331,8 @@ __device__ __forceinline__ void store_warp_tile(float* c, int m, int n, int bloc
   }
 }
 
-// Warp tiling. H100 4096^3 (lockstep bench, 2026-11-22, bench/RESULTS.md): 39.3 TFLOP/s, 0.76 of cuBLAS SGEMM.
+// Warp tiling. H100 4096^3
+// (lockstep bench, 2026-11-22, bench/RESULTS.md): 39.3 TFLOP/s, 0.76 of cuBLAS SGEMM.
 // As the vectorized kernel, with a warp tile level between block and thread
 // (warp_tile_layout): each warp owns a 32x64 sub-tile and each thread four
 // 4x4 pieces within it, so every shared-memory fragment read of a warp is a
@@ -379,8 +385,9 @@ __device__ __forceinline__ void matmul_warp_tiled_product(const float* a, const 
   store_warp_tile(c, m, n, block_row, block_col, at, acc, interior);
 }
 
-// Double buffered. H100 4096^3 (lockstep bench, 2026-11-22, bench/RESULTS.md): 46.8 TFLOP/s, 0.905 of cuBLAS SGEMM
-// (51.7 in the same run).
+// Double buffered. H100 4096^3
+// (lockstep bench, 2026-11-22, bench/RESULTS.md): 46.8 TFLOP/s, 0.908 of cuBLAS SGEMM
+// (51.5 in the same run).
 // As the warp-tiled kernel, with the waits taken out of the loop and a
 // larger tile: two shared-memory stages, so the next k-tile is stored into
 // one while the current one is read from the other and one __syncthreads

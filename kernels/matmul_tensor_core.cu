@@ -101,8 +101,8 @@ __global__ void matmul_wmma(const T* a, int lda, const T* b_t, int ldb, Out* c, 
 // next tile while the consumers store the last one. TMA zero-fills reads
 // past the matrix edges, so any m, n and any k with 16-byte aligned rows
 // work (the host pads other rows); edge stores are checked.
-// H100 4096^3 (lockstep bench, 2026-11-22): bf16 684 TFLOP/s, 0.89 of cuBLAS
-// bf16 (766; 0.85 in a second run); tf32 383 TFLOP/s, 0.97 of cuBLAS tf32.
+// H100 4096^3 (lockstep bench, 2026-11-22): bf16 689 TFLOP/s, 0.89 of cuBLAS
+// bf16 (772; 0.85-0.89 over seven runs); tf32 378 TFLOP/s, 0.96 of cuBLAS tf32.
 // B in the nn.Linear layout (w.T) for both.
 
 // The CUtensorMap the host encodes (cuTensorMapEncodeTiled), opaque here.
