@@ -8,14 +8,34 @@
 namespace lockstep::kernels {
 
 // Rung 1, wmma: the portable warp-matrix API (runs on the emulator too).
-// Block tile 64x64, four warps of 32x32 (2x2 fragments of 16x16), k tile 32,
-// operands staged through shared memory with bounds-checked scalar loads, so
-// any m, n, k work. float inputs go through tf32 (m16n16k8), bf16 inputs use
-// m16n16k16. Accumulators pass through shared memory on the way out so edge
-// tiles store only what is inside C and bf16 outputs are rounded once.
-// H100 4096^3 (lockstep bench, 2026-11-22): bf16 51.8 TFLOP/s (0.068 of cuBLAS bf16),
-// tf32 33.2 TFLOP/s (0.084 of cuBLAS tf32): the tensor cores wait on the
-// scalar staging loads and the shared-memory round trip of every fragment.
+// float inputs go through tf32 (m16n16k8), bf16 inputs use m16n16k16;
+// accumulation in float. Block tile 128x128, eight warps of 64x32 (4x2
+// fragments of 16x16 held in registers: each A fragment feeds two products,
+// each B fragment four), k tiles of 128-byte rows (64 bf16 or 32 float). The
+// operands go through two shared-memory stages (dynamic shared memory, 72
+// KiB, two blocks per SM on Hopper, and within the 99 KiB of sm_86/sm_89,
+// where wmma is the default bf16 algo): while the warps multiply one stage,
+// the copies of the next are in flight (cp.async on sm_80 and later, plain
+// loads on the emulator), one barrier per k tile. Where k, the row strides
+// and the pointers allow it (k % (16 / sizeof(T)) == 0, 16-byte aligned
+// rows), a copy moves 16 bytes, and a 16-byte piece is wholly inside or
+// wholly outside the matrix, so edge tiles zero-fill whole pieces; otherwise
+// every element goes through a bounds-checked scalar load. Shared rows are
+// padded by 16 bytes (a 144-byte pitch): the eight rows of a fragment load
+// fall in different banks, and every fragment stays 32-byte aligned with ldm
+// a multiple of 16 bytes. The accumulators leave through a float staging
+// tile in the same shared memory, so stores are coalesced (16 bytes where C
+// allows it), bounds-checked at the edges, and bf16 outputs are rounded once.
+// Before: a 64x64 tile of four 32x32 warps, k tile 32, one shared buffer
+// filled by scalar loads, two barriers per k tile: the tensor cores waited on
+// the staging loads (bf16 0.066, tf32 0.085 of cuBLAS). Tried beside it (same
+// probe run, H100 4096^3, cudaEvent timing): three stages, 0.278 / 0.185;
+// 128x256 tiles of 64x64 warps, three stages (162 KiB, one block per SM),
+// 0.324 / 0.215, not kept as it does not fit pre-Hopper GPUs. Still short of
+// cuBLAS: mma.sync through wmma's fixed fragment layouts, and tf32 pays a
+// rounding per fragment element (__float_to_tf32).
+// H100 4096^3 (the same probe): bf16 215 TFLOP/s, 0.275 of cuBLAS bf16;
+// tf32 70.5 TFLOP/s, 0.176 of cuBLAS tf32.
 template <class T> struct wmma_input;
 template <> struct wmma_input<float> {
   using fragment_type = nvcuda::wmma::precision::tf32;
@@ -30,62 +50,201 @@ template <> struct wmma_input<__nv_bfloat16> {
 __device__ inline void store_converted(float* out, float x) { *out = x; }
 __device__ inline void store_converted(__nv_bfloat16* out, float x) { *out = __float2bfloat16(x); }
 
-template <class T, class Out>
-__global__ void matmul_wmma(const T* a, int lda, const T* b_t, int ldb, Out* c, int ldc, int m, int n, int k) {
+// Tile shapes for the wmma product, the same bytes for both input types:
+// block tile 128 x tile_n, eight warps (2 x 4) of 64 x warp_n, k tiles of
+// 128-byte rows in a ring of `stages` shared buffers.
+template <int tile_n_, int warp_n_, int stages_, int min_blocks_>
+struct wmma_shape {
+  static constexpr int tile_m = 128, tile_n = tile_n_, row_bytes = 128, pitch_bytes = row_bytes + 16, stages = stages_, threads = 256;
+  static constexpr int warp_m = 64, warp_n = warp_n_, min_blocks = min_blocks_;
+  static constexpr int staging_pitch = tile_n + 4;  // floats
+  static constexpr int operand_bytes = stages * (tile_m + tile_n) * pitch_bytes;
+  static constexpr int staging_bytes = tile_m * staging_pitch * 4;
+  static constexpr int shared_bytes = operand_bytes > staging_bytes ? operand_bytes : staging_bytes;
+};
+using matmul_wmma_shape = wmma_shape<128, 32, 2, 2>;  // 72 KiB, two blocks of 8 warps per SM on Hopper
+// Dynamic shared bytes matmul_wmma needs (over 48 KiB, so the host raises the limit).
+__host__ __device__ constexpr int matmul_wmma_shared_bytes() { return matmul_wmma_shape::shared_bytes; }
+
+#if defined(__CUDACC__)
+#define LOCKSTEP_WMMA_UNROLL _Pragma("unroll")
+#else
+#define LOCKSTEP_WMMA_UNROLL
+#endif
+
+namespace wmma_detail {
+
+__device__ __forceinline__ bool aligned16(const void* p) { return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0; }
+
+// 16 bytes from global src (when inside; zeros otherwise) to shared dst.
+__device__ __forceinline__ void copy16(void* dst, const void* src, bool inside) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(src), "r"(inside ? 16 : 0) : "memory");
+#else
+  *reinterpret_cast<uint4*>(dst) = inside ? *reinterpret_cast<const uint4*>(src) : make_uint4(0u, 0u, 0u, 0u);
+#endif
+}
+__device__ __forceinline__ void copies_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+// Waits until at most `pending` committed groups of this thread's copies are in flight.
+template <int pending>
+__device__ __forceinline__ void copies_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
+#endif
+}
+
+// Rows [row0, row0 + tile_rows) x columns [k0, k0 + row_bytes / sizeof(T)) of the
+// k-contiguous matrix src (rows x k, row stride ld) into the shared tile dst
+// (pitch `pitch` elements), zero outside.
+template <class S, int tile_rows, class T>
+__device__ __forceinline__ void load_tile(T* dst, const T* src, long long ld, int row0, int rows, int k0, int k, bool vector_ok) {
+  constexpr int tile_k = S::row_bytes / sizeof(T), pitch = S::pitch_bytes / sizeof(T);
+  constexpr int piece = 16 / sizeof(T), pieces = tile_k / piece, threads = S::threads;
+  if (vector_ok) {
+    LOCKSTEP_WMMA_UNROLL
+    for (int l = 0; l < tile_rows * pieces / threads; ++l) {
+      const int index = static_cast<int>(threadIdx.x) + l * threads, r = index / pieces, kk = index % pieces * piece;
+      const int row = row0 + r, kg = k0 + kk;
+      const bool inside = row < rows && kg < k;
+      copy16(dst + r * pitch + kk, inside ? src + row * ld + kg : src, inside);
+    }
+  } else {
+    for (int e = static_cast<int>(threadIdx.x); e < tile_rows * tile_k; e += threads) {
+      const int r = e / tile_k, kk = e % tile_k, row = row0 + r, kg = k0 + kk;
+      dst[r * pitch + kk] = (row < rows && kg < k) ? src[row * ld + kg] : T(0.0f);
+    }
+  }
+}
+
+}  // namespace wmma_detail
+
+// The body of matmul_wmma for tile shape S.
+template <class S, class T, class Out>
+__device__ __forceinline__ void wmma_product(const T* a, int lda, const T* b_t, int ldb, Out* c, int ldc, int m, int n, int k) {
   using namespace nvcuda;
-  constexpr int tile_m = 64, tile_n = 64, tile_k = 32, warp_tile = 32, threads = 128;
-  // 8 elements of padding keep every fragment 32-byte aligned and spread the
-  // rows over the banks.
-  constexpr int row_pitch = tile_k + 8;
+  constexpr int tile_m = S::tile_m, tile_n = S::tile_n, tile_k = S::row_bytes / sizeof(T), pitch = S::pitch_bytes / sizeof(T);
+  constexpr int stages = S::stages, threads = S::threads, warp_m = S::warp_m, warp_n = S::warp_n;
+  constexpr int frags_m = warp_m / 16, frags_n = warp_n / 16, warps_n = tile_n / warp_n;
+  constexpr int stage_elements = (tile_m + tile_n) * pitch;
   constexpr int fragment_k = wmma_input<T>::fragment_k;
+  static_assert(threads / 32 == (tile_m / warp_m) * warps_n, "one warp per warp tile");
   using fragment_type = typename wmma_input<T>::fragment_type;
-  __shared__ __align__(32) T a_tile[tile_m * row_pitch];
-  __shared__ __align__(32) T b_tile[tile_n * row_pitch];
-  __shared__ __align__(32) float c_staging[threads / 32][warp_tile * warp_tile];
+  // Operand stages [a tile | b tile] x stages, later the float staging tile of C.
+  extern __shared__ __align__(128) unsigned char wmma_shared[];
+  T* const operands = reinterpret_cast<T*>(wmma_shared);
 
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int warp_row = (warp / 2) * warp_tile, warp_col = (warp % 2) * warp_tile;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int warp_row = warp / warps_n * warp_m, warp_col = warp % warps_n * warp_n;
   const int block_row = blockIdx.y * tile_m, block_col = blockIdx.x * tile_n;
+  constexpr int piece = 16 / sizeof(T);
+  const bool vector_ok = k % piece == 0 && lda % piece == 0 && ldb % piece == 0 && wmma_detail::aligned16(a) && wmma_detail::aligned16(b_t);
 
-  wmma::fragment<wmma::accumulator, 16, 16, fragment_k, float> acc[2][2];
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+  auto load_stage = [&](int stage, int kt) {
+    T* a_tile = operands + stage * stage_elements;
+    wmma_detail::load_tile<S, tile_m>(a_tile, a, lda, block_row, m, kt * tile_k, k, vector_ok);
+    wmma_detail::load_tile<S, tile_n>(a_tile + tile_m * pitch, b_t, ldb, block_col, n, kt * tile_k, k, vector_ok);
+  };
 
-  for (int k0 = 0; k0 < k; k0 += tile_k) {
-    for (int e = threadIdx.x; e < tile_m * tile_k; e += threads) {
-      const int r = e / tile_k, kk = e % tile_k;
-      const int row = block_row + r, col = block_col + r, kg = k0 + kk;
-      a_tile[r * row_pitch + kk] = (row < m && kg < k) ? a[static_cast<long long>(row) * lda + kg] : T(0.0f);
-      b_tile[r * row_pitch + kk] = (col < n && kg < k) ? b_t[static_cast<long long>(col) * ldb + kg] : T(0.0f);
-    }
-    __syncthreads();
+  wmma::fragment<wmma::accumulator, 16, 16, fragment_k, float> acc[frags_m][frags_n];
+  LOCKSTEP_WMMA_UNROLL
+  for (int i = 0; i < frags_m; ++i)
+    LOCKSTEP_WMMA_UNROLL
+    for (int j = 0; j < frags_n; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+
+  const int k_tiles = (k + tile_k - 1) / tile_k;
+  for (int s = 0; s < stages - 1; ++s) {
+    if (s < k_tiles) load_stage(s, s);
+    wmma_detail::copies_commit();
+  }
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    wmma_detail::copies_wait<stages - 2>();  // this thread's copies of tile kt have landed
+    __syncthreads();                         // everyone's have, and everyone is done with tile kt - 1
+    const int next = kt + stages - 1;        // into the stage tile kt - 1 used
+    if (next < k_tiles) load_stage(next % stages, next);
+    wmma_detail::copies_commit();
+    const T* a_tile = operands + (kt % stages) * stage_elements + warp_row * pitch;
+    const T* b_tile = operands + (kt % stages) * stage_elements + (tile_m + warp_col) * pitch;
+    LOCKSTEP_WMMA_UNROLL
     for (int kk = 0; kk < tile_k; kk += fragment_k) {
-      wmma::fragment<wmma::matrix_a, 16, 16, fragment_k, fragment_type, wmma::row_major> a_frag[2];
-      wmma::fragment<wmma::matrix_b, 16, 16, fragment_k, fragment_type, wmma::col_major> b_frag[2];
-      for (int i = 0; i < 2; ++i) {
-        wmma::load_matrix_sync(a_frag[i], a_tile + (warp_row + 16 * i) * row_pitch + kk, row_pitch);
-        wmma::load_matrix_sync(b_frag[i], b_tile + (warp_col + 16 * i) * row_pitch + kk, row_pitch);
-        if constexpr (sizeof(T) == 4) {  // tf32: round as the hardware expects
+      wmma::fragment<wmma::matrix_a, 16, 16, fragment_k, fragment_type, wmma::row_major> a_frag[frags_m];
+      wmma::fragment<wmma::matrix_b, 16, 16, fragment_k, fragment_type, wmma::col_major> b_frag[frags_n];
+      LOCKSTEP_WMMA_UNROLL
+      for (int i = 0; i < frags_m; ++i) {
+        wmma::load_matrix_sync(a_frag[i], a_tile + 16 * i * pitch + kk, pitch);
+        if constexpr (sizeof(T) == 4)  // tf32: round as the hardware expects
           for (int e = 0; e < a_frag[i].num_elements; ++e) a_frag[i].x[e] = wmma::__float_to_tf32(a_frag[i].x[e]);
-          for (int e = 0; e < b_frag[i].num_elements; ++e) b_frag[i].x[e] = wmma::__float_to_tf32(b_frag[i].x[e]);
-        }
       }
-      for (int i = 0; i < 2; ++i)
-        for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], a_frag[i], b_frag[j], acc[i][j]);
+      LOCKSTEP_WMMA_UNROLL
+      for (int j = 0; j < frags_n; ++j) {
+        wmma::load_matrix_sync(b_frag[j], b_tile + 16 * j * pitch + kk, pitch);
+        if constexpr (sizeof(T) == 4)
+          for (int e = 0; e < b_frag[j].num_elements; ++e) b_frag[j].x[e] = wmma::__float_to_tf32(b_frag[j].x[e]);
+      }
+      LOCKSTEP_WMMA_UNROLL
+      for (int i = 0; i < frags_m; ++i)
+        LOCKSTEP_WMMA_UNROLL
+        for (int j = 0; j < frags_n; ++j) wmma::mma_sync(acc[i][j], a_frag[i], b_frag[j], acc[i][j]);
     }
-    __syncthreads();  // everyone is done with the tiles before the next k tile overwrites them
   }
+  wmma_detail::copies_wait<0>();
+  __syncthreads();  // the operand stages become the staging tile
 
-  float* staging = c_staging[warp];
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 2; ++j)
-      wmma::store_matrix_sync(staging + 16 * i * warp_tile + 16 * j, acc[i][j], warp_tile, wmma::mem_row_major);
-  __syncwarp();
-  const int col = block_col + warp_col + lane;
-  for (int r = 0; r < warp_tile; ++r) {
-    const int row = block_row + warp_row + r;
-    if (row < m && col < n) store_converted(c + static_cast<long long>(row) * ldc + col, staging[r * warp_tile + lane]);
+  float* const staging = reinterpret_cast<float*>(wmma_shared);
+  constexpr int staging_pitch = S::staging_pitch;
+  LOCKSTEP_WMMA_UNROLL
+  for (int i = 0; i < frags_m; ++i)
+    LOCKSTEP_WMMA_UNROLL
+    for (int j = 0; j < frags_n; ++j)
+      wmma::store_matrix_sync(staging + (warp_row + 16 * i) * staging_pitch + warp_col + 16 * j, acc[i][j], staging_pitch, wmma::mem_row_major);
+  __syncthreads();
+
+  // 16 bytes of C per thread and step where C's rows allow it.
+  constexpr int out_piece = 16 / sizeof(Out), pieces = tile_n / out_piece;
+  const bool out_vector_ok = ldc % out_piece == 0 && wmma_detail::aligned16(c);
+  LOCKSTEP_WMMA_UNROLL
+  for (int l = 0; l < tile_m * pieces / threads; ++l) {
+    const int index = static_cast<int>(threadIdx.x) + l * threads, r = index / pieces, cc = index % pieces * out_piece;
+    const int row = block_row + r, col = block_col + cc;
+    if (row >= m) continue;
+    const float* from = staging + r * staging_pitch + cc;
+    Out* to = c + static_cast<long long>(row) * ldc + col;
+    if (out_vector_ok && col + out_piece <= n) {
+      float x[out_piece];
+      LOCKSTEP_WMMA_UNROLL
+      for (int q = 0; q < out_piece; q += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(from + q);
+        x[q] = v.x, x[q + 1] = v.y, x[q + 2] = v.z, x[q + 3] = v.w;
+      }
+      if constexpr (sizeof(Out) == 4) {
+        *reinterpret_cast<float4*>(to) = make_float4(x[0], x[1], x[2], x[3]);
+      } else {
+        unsigned packed[4];
+        LOCKSTEP_WMMA_UNROLL
+        for (int q = 0; q < 4; ++q) {
+          const Out lo = Out(x[2 * q]), hi = Out(x[2 * q + 1]);
+          unsigned short lo_bits, hi_bits;
+          memcpy(&lo_bits, &lo, 2);
+          memcpy(&hi_bits, &hi, 2);
+          packed[q] = static_cast<unsigned>(lo_bits) | static_cast<unsigned>(hi_bits) << 16;
+        }
+        *reinterpret_cast<uint4*>(to) = make_uint4(packed[0], packed[1], packed[2], packed[3]);
+      }
+    } else {
+      for (int q = 0; q < out_piece && col + q < n; ++q) store_converted(to + q, from[q]);
+    }
   }
+}
+#undef LOCKSTEP_WMMA_UNROLL
+
+template <class T, class Out>
+__global__ void __launch_bounds__(matmul_wmma_shape::threads, matmul_wmma_shape::min_blocks)
+    matmul_wmma(const T* a, int lda, const T* b_t, int ldb, Out* c, int ldc, int m, int n, int k) {
+  wmma_product<matmul_wmma_shape>(a, lda, b_t, ldb, c, ldc, m, n, k);
 }
 
 #if defined(__CUDACC__) && !defined(__CUDACC_RTC__)

@@ -19,6 +19,7 @@
 namespace lockstep::detail {
 namespace {
 
+constexpr int wmma_shared_bytes = 2 * (128 + 128) * (128 + 16);  // matmul_wmma_shared_bytes
 constexpr int wgmma_stages = 4;
 constexpr int wgmma_shared_bytes = wgmma_stages * (128 + 256) * 128 + 2 * wgmma_stages * 8 + 1024;  // matmul_wgmma_shared_bytes
 
@@ -69,9 +70,12 @@ void product(const tensor& a, const tensor& b_t, const tensor& c, std::string_vi
   if (algo == "wmma") {
     const tensor a_rows = rows_for_kernel(a, 1), b_rows = rows_for_kernel(b_t, 1);
     const std::string name = bf16 ? "matmul_wmma<__nv_bfloat16, __nv_bfloat16>" : "matmul_wmma<float, float>";
-    const dim3 grid(static_cast<unsigned>((n + 63) / 64), static_cast<unsigned>((m + 63) / 64));
-    builtin_function(d, name).launch(
-        launch_config{grid, dim3(128), 0, nullptr},
+    // 128x128 output tiles of 256 threads, over 48 KiB of dynamic shared memory.
+    const function& f = builtin_function(d, name);
+    f.set_max_dynamic_shared_bytes(wmma_shared_bytes);
+    const dim3 grid(static_cast<unsigned>((n + 127) / 128), static_cast<unsigned>((m + 127) / 128));
+    f.launch(
+        launch_config{grid, dim3(256), wmma_shared_bytes, nullptr},
         std::vector<kernel_arg>{pointer_arg(a_rows, false), kernel_arg::integer(m == 1 ? k : a_rows.strides()[0]), pointer_arg(b_rows, false),
                                 kernel_arg::integer(n == 1 ? k : b_rows.strides()[0]), pointer_arg(c, true), kernel_arg::integer(ni),
                                 kernel_arg::integer(mi), kernel_arg::integer(ni), kernel_arg::integer(ki)});
