@@ -1,5 +1,6 @@
 """``lockstep bench``: the lectures' speed ladder on whatever machine it runs,
-each rung against the reference of its kind measured in the same run.
+each rung against the reference of its kind, timed right before it in the
+same run.
 
 - matmul, float32: a pure-Python loop and NumPy on the CPU, the emulator's
   kernels, and on a GPU every lockstep SIMT kernel against cuBLAS SGEMM (and
@@ -176,101 +177,72 @@ def run(quick: bool = False) -> List[Row]:
         b32 = lockstep.asarray(rng.uniform(-1, 1, (n, n)).astype(np.float32), device=dev)
         w32 = lockstep.asarray(rng.uniform(-1, 1, (n, n)).astype(np.float32), device=dev)  # (n, k): B = w.T
         a16, w16 = a32.to("bfloat16"), w32.to("bfloat16")
-        reference = {}
+        side = 4096 if quick else 8192
+        count = 2**26 if quick else 2**28
+        image = lockstep.asarray(rng.integers(0, 256, (3, side, side), dtype=np.uint8), device=dev)
+        floats = lockstep.asarray(rng.uniform(-1, 1, count).astype(np.float32), device=dev)
+        floats_size, copy_bytes = f"2^{count.bit_length() - 1} floats", 2.0 * 4 * count  # a copy reads and writes
 
-        def gpu_seconds(fn):
-            return _seconds(fn, repeats, dev, batch)
+        references = {
+            "cuBLAS": (lambda: lockstep.matmul(a32, b32, algo="cublas"), flops),
+            "cuBLAS tf32": (lambda: lockstep.matmul(a32, w32.T, algo="cublas_tf32"), flops),
+            "cuBLAS bf16": (lambda: lockstep.matmul(a16, w16.T, algo="cublas"), flops),
+            "copy": (lambda: lockstep.copy(floats), copy_bytes),
+        }
 
-        @job(f"cuBLAS SGEMM at {size}")
-        def _():
-            reference["sgemm"] = gpu_seconds(lambda: lockstep.matmul(a32, b32, algo="cublas"))
+        def measure(group: str, rung: str, size: str, run: Callable[[], object], work: float, reference: str) -> None:
+            """The rung and its reference timed back to back, so both meet the GPU
+            in the same state (its clocks drift as it warms up over the ladder);
+            the reference's time is scaled to the rung's work (bytes, for copy)."""
+            run_reference, reference_work = references[reference]
+            reference_seconds = _seconds(run_reference, repeats, dev, batch) * work / reference_work
+            rows.append(Row(group, rung, dev, size, _seconds(run, repeats, dev, batch), work, reference, reference_seconds))
 
         for algo in FLOAT32_GPU_ALGOS:
-
-            @job(f"GPU {algo} at {size}")
-            def _(algo=algo):
-                seconds = gpu_seconds(lambda: lockstep.matmul(a32, b32, algo=algo))
-                rows.append(Row("matmul float32", f"GPU {algo}", dev, size, seconds, flops, "cuBLAS", reference["sgemm"]))
-
-        @job("cuBLAS SGEMM row")
-        def _():
-            rows.append(Row("matmul float32", "GPU cuBLAS SGEMM", dev, size, reference["sgemm"], flops, "cuBLAS", reference["sgemm"]))
-            if torch is not None:
-                ta, tb = torch.from_dlpack(a32), torch.from_dlpack(b32)
-                torch.backends.cuda.matmul.allow_tf32 = False
-                seconds = gpu_seconds(lambda: ta @ tb)
-                rows.append(Row("matmul float32", "PyTorch float32", dev, size, seconds, flops, "cuBLAS", reference["sgemm"]))
-
-        @job(f"cuBLAS tf32 and bf16 at {size}")
-        def _():
-            reference["tf32"] = gpu_seconds(lambda: lockstep.matmul(a32, w32.T, algo="cublas_tf32"))
-            reference["bf16"] = gpu_seconds(lambda: lockstep.matmul(a16, w16.T, algo="cublas"))
+            job(f"GPU {algo} at {size}")(lambda algo=algo: measure("matmul float32", f"GPU {algo}", size,
+                                                                  lambda: lockstep.matmul(a32, b32, algo=algo), flops, "cuBLAS"))
+        job(f"cuBLAS SGEMM at {size}")(lambda: measure("matmul float32", "GPU cuBLAS SGEMM", size, references["cuBLAS"][0], flops, "cuBLAS"))
+        if torch is not None:
+            ta, tb = torch.from_dlpack(a32), torch.from_dlpack(b32)
+            torch.backends.cuda.matmul.allow_tf32 = False
+            job(f"PyTorch float32 at {size}")(lambda: measure("matmul float32", "PyTorch float32", size, lambda: ta @ tb, flops, "cuBLAS"))
 
         tensor_core_rungs = [("wmma tf32", a32, w32, "wmma", "tf32"), ("wmma bf16", a16, w16, "wmma", "bf16")]
         if lockstep._core.device_arch(dev) == "sm_90":
             tensor_core_rungs += [("wgmma tf32", a32, w32, "wgmma", "tf32"), ("wgmma bf16", a16, w16, "wgmma", "bf16")]
         for rung, a, w, algo, precision in tensor_core_rungs:
-
-            @job(f"GPU {rung} at {size}")
-            def _(rung=rung, a=a, w=w, algo=algo, precision=precision):
-                seconds = gpu_seconds(lambda: lockstep.matmul(a, w.T, algo=algo))
-                rows.append(Row("matmul tensor cores", f"GPU {rung}", dev, size, seconds, flops, f"cuBLAS {precision}", reference[precision]))
-
-        @job("cuBLAS tensor-core rows")
-        def _():
-            for precision in ("tf32", "bf16"):
-                rows.append(Row("matmul tensor cores", f"GPU cuBLAS {precision}", dev, size, reference[precision], flops, f"cuBLAS {precision}",
-                                reference[precision]))
-            if torch is not None:
-                ta, tw = torch.from_dlpack(a16), torch.from_dlpack(w16)
-                seconds = gpu_seconds(lambda: ta @ tw.T)
-                rows.append(Row("matmul tensor cores", "PyTorch bf16", dev, size, seconds, flops, "cuBLAS bf16", reference["bf16"]))
+            job(f"GPU {rung} at {size}")(lambda rung=rung, a=a, w=w, algo=algo, precision=precision: measure(
+                "matmul tensor cores", f"GPU {rung}", size, lambda: lockstep.matmul(a, w.T, algo=algo), flops, f"cuBLAS {precision}"))
+        for precision in ("tf32", "bf16"):
+            reference = f"cuBLAS {precision}"
+            job(f"{reference} at {size}")(lambda reference=reference: measure("matmul tensor cores", f"GPU {reference}", size,
+                                                                              references[reference][0], flops, reference))
+        if torch is not None:
+            ta16, tw16 = torch.from_dlpack(a16), torch.from_dlpack(w16)
+            job(f"PyTorch bf16 at {size}")(lambda: measure("matmul tensor cores", "PyTorch bf16", size, lambda: ta16 @ tw16.T, flops,
+                                                           "cuBLAS bf16"))
 
         # ---- memory-bound kernels against the copy bandwidth
-        side = 4096 if quick else 8192
-        count = 2**26 if quick else 2**28
-        image = lockstep.asarray(rng.integers(0, 256, (3, side, side), dtype=np.uint8), device=dev)
-        floats = lockstep.asarray(rng.uniform(-1, 1, count).astype(np.float32), device=dev)
-        copy_bytes = 2 * 4 * count  # read + write
-
-        @job(f"device copy of {4 * count >> 20} MiB")
-        def _():
-            reference["copy"] = gpu_seconds(lambda: lockstep.copy(floats))
-            rows.append(Row("bandwidth", "device copy", dev, f"2^{count.bit_length() - 1} floats", reference["copy"], copy_bytes, "copy", reference["copy"]))
-
-        def copy_seconds_for(nbytes: float) -> float:
-            return reference["copy"] * nbytes / copy_bytes
-
-        for launch in ("2d", "vectorized"):
-
-            @job(f"grayscale {launch} at {side}x{side}")
-            def _(launch=launch):
-                seconds = gpu_seconds(lambda: lockstep.rgb_to_grayscale(image, launch=launch))
-                nbytes = 4.0 * side * side  # three planes read, one written
-                rows.append(Row("bandwidth", f"grayscale {launch}", dev, f"{side}x{side}", seconds, nbytes, "copy", copy_seconds_for(nbytes)))
-
-        @job(f"relu and add of {count} floats")
-        def _():
-            others = lockstep.asarray(rng.uniform(-1, 1, count).astype(np.float32), device=dev)
-            for rung, op, nbytes in (("relu", lambda: lockstep.relu(floats), 8.0 * count), ("add", lambda: floats + others, 12.0 * count)):
-                seconds = gpu_seconds(op)
-                rows.append(Row("bandwidth", rung, dev, f"2^{count.bit_length() - 1} floats", seconds, nbytes, "copy", copy_seconds_for(nbytes)))
-
-        @job(f"sum of {count} floats")
-        def _():
-            nbytes = 4.0 * count
-            seconds = gpu_seconds(lambda: lockstep.sum(floats))
-            rows.append(Row("bandwidth", "sum", dev, f"2^{count.bit_length() - 1} floats", seconds, nbytes, "copy", copy_seconds_for(nbytes)))
-            if torch is not None:
-                tf = torch.from_dlpack(floats)
-                seconds = gpu_seconds(lambda: tf.sum())
-                rows.append(Row("bandwidth", "PyTorch sum", dev, f"2^{count.bit_length() - 1} floats", seconds, nbytes, "copy", copy_seconds_for(nbytes)))
+        job(f"device copy of {4 * count >> 20} MiB")(lambda: measure("bandwidth", "device copy", floats_size, references["copy"][0], copy_bytes,
+                                                                     "copy"))
+        for launch in ("2d", "vectorized"):  # three planes read, one written
+            job(f"grayscale {launch} at {side}x{side}")(lambda launch=launch: measure(
+                "bandwidth", f"grayscale {launch}", f"{side}x{side}", lambda: lockstep.rgb_to_grayscale(image, launch=launch), 4.0 * side * side,
+                "copy"))
+        others = lockstep.asarray(rng.uniform(-1, 1, count).astype(np.float32), device=dev)
+        job(f"relu of {floats_size}")(lambda: measure("bandwidth", "relu", floats_size, lambda: lockstep.relu(floats), 8.0 * count, "copy"))
+        job(f"add of {floats_size}")(lambda: measure("bandwidth", "add", floats_size, lambda: floats + others, 12.0 * count, "copy"))
+        job(f"sum of {floats_size}")(lambda: measure("bandwidth", "sum", floats_size, lambda: lockstep.sum(floats), 4.0 * count, "copy"))
+        if torch is not None:
+            torch_floats = torch.from_dlpack(floats)
+            job(f"PyTorch sum of {floats_size}")(lambda: measure("bandwidth", "PyTorch sum", floats_size, lambda: torch_floats.sum(), 4.0 * count,
+                                                                 "copy"))
 
     progress = _Progress(len(jobs))
     try:
-        for label, measure in zip(labels, jobs):
+        for label, run_job in zip(labels, jobs):
             progress.step(label)
-            measure()
+            run_job()
     finally:
         progress.close()
     return rows
