@@ -260,8 +260,9 @@ __global__ void __launch_bounds__(matmul_wmma_shape::threads, matmul_wmma_shape:
 // next tile while the consumers store the last one. TMA zero-fills reads
 // past the matrix edges, so any m, n and any k with 16-byte aligned rows
 // work (the host pads other rows); edge stores are checked.
-// H100 4096^3 (lockstep bench, 2026-11-22): bf16 689 TFLOP/s, 0.89 of cuBLAS
-// bf16 (772; 0.85-0.89 over seven runs); tf32 378 TFLOP/s, 0.96 of cuBLAS tf32.
+// H100 4096^3 (lockstep bench, 2026-11-22): bf16 0.89 of cuBLAS bf16 (0.80-0.89
+// over nine runs; 689 TFLOP/s against 772 on a cool GPU); tf32 0.86-0.97 of
+// cuBLAS tf32.
 // B in the nn.Linear layout (w.T) for both.
 
 // The CUtensorMap the host encodes (cuTensorMapEncodeTiled), opaque here.
