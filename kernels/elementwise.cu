@@ -12,6 +12,7 @@
 #include "lockstep/cuda.h"
 #include "lockstep/kernels/op_codes.h"
 #include "strided.cuh"
+#include "vector16.cuh"
 
 namespace lockstep::kernels {
 
@@ -118,12 +119,10 @@ __device__ inline void for_each_vector(long long n, bool aligned, F&& f) {
   for (long long i = vectors * vector16<T>::size + first; i < n; i += stride) f(i, 1);
 }
 
-__device__ inline bool on_16_bytes(const void* p) { return reinterpret_cast<unsigned long long>(p) % 16 == 0; }
-
 template <class T>
 __global__ void map_contiguous(T* out, const T* in, long long n, int op) {
   using C = typename compute_type<T>::type;
-  for_each_vector<T>(n, on_16_bytes(out) && on_16_bytes(in), [&](long long i, int count) {
+  for_each_vector<T>(n, aligned16(out) && aligned16(in), [&](long long i, int count) {
     if (count == 1) {
       out[i] = static_cast<T>(apply_unary(static_cast<unary_op>(op), static_cast<C>(in[i])));
       return;
@@ -138,7 +137,7 @@ __global__ void map_contiguous(T* out, const T* in, long long n, int op) {
 template <class T>
 __global__ void zip_contiguous(T* out, const T* a, const T* b, long long n, int op) {
   using C = typename compute_type<T>::type;
-  for_each_vector<T>(n, on_16_bytes(out) && on_16_bytes(a) && on_16_bytes(b), [&](long long i, int count) {
+  for_each_vector<T>(n, aligned16(out) && aligned16(a) && aligned16(b), [&](long long i, int count) {
     if (count == 1) {
       out[i] = static_cast<T>(apply_binary(static_cast<binary_op>(op), static_cast<C>(a[i]), static_cast<C>(b[i])));
       return;

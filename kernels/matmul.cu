@@ -6,6 +6,7 @@
 // offsets that repeat) and C packed.
 #pragma once
 #include "lockstep/cuda.h"
+#include "vector16.cuh"
 
 namespace lockstep::kernels {
 
@@ -87,7 +88,6 @@ __device__ __forceinline__ void matmul_tiled_dynamic_product(const float* a, con
 
 namespace matmul_detail {
 
-__device__ __forceinline__ bool aligned16(const void* p) { return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0; }
 __device__ __forceinline__ float4 load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
 __device__ __forceinline__ void store4(float* p, float4 v) { *reinterpret_cast<float4*>(p) = v; }
 

@@ -4,6 +4,7 @@
 // SIMT ladder is in matmul.cu; these are its tensor-core rungs, simplest first.
 #pragma once
 #include "lockstep/cuda.h"
+#include "vector16.cuh"
 
 namespace lockstep::kernels {
 
@@ -40,12 +41,10 @@ template <class T> struct wmma_input;
 template <> struct wmma_input<float> {
   using fragment_type = nvcuda::wmma::precision::tf32;
   static constexpr int fragment_k = 8;
-  __device__ static float to_float(float x) { return x; }
 };
 template <> struct wmma_input<__nv_bfloat16> {
   using fragment_type = __nv_bfloat16;
   static constexpr int fragment_k = 16;
-  __device__ static float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 };
 __device__ inline void store_converted(float* out, float x) { *out = x; }
 __device__ inline void store_converted(__nv_bfloat16* out, float x) { *out = __float2bfloat16(x); }
@@ -62,9 +61,9 @@ struct wmma_shape {
   static constexpr int staging_bytes = tile_m * staging_pitch * 4;
   static constexpr int shared_bytes = operand_bytes > staging_bytes ? operand_bytes : staging_bytes;
 };
-using matmul_wmma_shape = wmma_shape<128, 32, 2, 2>;  // 72 KiB, two blocks of 8 warps per SM on Hopper
-// Dynamic shared bytes matmul_wmma needs (over 48 KiB, so the host raises the limit).
-__host__ __device__ constexpr int matmul_wmma_shared_bytes() { return matmul_wmma_shape::shared_bytes; }
+// 72 KiB of dynamic shared memory (over 48 KiB: the host raises the limit),
+// two blocks of 8 warps per SM on Hopper.
+using matmul_wmma_shape = wmma_shape<128, 32, 2, 2>;
 
 #if defined(__CUDACC__)
 #define LOCKSTEP_WMMA_UNROLL _Pragma("unroll")
@@ -73,8 +72,6 @@ __host__ __device__ constexpr int matmul_wmma_shared_bytes() { return matmul_wmm
 #endif
 
 namespace wmma_detail {
-
-__device__ __forceinline__ bool aligned16(const void* p) { return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0; }
 
 // 16 bytes from global src (when inside; zeros otherwise) to shared dst.
 __device__ __forceinline__ void copy16(void* dst, const void* src, bool inside) {
@@ -142,7 +139,7 @@ __device__ __forceinline__ void wmma_product(const T* a, int lda, const T* b_t, 
   const int warp_row = warp / warps_n * warp_m, warp_col = warp % warps_n * warp_n;
   const int block_row = blockIdx.y * tile_m, block_col = blockIdx.x * tile_n;
   constexpr int piece = 16 / sizeof(T);
-  const bool vector_ok = k % piece == 0 && lda % piece == 0 && ldb % piece == 0 && wmma_detail::aligned16(a) && wmma_detail::aligned16(b_t);
+  const bool vector_ok = k % piece == 0 && lda % piece == 0 && ldb % piece == 0 && aligned16(a) && aligned16(b_t);
 
   auto load_stage = [&](int stage, int kt) {
     T* a_tile = operands + stage * stage_elements;
@@ -205,7 +202,7 @@ __device__ __forceinline__ void wmma_product(const T* a, int lda, const T* b_t, 
 
   // 16 bytes of C per thread and step where C's rows allow it.
   constexpr int out_piece = 16 / sizeof(Out), pieces = tile_n / out_piece;
-  const bool out_vector_ok = ldc % out_piece == 0 && wmma_detail::aligned16(c);
+  const bool out_vector_ok = ldc % out_piece == 0 && aligned16(c);
   LOCKSTEP_WMMA_UNROLL
   for (int l = 0; l < tile_m * pieces / threads; ++l) {
     const int index = static_cast<int>(threadIdx.x) + l * threads, r = index / pieces, cc = index % pieces * out_piece;

@@ -10,6 +10,7 @@
 #include "lockstep/cuda.h"
 #include "lockstep/kernels/op_codes.h"
 #include "strided.cuh"
+#include "vector16.cuh"
 
 namespace lockstep::kernels {
 

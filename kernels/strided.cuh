@@ -27,10 +27,4 @@ template <class T> struct compute_type { using type = T; };
 template <> struct compute_type<__half> { using type = float; };
 template <> struct compute_type<__nv_bfloat16> { using type = float; };
 
-// 16 bytes of T, loaded and stored with one 128-bit instruction.
-template <class T> struct alignas(16) vector16 {
-  static constexpr int size = 16 / sizeof(T);
-  T lane[size];
-};
-
 }  // namespace lockstep::kernels

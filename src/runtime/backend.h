@@ -16,6 +16,7 @@ class device_backend {
   virtual std::string name() const = 0;  // "lockstep emulator", "NVIDIA H100 80GB HBM3"
   virtual std::string arch() const = 0;  // "emulator" or "sm_90"
   virtual device_limits limits() const = 0;
+  virtual int multiprocessor_count() const = 0;  // for persistent grids; 1 on the emulator
 
   virtual void* allocate(std::size_t bytes) = 0;  // throws cuda_error (out of memory)
   virtual void release(void* ptr) noexcept = 0;

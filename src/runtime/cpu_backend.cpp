@@ -18,6 +18,7 @@ class cpu_backend final : public device_backend {
   std::string name() const override { return "lockstep emulator"; }
   std::string arch() const override { return "emulator"; }
   device_limits limits() const override { return h100_limits; }
+  int multiprocessor_count() const override { return 1; }
 
   void* allocate(std::size_t bytes) override {
     void* p = nullptr;

@@ -37,6 +37,7 @@ class cuda_backend final : public device_backend {
     }
     limits_.static_shared_per_block = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
     limits_.shared_per_block_optin = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    multiprocessor_count_ = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     // Last, so that nothing above can throw with the context retained.
     check(api_.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
     // Tensors come and go with every op. cuMemFree waits for the whole device,
@@ -62,6 +63,7 @@ class cuda_backend final : public device_backend {
   std::string name() const override { return name_; }
   std::string arch() const override { return arch_; }
   device_limits limits() const override { return limits_; }
+  int multiprocessor_count() const override { return multiprocessor_count_; }
 
   void make_current() override { check(api_.cuCtxSetCurrent(context_), "cuCtxSetCurrent"); }
 
@@ -177,6 +179,7 @@ class cuda_backend final : public device_backend {
   std::string name_;
   std::string arch_;
   device_limits limits_{};
+  int multiprocessor_count_ = 0;
 };
 
 }  // namespace

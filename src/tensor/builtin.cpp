@@ -4,7 +4,6 @@
 #include <mutex>
 
 #include "lockstep/emu/options.h"
-#include "runtime/cuda_driver.h"
 
 namespace lockstep::detail {
 
@@ -20,23 +19,6 @@ const function& builtin_function(const device& d, const std::string& name) {
 
 const function& builtin_function(const device& d, const std::string& family, dtype t) {
   return builtin_function(d, family + "<" + kernel_type_name(t) + ">");
-}
-
-int multiprocessor_count(const device& d) {
-  if (d.kind != device::kind_t::cuda) return 1;
-  static std::mutex mutex;
-  static std::map<int, int> counts;
-  std::lock_guard lock(mutex);
-  auto it = counts.find(d.index);
-  if (it == counts.end()) {
-    const cu::driver_api& api = cu::driver();
-    cu::CUdevice handle = 0;
-    cu::check(api.cuDeviceGet(&handle, d.index), "cuDeviceGet");
-    int value = 0;
-    cu::check(api.cuDeviceGetAttribute(&value, cu::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, handle), "cuDeviceGetAttribute");
-    it = counts.emplace(d.index, value).first;
-  }
-  return it->second;
 }
 
 kernel_arg pointer_arg(const tensor& t, bool writable) { return kernel_arg::pointer(t.data(), scalar_type_of(t.type()), !writable); }
@@ -55,6 +37,13 @@ void launch_elementwise(const function& f, const tensor& out, const std::vector<
   args.push_back(kernel_arg::integer(n));
   args.insert(args.end(), extra.begin(), extra.end());
   f.launch(grid_stride_config(n), args);
+}
+
+launch_config vector_launch_config(const device& d, std::int64_t vectors) {
+  constexpr std::int64_t threads = 256, emulator_max_blocks = 1024;
+  const std::int64_t max_blocks = d.kind == device::kind_t::cuda ? INT32_MAX : emulator_max_blocks;
+  const auto blocks = static_cast<unsigned>(std::min((vectors + threads - 1) / threads, max_blocks));
+  return launch_config{dim3(blocks), dim3(threads), 0, nullptr};
 }
 
 launch_config grid_stride_config(std::int64_t n) {

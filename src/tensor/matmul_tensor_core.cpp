@@ -19,19 +19,23 @@
 namespace lockstep::detail {
 namespace {
 
-constexpr int wmma_shared_bytes = 2 * (128 + 128) * (128 + 16);  // matmul_wmma_shared_bytes
+constexpr int wmma_shared_bytes = 2 * (128 + 128) * (128 + 16);  // matmul_wmma_shape::shared_bytes
 constexpr int wgmma_stages = 4;
 constexpr int wgmma_shared_bytes = wgmma_stages * (128 + 256) * 128 + 2 * wgmma_stages * 8 + 1024;  // matmul_wgmma_shared_bytes
 
 bool is_k_major(const tensor& t) { return t.strides()[1] == 1 || t.shape()[1] == 1; }
+
+// Elements from one row of a rows x cols matrix to the next, as the kernels
+// and cuBLAS take it: a single row's stride is arbitrary, so it counts as packed.
+std::int64_t row_stride(const tensor& t) { return t.shape()[0] == 1 ? t.shape()[1] : t.strides()[0]; }
 
 // t (rows x cols) with unit stride along cols and a row stride that is a
 // multiple of `row_multiple` elements (TMA wants 16-byte rows), from a
 // 16-byte aligned start: t itself where it already is, else a zero-padded copy.
 tensor rows_for_kernel(const tensor& t, std::int64_t row_multiple) {
   const std::int64_t rows = t.shape()[0], cols = t.shape()[1];
-  const std::int64_t row_stride = rows == 1 ? cols : t.strides()[0];
-  const bool usable = is_k_major(t) && row_stride >= cols && row_stride % row_multiple == 0 &&
+  const std::int64_t stride = row_stride(t);
+  const bool usable = is_k_major(t) && stride >= cols && stride % row_multiple == 0 &&
                       reinterpret_cast<std::uintptr_t>(t.data()) % (row_multiple * itemsize(t.type())) == 0;
   if (usable) return t;
   const std::int64_t padded_cols = (cols + row_multiple - 1) / row_multiple * row_multiple;
@@ -52,7 +56,7 @@ kernel_arg tma_map(const tensor& t, unsigned box_rows) {
   alignas(64) unsigned char map[128] = {};
   const std::uint64_t dims[2] = {static_cast<std::uint64_t>(t.shape()[1]), static_cast<std::uint64_t>(t.shape()[0])};
   const std::size_t element = itemsize(t.type());
-  const std::uint64_t row_bytes[1] = {static_cast<std::uint64_t>(t.shape()[0] == 1 ? t.shape()[1] : t.strides()[0]) * element};
+  const std::uint64_t row_bytes[1] = {static_cast<std::uint64_t>(row_stride(t)) * element};
   const unsigned box[2] = {static_cast<unsigned>(128 / element), box_rows}, element_strides[2] = {1, 1};
   constexpr int float32_type = 7, bfloat16_type = 9, interleave_none = 0, swizzle_128b = 3, l2_promotion_256b = 3, oob_fill_zeros = 0;
   cu::check(api.cuTensorMapEncodeTiled(map, element == 2 ? bfloat16_type : float32_type, 2, t.data(), dims, row_bytes, box, element_strides,
@@ -76,8 +80,8 @@ void product(const tensor& a, const tensor& b_t, const tensor& c, std::string_vi
     const dim3 grid(static_cast<unsigned>((n + 127) / 128), static_cast<unsigned>((m + 127) / 128));
     f.launch(
         launch_config{grid, dim3(256), wmma_shared_bytes, nullptr},
-        std::vector<kernel_arg>{pointer_arg(a_rows, false), kernel_arg::integer(m == 1 ? k : a_rows.strides()[0]), pointer_arg(b_rows, false),
-                                kernel_arg::integer(n == 1 ? k : b_rows.strides()[0]), pointer_arg(c, true), kernel_arg::integer(ni),
+        std::vector<kernel_arg>{pointer_arg(a_rows, false), kernel_arg::integer(row_stride(a_rows)), pointer_arg(b_rows, false),
+                                kernel_arg::integer(row_stride(b_rows)), pointer_arg(c, true), kernel_arg::integer(ni),
                                 kernel_arg::integer(mi), kernel_arg::integer(ni), kernel_arg::integer(ki)});
     return;
   }
@@ -90,17 +94,17 @@ void product(const tensor& a, const tensor& b_t, const tensor& c, std::string_vi
         builtin_function(d, std::string("matmul_wgmma<") + (bf16 ? "__nv_bfloat16" : "float") + ", " + std::to_string(wgmma_stages) + ">");
     f.set_max_dynamic_shared_bytes(wgmma_shared_bytes);
     const std::int64_t tiles = ((m + 127) / 128) * ((n + 255) / 256);
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, multiprocessor_count(d)));
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, backend_for(d).multiprocessor_count()));
     f.launch(launch_config{dim3(blocks), dim3(384), wgmma_shared_bytes, nullptr},
              std::vector<kernel_arg>{tma_map(a_rows, 128), tma_map(b_rows, 256), pointer_arg(c, true), kernel_arg::integer(ni),
                                      kernel_arg::integer(mi), kernel_arg::integer(ni), kernel_arg::integer(ki)});
     return;
   }
-  // cuBLAS wants unit stride along k and leading dimensions of at least k.
+  // cuBLAS wants unit stride along k and leading dimensions of at least k (k > 0 here).
   const tensor a_rows = rows_for_kernel(a, 1), b_rows = rows_for_kernel(b_t, 1);
-  auto leading = [k](const tensor& t) { return static_cast<int>(t.shape()[0] == 1 ? std::max<std::int64_t>(k, 1) : t.strides()[0]); };
-  cublas_gemm_row_major_nt(bf16 ? tensor_core_precision::bf16 : tensor_core_precision::tf32, a_rows.data(), leading(a_rows), b_rows.data(),
-                           leading(b_rows), c.data(), ni, mi, ni, ki, nullptr);
+  cublas_gemm_row_major_nt(bf16 ? tensor_core_precision::bf16 : tensor_core_precision::tf32, a_rows.data(),
+                           static_cast<int>(row_stride(a_rows)), b_rows.data(), static_cast<int>(row_stride(b_rows)), c.data(), ni, mi,
+                           ni, ki, nullptr);
 }
 
 // The matrix at flat batch index z of t, whose leading dimensions are `batch`.

@@ -48,21 +48,17 @@ const matmul_kernel matmul_kernels[] = {
     {"double_buffered", "matmul_double_buffered", "", dim3(256), 128, 256, 2 * 32 * (128 + 4 + 256) * sizeof(float)},
 };
 
-// map_contiguous / zip_contiguous over packed operands of out's shape: a
-// thread per 16 bytes on a GPU; on the emulator, which pays per block, at
-// most 1024 blocks walking the rest.
+// map_contiguous / zip_contiguous over packed operands of out's shape.
 template <class Op>
 void launch_contiguous(const function& f, const tensor& out, const std::vector<tensor>& inputs, Op op) {
   const std::int64_t n = out.numel();
   if (n == 0) return;
   const std::int64_t vectors = (n * static_cast<std::int64_t>(itemsize(out.type())) + 15) / 16;
-  const std::int64_t max_blocks = out.where().kind == device::kind_t::cuda ? INT32_MAX : 1024;
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((vectors + 255) / 256, max_blocks));
   std::vector<kernel_arg> args{detail::pointer_arg(out, true)};
   for (const tensor& in : inputs) args.push_back(detail::pointer_arg(in, false));
   args.push_back(kernel_arg::integer(n));
   args.push_back(kernel_arg::integer(static_cast<int>(op)));
-  f.launch(launch_config{dim3(blocks), dim3(256), 0, nullptr}, args);
+  f.launch(detail::vector_launch_config(out.where(), vectors), args);
 }
 
 void check_same_device(const char* op, const tensor& a, const tensor& b) {
@@ -316,14 +312,10 @@ tensor rgb_to_grayscale(const tensor& image, std::string_view launch) {
   tensor out = tensor::empty(out_shape, dtype::uint8, image.where());
   if (out.numel() == 0) return out;
   if (launch == "vectorized") {
-    // A thread per 16 pixels: on a GPU every chunk gets its own thread (a
-    // grid-strided loop with fewer blocks ran 12% slower on the H100); the
-    // emulator pays per block, so there the grid stops at 132 x 8 blocks.
+    // A thread per 16 pixels (one 16-byte vector of each plane).
     const std::int64_t images = batched ? image.shape()[0] : 1, chunks = (images * h * w + 15) / 16;
-    const std::int64_t max_blocks = image.where().kind == device::kind_t::cuda ? INT32_MAX : 132 * 8;
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((chunks + 255) / 256, max_blocks));
     detail::builtin_function(image.where(), "rgb_to_grayscale_vectorized")
-        .launch(launch_config{dim3(blocks), dim3(256), 0, nullptr},
+        .launch(detail::vector_launch_config(image.where(), chunks),
                 std::vector<kernel_arg>{detail::pointer_arg(out, true), detail::pointer_arg(in, false), kernel_arg::integer(h * w),
                                         kernel_arg::integer(images)});
     return out;
