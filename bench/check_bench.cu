@@ -113,8 +113,7 @@ int main(int argc, char** argv) {
               {"synccheck", unsigned(check_tool::synccheck)},
               {"initcheck", unsigned(check_tool::initcheck)},
               {"all four", lockstep::emu::all_checks}};
-  for (const auto& run : runs)
-    std::printf("| check mode | %s | %.1f |\n", run.name, 1e3 * median_seconds(m, run.checks, repeats));
+  for (const auto& run : runs) std::printf("| check mode | %s | %.1f |\n", run.name, 1e3 * median_seconds(m, run.checks, repeats));
 #else
   std::printf("| normal | (none) | %.1f |\n", 1e3 * median_seconds(m, 0, repeats));
 #endif

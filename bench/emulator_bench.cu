@@ -100,9 +100,12 @@ row bench_matmul(const char* variant, int size, int repeats, std::mt19937& rng) 
   const dim3 grid((n + 15) / 16, (m + 15) / 16), block(16, 16);
   const std::string which = variant;
   const double seconds = median_seconds(repeats, [&] {
-    if (which == "naive") lockstep::launch(matmul_naive, grid, block)(da.ptr, db.ptr, dc.ptr, m, n, k);
-    else if (which == "tiled static") lockstep::launch(matmul_tiled_static<16>, grid, block)(da.ptr, db.ptr, dc.ptr, m, n, k);
-    else lockstep::launch(matmul_tiled_dynamic, grid, block, 2 * 16 * 16 * sizeof(float))(da.ptr, db.ptr, dc.ptr, m, n, k);
+    if (which == "naive")
+      lockstep::launch(matmul_naive, grid, block)(da.ptr, db.ptr, dc.ptr, m, n, k);
+    else if (which == "tiled static")
+      lockstep::launch(matmul_tiled_static<16>, grid, block)(da.ptr, db.ptr, dc.ptr, m, n, k);
+    else
+      lockstep::launch(matmul_tiled_dynamic, grid, block, 2 * 16 * 16 * sizeof(float))(da.ptr, db.ptr, dc.ptr, m, n, k);
   });
   // Reference: the same product as a plain host loop, in i-k-j order.
   const double reference_seconds = median_seconds(repeats, [&] {
@@ -126,8 +129,10 @@ row bench_grayscale(bool two_d, int height, int width, int repeats, std::mt19937
   for (auto& x : rgb) x = static_cast<unsigned char>(d(rng));
   device_array<unsigned char> in(rgb), out(gray_host);
   const double seconds = median_seconds(repeats, [&] {
-    if (two_d) lockstep::launch(rgb_to_grayscale_2d, dim3((width + 15) / 16, (height + 15) / 16), dim3(16, 16))(out.ptr, in.ptr, width, height);
-    else lockstep::launch(rgb_to_grayscale_1d, (pixels + 255) / 256, 256)(out.ptr, in.ptr, pixels);
+    if (two_d)
+      lockstep::launch(rgb_to_grayscale_2d, dim3((width + 15) / 16, (height + 15) / 16), dim3(16, 16))(out.ptr, in.ptr, width, height);
+    else
+      lockstep::launch(rgb_to_grayscale_1d, (pixels + 255) / 256, 256)(out.ptr, in.ptr, pixels);
   });
   const double reference_seconds = median_seconds(repeats, [&] {
     for (int i = 0; i < pixels; ++i)
@@ -136,8 +141,8 @@ row bench_grayscale(bool two_d, int height, int width, int repeats, std::mt19937
   auto gray = download(out.ptr, gray_host.size());
   double max_error = 0;
   for (int i = 0; i < pixels; ++i) max_error = std::max(max_error, std::abs(double(gray[i]) - gray_host[i]));
-  return {std::string("grayscale ") + (two_d ? "2-D 16x16" : "1-D 256") + ", " + std::to_string(height) + "x" + std::to_string(width),
-          "host loop", seconds, reference_seconds, max_error};
+  return {std::string("grayscale ") + (two_d ? "2-D 16x16" : "1-D 256") + ", " + std::to_string(height) + "x" + std::to_string(width), "host loop",
+          seconds, reference_seconds, max_error};
 }
 
 }  // namespace
@@ -156,7 +161,7 @@ int main(int argc, char** argv) {
   std::printf("lockstep emulator_bench on %s, median of %d runs\n\n", target, repeats);
   std::printf("| kernel | time (ms) | host loop (ms) | time / host loop | max abs diff |\n|---|---:|---:|---:|---:|\n");
   for (const row& r : rows)
-    std::printf("| %s | %.3f | %.3f | %.3g | %.2g |\n", r.name.c_str(), r.seconds * 1e3, r.reference_seconds * 1e3,
-                r.seconds / r.reference_seconds, r.max_error);
+    std::printf("| %s | %.3f | %.3f | %.3g | %.2g |\n", r.name.c_str(), r.seconds * 1e3, r.reference_seconds * 1e3, r.seconds / r.reference_seconds,
+                r.max_error);
   return 0;
 }

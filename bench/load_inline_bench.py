@@ -36,8 +36,14 @@ def build_and_run(directory):
     y = torch.zeros(1024, device="cuda")
     torch.cuda.synchronize()
     start = time.perf_counter()
-    module = load_inline(name="lockstep_bench_saxpy", cpp_sources=CPP_SOURCE, cuda_sources=CUDA_SOURCE, functions=["saxpy"],
-                         build_directory=directory, extra_cuda_cflags=["-arch=sm_90"])
+    module = load_inline(
+        name="lockstep_bench_saxpy",
+        cpp_sources=CPP_SOURCE,
+        cuda_sources=CUDA_SOURCE,
+        functions=["saxpy"],
+        build_directory=directory,
+        extra_cuda_cflags=["-arch=sm_90"],
+    )
     module.saxpy(2.0, x, y)
     torch.cuda.synchronize()
     elapsed = (time.perf_counter() - start) * 1e3

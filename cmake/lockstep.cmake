@@ -1,6 +1,6 @@
 # Host builds of CUDA sources for the emulator.
 #
-# The host compiler needs one construct rewritten (see src/emulator/host_source.h),
+# The host compiler needs what no macro can express rewritten (see src/emulator/host_source/host_source.h),
 # in every file a kernel comes from, included ones too. So each CUDA file is
 # copied through lockstep-hostify into ${PROJECT_BINARY_DIR}/host_sources/,
 # mirroring the source tree, and the mirrored directories come first on the

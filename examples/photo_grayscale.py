@@ -36,8 +36,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("photo", nargs="?", help="an image file Pillow can read (default: scikit-image's sample photo)")
     parser.add_argument("-o", "--output", default="grayscale.png", help="the PNG to write (default: %(default)s)")
-    parser.add_argument("--device", default="cuda:0" if lockstep.cuda_available() else "cpu",
-                        help='"cpu" (the emulator) or "cuda:N" (default: %(default)s)')
+    parser.add_argument(
+        "--device", default="cuda:0" if lockstep.cuda_available() else "cpu", help='"cpu" (the emulator) or "cuda:N" (default: %(default)s)'
+    )
     parser.add_argument("--launch", choices=["1d", "2d"], default="2d", help="the kernel's launch shape (default: %(default)s)")
     args = parser.parse_args(argv)
     try:
@@ -45,7 +46,7 @@ def main(argv=None):
 
         rgb, name = load_photo(args.photo)
     except ImportError as missing:
-        print(f"{missing}: this example needs Pillow and scikit-image: pip install \".[examples]\"", file=sys.stderr)
+        print(f'{missing}: this example needs Pillow and scikit-image: pip install ".[examples]"', file=sys.stderr)
         return 2
 
     hwc = lockstep.asarray(rgb, device=args.device)  # in place on "cpu", one copy to a GPU
@@ -61,8 +62,10 @@ def main(argv=None):
     reference = np.floor(rgb.astype(np.float64) @ np.array([0.2989, 0.5870, 0.1140])).astype(np.uint8)
     diff = np.abs(result.astype(np.int16) - reference.astype(np.int16))
     Image.fromarray(result).save(args.output)  # 2-D uint8: mode "L"
-    print(f"{name}: {rgb.shape[1]}x{rgb.shape[0]} RGB -> {args.output} ({args.device}, {lockstep.device(args.device).name_of_hardware}, "
-          f"{args.launch} launch, {seconds * 1e3:.2f} ms); mean grey {result.mean():.1f}, max difference from NumPy {diff.max()}")
+    print(
+        f"{name}: {rgb.shape[1]}x{rgb.shape[0]} RGB -> {args.output} ({args.device}, {lockstep.device(args.device).name_of_hardware}, "
+        f"{args.launch} launch, {seconds * 1e3:.2f} ms); mean grey {result.mean():.1f}, max difference from NumPy {diff.max()}"
+    )
     if diff.max() > 1 or np.count_nonzero(diff) > diff.size // 1000:
         print("the result differs from NumPy's", file=sys.stderr)
         return 1

@@ -16,27 +16,19 @@
 
 namespace lockstep::kernels {
 
+// The op's row of LOCKSTEP_UNARY_OPS (lockstep/kernels/op_codes.h).
 template <class C>
 __host__ __device__ inline C apply_unary(unary_op op, C x) {
   switch (op) {
-    case unary_op::copy: return x;
-    case unary_op::neg: return -x;
-    case unary_op::abs: return x < C(0) ? -x : x;
-    case unary_op::exp: return static_cast<C>(exp(static_cast<double>(x)));
-    case unary_op::log: return static_cast<C>(log(static_cast<double>(x)));
-    case unary_op::sqrt: return static_cast<C>(sqrt(static_cast<double>(x)));
-    case unary_op::relu: return x > C(0) ? x : C(0);
-    case unary_op::sigmoid: return static_cast<C>(1.0 / (1.0 + exp(-static_cast<double>(x))));
-    case unary_op::tanh: return static_cast<C>(tanh(static_cast<double>(x)));
-    case unary_op::square: return x * x;
-    case unary_op::reciprocal: return static_cast<C>(1.0 / static_cast<double>(x));
+#define LOCKSTEP_UNARY_CASE(name, floating_only, ...) \
+  case unary_op::name:                                \
+    return __VA_ARGS__;
+    LOCKSTEP_UNARY_OPS(LOCKSTEP_UNARY_CASE)
+#undef LOCKSTEP_UNARY_CASE
   }
   return x;
 }
 
-// Integer division by zero is undefined in C++ (the emulator's CPU traps,
-// killing the process; a GPU returns garbage): like NumPy's, it gives 0.
-// Floating-point division follows IEEE.
 // Integer division by zero gives 0 (NumPy's answer) and the one overflowing
 // quotient, MIN / -1, wraps to MIN as the GPU's integer division does,
 // instead of trapping the host; floating division is IEEE.
@@ -65,19 +57,15 @@ __host__ __device__ inline C power(C base, C exponent) {
   }
 }
 
+// The op's row of LOCKSTEP_BINARY_OPS (lockstep/kernels/op_codes.h).
 template <class C>
 __host__ __device__ inline C apply_binary(binary_op op, C a, C b) {
   switch (op) {
-    case binary_op::add: return a + b;
-    case binary_op::sub: return a - b;
-    case binary_op::mul: return a * b;
-    case binary_op::div: return divide(a, b);
-    case binary_op::maximum: return a > b ? a : b;
-    case binary_op::minimum: return a < b ? a : b;
-    case binary_op::pow: return power(a, b);
-    case binary_op::eq: return a == b ? C(1) : C(0);
-    case binary_op::lt: return a < b ? C(1) : C(0);
-    case binary_op::gt: return a > b ? C(1) : C(0);
+#define LOCKSTEP_BINARY_CASE(name, ...) \
+  case binary_op::name:                 \
+    return __VA_ARGS__;
+    LOCKSTEP_BINARY_OPS(LOCKSTEP_BINARY_CASE)
+#undef LOCKSTEP_BINARY_CASE
   }
   return a;
 }
@@ -92,8 +80,8 @@ __global__ void map_strided(T* out, strided_layout out_layout, const T* in, stri
 }
 
 template <class T>
-__global__ void zip_strided(T* out, strided_layout out_layout, const T* a, strided_layout a_layout, const T* b,
-                            strided_layout b_layout, long long n, int op) {
+__global__ void zip_strided(T* out, strided_layout out_layout, const T* a, strided_layout a_layout, const T* b, strided_layout b_layout, long long n,
+                            int op) {
   using C = typename compute_type<T>::type;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
     const C x = static_cast<C>(a[position_of(i, out_layout, a_layout)]);

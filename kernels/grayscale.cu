@@ -6,6 +6,7 @@
 // (16 pixels per thread at copy bandwidth).
 #pragma once
 #include "lockstep/cuda.h"
+#include "lockstep/kernels/grayscale_recipes.h"
 
 namespace lockstep::kernels {
 
@@ -66,10 +67,21 @@ __global__ void rgb_to_grayscale_batched(unsigned char* out, const unsigned char
 // Launch: 1-D, any grid and block.
 // H100 8192x8192 (lockstep bench, 2026-11-22): 92 us, 2920 GB/s, 1.00 of the
 // device copy's 2923 GB/s (the 2-D launch: 0.38).
-template <int Bytes> struct grayscale_word;
-template <> struct grayscale_word<16> { using type = uint4; };
-template <> struct grayscale_word<4> { using type = unsigned int; };
-template <> struct grayscale_word<1> { using type = unsigned char; };
+template <int Bytes>
+struct grayscale_word;
+template <>
+struct grayscale_word<16> {
+  using type = uint4;
+};
+static_assert(vector_bytes == 16, "the vectorized launch's word is a uint4");
+template <>
+struct grayscale_word<4> {
+  using type = unsigned int;
+};
+template <>
+struct grayscale_word<1> {
+  using type = unsigned char;
+};
 
 // Byte k of a word of 1, 4 or 16 bytes (little-endian, as the GPU and x86 are).
 __device__ inline unsigned byte_of(unsigned char w, int) { return w; }
@@ -88,8 +100,7 @@ __device__ inline void set_byte(uint4& w, int k, unsigned v) {
 // Chunks of Bytes pixels: chunk c covers pixels [c * Bytes, (c + 1) * Bytes)
 // of the batch, all of one image (pixels % Bytes == 0).
 template <int Bytes>
-__device__ void rgb_to_grayscale_chunks(unsigned char* __restrict__ out, const unsigned char* __restrict__ in, long long pixels,
-                                        long long chunks) {
+__device__ void rgb_to_grayscale_chunks(unsigned char* __restrict__ out, const unsigned char* __restrict__ in, long long pixels, long long chunks) {
   using W = typename grayscale_word<Bytes>::type;
   const long long chunks_per_image = pixels / Bytes;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
@@ -109,9 +120,12 @@ __device__ void rgb_to_grayscale_chunks(unsigned char* __restrict__ out, const u
 __global__ void rgb_to_grayscale_vectorized(unsigned char* out, const unsigned char* in, long long pixels, int images) {
   const unsigned long long alignment = reinterpret_cast<unsigned long long>(in) | reinterpret_cast<unsigned long long>(out);
   const long long total = pixels * images;
-  if (pixels % 16 == 0 && alignment % 16 == 0) rgb_to_grayscale_chunks<16>(out, in, pixels, total / 16);
-  else if (pixels % 4 == 0 && alignment % 4 == 0) rgb_to_grayscale_chunks<4>(out, in, pixels, total / 4);
-  else rgb_to_grayscale_chunks<1>(out, in, pixels, total);
+  if (pixels % vector_bytes == 0 && alignment % vector_bytes == 0)
+    rgb_to_grayscale_chunks<vector_bytes>(out, in, pixels, total / vector_bytes);
+  else if (pixels % 4 == 0 && alignment % 4 == 0)
+    rgb_to_grayscale_chunks<4>(out, in, pixels, total / 4);
+  else
+    rgb_to_grayscale_chunks<1>(out, in, pixels, total);
 }
 
 }  // namespace lockstep::kernels

@@ -3,9 +3,11 @@
 // device function over one matrix product; the 2-D kernels run one product,
 // the *_batched kernels one product per blockIdx.z, with the batch's element
 // offsets into A and B given per product (so broadcast batch dimensions are
-// offsets that repeat) and C packed.
+// offsets that repeat) and C packed. Each rung's tile sizes and launch are its
+// row in lockstep/kernels/matmul_recipes.h, which the host reads too.
 #pragma once
 #include "lockstep/cuda.h"
+#include "lockstep/kernels/matmul_recipes.h"
 #include "vector16.cuh"
 
 namespace lockstep::kernels {
@@ -131,7 +133,6 @@ __device__ __forceinline__ const float* row_pointer(const float* base, int rows,
 // memory and reuses it from a register for 8 FMAs, with the 8 A elements it
 // needs from shared memory (broadcast within the warp). Block tile 64x64, k-tile
 // 8, 512 threads (1-D block), 4 KiB static shared memory.
-constexpr int register_1d_bm = 64, register_1d_bn = 64, register_1d_bk = 8, register_1d_tm = 8, register_1d_threads = 512;
 
 __device__ __forceinline__ void matmul_register_1d_product(const float* a, const float* b, float* c, int m, int n, int k) {
   constexpr int BM = register_1d_bm, BN = register_1d_bn, BK = register_1d_bk, TM = register_1d_tm;
@@ -178,7 +179,6 @@ __device__ __forceinline__ void matmul_register_1d_product(const float* a, const
 // block tile grows to 128x128 with 256 threads (each loads 4 A and 4 B
 // elements per k-tile of 8), so each global element is read 128x less often
 // than in the naive kernel. 8 KiB static shared memory.
-constexpr int register_2d_bm = 128, register_2d_bn = 128, register_2d_bk = 8, register_2d_threads = 256;
 
 __device__ __forceinline__ void matmul_register_2d_product(const float* a, const float* b, float* c, int m, int n, int k) {
   constexpr int BM = register_2d_bm, BN = register_2d_bn, BK = register_2d_bk, TM = 8, TN = 8, threads = register_2d_threads;
@@ -239,7 +239,6 @@ __device__ __forceinline__ void matmul_register_2d_product(const float* a, const
 // values, are contiguous: both fragments are read as two float4 per k step.
 // Scalar loads where the float4 ones are not legal (k or n not a multiple
 // of 4, or a misaligned base). 8 KiB static shared memory.
-constexpr int vectorized_bm = 128, vectorized_bn = 128, vectorized_bk = 8, vectorized_threads = 256;
 
 __device__ __forceinline__ void matmul_vectorized_product(const float* a, const float* b, float* c, int m, int n, int k) {
   using namespace matmul_detail;
@@ -314,8 +313,8 @@ struct warp_tile_layout {
 };
 
 // Writes a thread's 8x8 accumulators of the warp-tiled layout to C.
-__device__ __forceinline__ void store_warp_tile(float* c, int m, int n, int block_row, int block_col, warp_tile_layout at,
-                                                const float (&acc)[8][8], bool interior) {
+__device__ __forceinline__ void store_warp_tile(float* c, int m, int n, int block_row, int block_col, warp_tile_layout at, const float (&acc)[8][8],
+                                                bool interior) {
   using namespace matmul_detail;
   const bool c_vec = n % 4 == 0 && aligned16(c);
   LOCKSTEP_UNROLL
@@ -341,7 +340,6 @@ __device__ __forceinline__ void store_warp_tile(float* c, int m, int n, int bloc
 // reused from registers across 4 lanes / 8 lanes). The transposed A tile is
 // padded by 4 columns so its transposing stores are conflict-free too.
 // 8.3 KiB static shared memory.
-constexpr int warp_tiled_bm = 128, warp_tiled_bn = 128, warp_tiled_bk = 8, warp_tiled_threads = 256;
 
 __device__ __forceinline__ void matmul_warp_tiled_product(const float* a, const float* b, float* c, int m, int n, int k) {
   using namespace matmul_detail;
@@ -410,26 +408,14 @@ __device__ __forceinline__ void matmul_warp_tiled_product(const float* a, const 
 // same run 128x256 with BK = 16 or 64, 256x128, 8x16 per thread, 128-thread
 // blocks (cuBLAS's 128x128 with 64x64 warps) and cp.async stages for A
 // and/or B (2-4 stages) were all slower.
-template <int BM_, int BN_, int BK_, int threads_, int warps_n_, int lane_rows_, int pieces_m_, int pieces_n_>
-struct double_buffered_shape {
-  static constexpr int BM = BM_, BN = BN_, BK = BK_, threads = threads_, warps_n = warps_n_, pad = 4;
-  static constexpr int lane_rows = lane_rows_, lane_cols = 32 / lane_rows_, pieces_m = pieces_m_, pieces_n = pieces_n_;
-  static constexpr int warp_m = lane_rows * 4 * pieces_m, warp_n = lane_cols * 4 * pieces_n, warps_m = threads / 32 / warps_n;
-  static_assert(warps_m * warp_m == BM && warps_n * warp_n == BN, "the warp tiles must cover the block tile");
-  static constexpr int shared_bytes = 2 * BK * (BM + pad + BN) * static_cast<int>(sizeof(float));
-};
-using double_buffered_config = double_buffered_shape<128, 256, 32, 256, 4, 4, 4, 2>;
-constexpr int double_buffered_bm = double_buffered_config::BM, double_buffered_bn = double_buffered_config::BN,
-              double_buffered_bk = double_buffered_config::BK, double_buffered_threads = double_buffered_config::threads,
-              double_buffered_shared_bytes = double_buffered_config::shared_bytes;
-
 template <class S>
 __device__ __forceinline__ void matmul_double_buffered_product(const float* a, const float* b, float* c, int m, int n, int k) {
   using namespace matmul_detail;
   constexpr int BM = S::BM, BN = S::BN, BK = S::BK, threads = S::threads, pad = S::pad, PM = S::pieces_m, PN = S::pieces_n;
   constexpr int TM = 4 * PM, TN = 4 * PN;
   constexpr int a_loads = BM * BK / 4 / threads, b_loads = BK * BN / 4 / threads;  // float4s per thread per k-tile
-  static_assert(a_loads >= 1 && b_loads >= 1 && BM * BK / 4 % threads == 0 && BK * BN / 4 % threads == 0, "the tiles must split into float4s per thread");
+  static_assert(a_loads >= 1 && b_loads >= 1 && BM * BK / 4 % threads == 0 && BK * BN / 4 % threads == 0,
+                "the tiles must split into float4s per thread");
   // Dynamic: S::shared_bytes, over the 48 KiB of static shared memory.
   // a_tiles[s][q][r] = A[block_row + r][t0 + q] (transposed), b_tiles[s][q][col].
   extern __shared__ __align__(16) float double_buffered_shared[];
@@ -507,8 +493,10 @@ __device__ __forceinline__ void matmul_double_buffered_product(const float* a, c
         store_tile(s ^ 1);  // stage s ^ 1 was last read before the previous iteration's barrier
         __syncthreads();
       }
-      if (p < BK - 1) load_fragments(s, p + 1, (p + 1) % 2);
-      else if (more) load_fragments(s ^ 1, 0, 0);
+      if (p < BK - 1)
+        load_fragments(s, p + 1, (p + 1) % 2);
+      else if (more)
+        load_fragments(s ^ 1, 0, 0);
       float a_regs[TM], b_regs[TN];
       LOCKSTEP_UNROLL
       for (int i = 0; i < PM; ++i) {
@@ -572,11 +560,11 @@ __global__ void __launch_bounds__(double_buffered_threads, 1) matmul_double_buff
   matmul_double_buffered_product<double_buffered_config>(a, b, c, m, n, k);
 }
 
-#define LOCKSTEP_BATCHED_PRODUCT(product_call)                                                    \
-  const long long z = blockIdx.z;                                                                 \
-  const float* a_z = a + a_offsets[z];                                                            \
-  const float* b_z = b + b_offsets[z];                                                            \
-  float* c_z = c + z * static_cast<long long>(m) * n;                                             \
+#define LOCKSTEP_BATCHED_PRODUCT(product_call)        \
+  const long long z = blockIdx.z;                     \
+  const float* a_z = a + a_offsets[z];                \
+  const float* b_z = b + b_offsets[z];                \
+  float* c_z = c + z * static_cast<long long>(m) * n; \
   product_call
 
 __global__ void matmul_naive_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* a_offsets,
@@ -595,27 +583,28 @@ __global__ void matmul_tiled_dynamic_batched(const float* a, const float* b, flo
   LOCKSTEP_BATCHED_PRODUCT(matmul_tiled_dynamic_product(a_z, b_z, c_z, m, n, k));
 }
 __global__ void __launch_bounds__(register_1d_threads) matmul_register_1d_batched(const float* a, const float* b, float* c, int m, int n, int k,
-                                                                                const long long* a_offsets, const long long* b_offsets) {
+                                                                                  const long long* a_offsets, const long long* b_offsets) {
   LOCKSTEP_BATCHED_PRODUCT(matmul_register_1d_product(a_z, b_z, c_z, m, n, k));
 }
 
 __global__ void __launch_bounds__(register_2d_threads) matmul_register_2d_batched(const float* a, const float* b, float* c, int m, int n, int k,
-                                                                                const long long* a_offsets, const long long* b_offsets) {
+                                                                                  const long long* a_offsets, const long long* b_offsets) {
   LOCKSTEP_BATCHED_PRODUCT(matmul_register_2d_product(a_z, b_z, c_z, m, n, k));
 }
 
-__global__ void __launch_bounds__(vectorized_threads) matmul_vectorized_batched(const float* a, const float* b, float* c, int m, int n, int k,
-                                                                              const long long* a_offsets, const long long* b_offsets) {
+__global__ void __launch_bounds__(vectorized_threads)
+    matmul_vectorized_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* a_offsets, const long long* b_offsets) {
   LOCKSTEP_BATCHED_PRODUCT(matmul_vectorized_product(a_z, b_z, c_z, m, n, k));
 }
 
-__global__ void __launch_bounds__(warp_tiled_threads) matmul_warp_tiled_batched(const float* a, const float* b, float* c, int m, int n, int k,
-                                                                              const long long* a_offsets, const long long* b_offsets) {
+__global__ void __launch_bounds__(warp_tiled_threads)
+    matmul_warp_tiled_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* a_offsets, const long long* b_offsets) {
   LOCKSTEP_BATCHED_PRODUCT(matmul_warp_tiled_product(a_z, b_z, c_z, m, n, k));
 }
 
-__global__ void __launch_bounds__(double_buffered_threads, 1) matmul_double_buffered_batched(const float* a, const float* b, float* c, int m, int n, int k,
-                                                                                           const long long* a_offsets, const long long* b_offsets) {
+__global__ void __launch_bounds__(double_buffered_threads, 1)
+    matmul_double_buffered_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* a_offsets,
+                                   const long long* b_offsets) {
   LOCKSTEP_BATCHED_PRODUCT(matmul_double_buffered_product<double_buffered_config>(a_z, b_z, c_z, m, n, k));
 }
 #undef LOCKSTEP_BATCHED_PRODUCT

@@ -4,6 +4,7 @@
 // SIMT ladder is in matmul.cu; these are its tensor-core rungs, simplest first.
 #pragma once
 #include "lockstep/cuda.h"
+#include "lockstep/kernels/matmul_tensor_core_recipes.h"
 #include "vector16.cuh"
 
 namespace lockstep::kernels {
@@ -37,33 +38,23 @@ namespace lockstep::kernels {
 // rounding per fragment element (__float_to_tf32).
 // H100 4096^3 (the same probe): bf16 215 TFLOP/s, 0.275 of cuBLAS bf16;
 // tf32 70.5 TFLOP/s, 0.176 of cuBLAS tf32.
-template <class T> struct wmma_input;
-template <> struct wmma_input<float> {
+template <class T>
+struct wmma_input;
+template <>
+struct wmma_input<float> {
   using fragment_type = nvcuda::wmma::precision::tf32;
   static constexpr int fragment_k = 8;
 };
-template <> struct wmma_input<__nv_bfloat16> {
+template <>
+struct wmma_input<__nv_bfloat16> {
   using fragment_type = __nv_bfloat16;
   static constexpr int fragment_k = 16;
 };
 __device__ inline void store_converted(float* out, float x) { *out = x; }
 __device__ inline void store_converted(__nv_bfloat16* out, float x) { *out = __float2bfloat16(x); }
 
-// Tile shapes for the wmma product, the same bytes for both input types:
-// block tile 128 x tile_n, eight warps (2 x 4) of 64 x warp_n, k tiles of
-// 128-byte rows in a ring of `stages` shared buffers.
-template <int tile_n_, int warp_n_, int stages_, int min_blocks_>
-struct wmma_shape {
-  static constexpr int tile_m = 128, tile_n = tile_n_, row_bytes = 128, pitch_bytes = row_bytes + 16, stages = stages_, threads = 256;
-  static constexpr int warp_m = 64, warp_n = warp_n_, min_blocks = min_blocks_;
-  static constexpr int staging_pitch = tile_n + 4;  // floats
-  static constexpr int operand_bytes = stages * (tile_m + tile_n) * pitch_bytes;
-  static constexpr int staging_bytes = tile_m * staging_pitch * 4;
-  static constexpr int shared_bytes = operand_bytes > staging_bytes ? operand_bytes : staging_bytes;
-};
-// 72 KiB of dynamic shared memory (over 48 KiB: the host raises the limit),
-// two blocks of 8 warps per SM on Hopper.
-using matmul_wmma_shape = wmma_shape<128, 32, 2, 2>;
+// The tile shapes (wmma_shape, matmul_wmma_shape) are in
+// lockstep/kernels/matmul_tensor_core_recipes.h, the same bytes for both input types.
 
 #if defined(__CUDACC__)
 #define LOCKSTEP_WMMA_UNROLL _Pragma("unroll")
@@ -130,6 +121,9 @@ __device__ __forceinline__ void wmma_product(const T* a, int lda, const T* b_t, 
   constexpr int stage_elements = (tile_m + tile_n) * pitch;
   constexpr int fragment_k = wmma_input<T>::fragment_k;
   static_assert(threads / 32 == (tile_m / warp_m) * warps_n, "one warp per warp tile");
+  static_assert(stages * stage_elements * static_cast<int>(sizeof(T)) <= S::shared_bytes &&
+                    tile_m * S::staging_pitch * static_cast<int>(sizeof(float)) <= S::shared_bytes,
+                "the operand stages and the staging tile fit in what S::shared_bytes, and so the host, allocates");
   using fragment_type = typename wmma_input<T>::fragment_type;
   // Operand stages [a tile | b tile] x stages, later the float staging tile of C.
   extern __shared__ __align__(128) unsigned char wmma_shared[];
@@ -149,9 +143,8 @@ __device__ __forceinline__ void wmma_product(const T* a, int lda, const T* b_t, 
 
   wmma::fragment<wmma::accumulator, 16, 16, fragment_k, float> acc[frags_m][frags_n];
   LOCKSTEP_WMMA_UNROLL
-  for (int i = 0; i < frags_m; ++i)
-    LOCKSTEP_WMMA_UNROLL
-    for (int j = 0; j < frags_n; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+  for (int i = 0; i < frags_m; ++i) LOCKSTEP_WMMA_UNROLL
+  for (int j = 0; j < frags_n; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
 
   const int k_tiles = (k + tile_k - 1) / tile_k;
   for (int s = 0; s < stages - 1; ++s) {
@@ -183,9 +176,8 @@ __device__ __forceinline__ void wmma_product(const T* a, int lda, const T* b_t, 
           for (int e = 0; e < b_frag[j].num_elements; ++e) b_frag[j].x[e] = wmma::__float_to_tf32(b_frag[j].x[e]);
       }
       LOCKSTEP_WMMA_UNROLL
-      for (int i = 0; i < frags_m; ++i)
-        LOCKSTEP_WMMA_UNROLL
-        for (int j = 0; j < frags_n; ++j) wmma::mma_sync(acc[i][j], a_frag[i], b_frag[j], acc[i][j]);
+      for (int i = 0; i < frags_m; ++i) LOCKSTEP_WMMA_UNROLL
+      for (int j = 0; j < frags_n; ++j) wmma::mma_sync(acc[i][j], a_frag[i], b_frag[j], acc[i][j]);
     }
   }
   wmma_detail::copies_wait<0>();
@@ -194,10 +186,9 @@ __device__ __forceinline__ void wmma_product(const T* a, int lda, const T* b_t, 
   float* const staging = reinterpret_cast<float*>(wmma_shared);
   constexpr int staging_pitch = S::staging_pitch;
   LOCKSTEP_WMMA_UNROLL
-  for (int i = 0; i < frags_m; ++i)
-    LOCKSTEP_WMMA_UNROLL
-    for (int j = 0; j < frags_n; ++j)
-      wmma::store_matrix_sync(staging + (warp_row + 16 * i) * staging_pitch + warp_col + 16 * j, acc[i][j], staging_pitch, wmma::mem_row_major);
+  for (int i = 0; i < frags_m; ++i) LOCKSTEP_WMMA_UNROLL
+  for (int j = 0; j < frags_n; ++j)
+    wmma::store_matrix_sync(staging + (warp_row + 16 * i) * staging_pitch + warp_col + 16 * j, acc[i][j], staging_pitch, wmma::mem_row_major);
   __syncthreads();
 
   // 16 bytes of C per thread and step where C's rows allow it.
@@ -293,11 +284,10 @@ __device__ inline void mbarrier_wait(unsigned long long* barrier, unsigned parit
 // A box of the 2-D tensor at (inner, outer) element coordinates into shared
 // memory, completing on `barrier`.
 __device__ inline void tma_load(void* destination, const tma_descriptor* map, unsigned long long* barrier, int inner, int outer) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
-          shared_address(destination)),
-      "l"(reinterpret_cast<unsigned long long>(map)), "r"(shared_address(barrier)), "r"(inner), "r"(outer)
-      : "memory");
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+                   shared_address(destination)),
+               "l"(reinterpret_cast<unsigned long long>(map)), "r"(shared_address(barrier)), "r"(inner), "r"(outer)
+               : "memory");
 }
 
 // Shared-memory matrix descriptor of a k-major tile written by TMA with the
@@ -311,46 +301,43 @@ __device__ inline unsigned long long matrix_descriptor(const void* tile) {
 // d[64 x 256] (+)= A[64 x K] B[K x 256], both from shared memory: K = 16
 // for bf16 inputs, 8 for tf32 (float inputs whose low 13 bits are ignored).
 // The 128 accumulators of a thread as asm operands %0..%127.
-#define LOCKSTEP_WGMMA_ACCUMULATORS \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), \
-  "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), \
-  "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), \
-  "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), \
-  "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), \
-  "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
-  "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), \
-  "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), \
-  "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), \
-  "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), \
-  "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), \
-  "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), \
-  "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), \
-  "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
-  "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), \
-  "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), \
-  "+f"(d[126]), "+f"(d[127])
-#define LOCKSTEP_WGMMA_ACCUMULATOR_REGISTERS \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
-  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+#define LOCKSTEP_WGMMA_ACCUMULATORS                                                                                                                  \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),  \
+      "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), \
+      "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), \
+      "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), \
+      "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), \
+      "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), \
+      "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), \
+      "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), \
+      "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),    \
+      "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),    \
+      "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+#define LOCKSTEP_WGMMA_ACCUMULATOR_REGISTERS                                                     \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                       \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "             \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "             \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "             \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "             \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "             \
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
 
 template <class T>
 __device__ inline void wgmma_m64n256(float (&d)[128], unsigned long long a_descriptor, unsigned long long b_descriptor, int accumulate) {
   if constexpr (sizeof(T) == 2)
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" LOCKSTEP_WGMMA_ACCUMULATOR_REGISTERS "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
-                 : LOCKSTEP_WGMMA_ACCUMULATORS
-                 : "l"(a_descriptor), "l"(b_descriptor), "r"(accumulate));
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" LOCKSTEP_WGMMA_ACCUMULATOR_REGISTERS "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+        : LOCKSTEP_WGMMA_ACCUMULATORS
+        : "l"(a_descriptor), "l"(b_descriptor), "r"(accumulate));
   else
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" LOCKSTEP_WGMMA_ACCUMULATOR_REGISTERS "}, %128, %129, p, 1, 1;\n}\n"
-                 : LOCKSTEP_WGMMA_ACCUMULATORS
-                 : "l"(a_descriptor), "l"(b_descriptor), "r"(accumulate));
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" LOCKSTEP_WGMMA_ACCUMULATOR_REGISTERS "}, %128, %129, p, 1, 1;\n}\n"
+        : LOCKSTEP_WGMMA_ACCUMULATORS
+        : "l"(a_descriptor), "l"(b_descriptor), "r"(accumulate));
 }
 #undef LOCKSTEP_WGMMA_ACCUMULATORS
 #undef LOCKSTEP_WGMMA_ACCUMULATOR_REGISTERS
@@ -359,15 +346,18 @@ __device__ inline void wgmma_m64n256(float (&d)[128], unsigned long long a_descr
 
 // T: __nv_bfloat16 (bf16 inputs and output) or float (tf32 products of
 // float inputs, float output).
-template <class T, int stages>
-__global__ void __launch_bounds__(384, 1)
-    matmul_wgmma(const __grid_constant__ tma_descriptor a_map, const __grid_constant__ tma_descriptor b_map, T* c, int ldc, int m, int n,
-                 int k) {
+template <class T>
+__global__ void __launch_bounds__(wgmma_shape::threads, 1)
+    matmul_wgmma(const __grid_constant__ tma_descriptor a_map, const __grid_constant__ tma_descriptor b_map, T* c, int ldc, int m, int n, int k) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace wgmma_detail;
   // A k tile is one 128-byte row per matrix row; an instruction takes 32 bytes of it.
-  constexpr int tile_m = 128, tile_n = 256, tile_k = 128 / sizeof(T), instruction_k = 32 / sizeof(T), consumers = 2;
+  constexpr int tile_m = wgmma_shape::tile_m, tile_n = wgmma_shape::tile_n, tile_k = wgmma_shape::row_bytes / sizeof(T);
+  constexpr int instruction_k = 32 / sizeof(T), consumers = wgmma_shape::consumers, stages = wgmma_shape::stages;
   constexpr unsigned stage_bytes = (tile_m + tile_n) * tile_k * sizeof(T);
+  constexpr int barrier_bytes = 2 * stages * static_cast<int>(sizeof(unsigned long long)), alignment_slack = 1024;
+  static_assert(stages * static_cast<int>(stage_bytes) + barrier_bytes + alignment_slack == wgmma_shape::shared_bytes,
+                "the layout below (tiles, barriers, alignment slack) is what wgmma_shape::shared_bytes, and so the host, allocates");
   extern __shared__ unsigned char shared_bytes[];
   // The 128-byte swizzle repeats every 1024 bytes: tiles start on that boundary.
   unsigned char* shared = shared_bytes + (1024 - shared_address(shared_bytes) % 1024) % 1024;
@@ -449,8 +439,10 @@ __global__ void __launch_bounds__(384, 1)
           T* out = c + static_cast<long long>(row) * ldc + col;
           const float x = d[4 * j + 2 * half], y = d[4 * j + 2 * half + 1];
           if (pairs_aligned && col + 1 < n) {
-            if constexpr (sizeof(T) == 2) *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(x, y);
-            else *reinterpret_cast<float2*>(out) = make_float2(x, y);
+            if constexpr (sizeof(T) == 2)
+              *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(x, y);
+            else
+              *reinterpret_cast<float2*>(out) = make_float2(x, y);
           } else {
             if (col < n) store_converted(out, x);
             if (col + 1 < n) store_converted(out + 1, y);
@@ -464,8 +456,6 @@ __global__ void __launch_bounds__(384, 1)
 #endif
 }
 
-// Shared bytes matmul_wgmma<T, stages> needs (tiles of 128-byte rows, barriers, alignment slack).
-__host__ __device__ constexpr int matmul_wgmma_shared_bytes(int stages) { return stages * (128 + 256) * 128 + 2 * stages * 8 + 1024; }
 #endif
 
 }  // namespace lockstep::kernels

@@ -8,20 +8,86 @@
 // every element of a contiguous tensor to one value at memory bandwidth.
 #pragma once
 #include "lockstep/cuda.h"
+#include "lockstep/kernels/dtypes.h"
 #include "lockstep/kernels/op_codes.h"
+#include "lockstep/kernels/reduce_recipes.h"
 #include "strided.cuh"
 #include "vector16.cuh"
 
 namespace lockstep::kernels {
 
-template <class T> struct accumulate_type { using type = long long; };
-template <> struct accumulate_type<float> { using type = double; };
-template <> struct accumulate_type<double> { using type = double; };
-template <> struct accumulate_type<__half> { using type = float; };
-template <> struct accumulate_type<__nv_bfloat16> { using type = float; };
-
+// The type a reduction of T accumulates in: the kernel type of the dtype's
+// `accumulate` column in lockstep/kernels/dtypes.h.
+namespace dtype_types {
+#define LOCKSTEP_DTYPE_TYPE(name, kernel_type, ...) using name = kernel_type;
+LOCKSTEP_DTYPES(LOCKSTEP_DTYPE_TYPE)
+#undef LOCKSTEP_DTYPE_TYPE
+}  // namespace dtype_types
 template <class T>
-__global__ void reduce_dim(T* out, strided_layout out_layout, const T* in, strided_layout in_layout, int dim, long long n_out, int op) {
+struct accumulate_type;
+#define LOCKSTEP_ACCUMULATE_TYPE(name, kernel_type, size, scalar, floating, accumulate) \
+  template <>                                                                           \
+  struct accumulate_type<kernel_type> {                                                 \
+    using type = dtype_types::accumulate;                                               \
+  };
+LOCKSTEP_DTYPES(LOCKSTEP_ACCUMULATE_TYPE)
+#undef LOCKSTEP_ACCUMULATE_TYPE
+
+template <class A>
+__host__ __device__ inline A lowest_value() {
+  return -9223372036854775807LL - 1;
+}  // long long
+template <>
+__host__ __device__ inline float lowest_value<float>() {
+  return -INFINITY;
+}
+template <>
+__host__ __device__ inline double lowest_value<double>() {
+  return -static_cast<double>(INFINITY);
+}
+template <class A>
+__host__ __device__ inline A highest_value() {
+  return 9223372036854775807LL;
+}
+template <>
+__host__ __device__ inline float highest_value<float>() {
+  return INFINITY;
+}
+template <>
+__host__ __device__ inline double highest_value<double>() {
+  return static_cast<double>(INFINITY);
+}
+
+// Each op's row of LOCKSTEP_REDUCE_OPS (lockstep/kernels/op_codes.h).
+template <reduce_op Op>
+struct reduce_math;
+#define LOCKSTEP_REDUCE_MATH(name, divides, identity_value, ...) \
+  template <>                                                    \
+  struct reduce_math<reduce_op::name> {                          \
+    static constexpr bool divides_by_count = divides;            \
+    template <class A>                                           \
+    __host__ __device__ static A identity() {                    \
+      return identity_value;                                     \
+    }                                                            \
+    template <class A>                                           \
+    __host__ __device__ static A combine(A acc, A x) {           \
+      return __VA_ARGS__;                                        \
+    }                                                            \
+  };
+LOCKSTEP_REDUCE_OPS(LOCKSTEP_REDUCE_MATH)
+#undef LOCKSTEP_REDUCE_MATH
+
+template <reduce_op Op, class A>
+__host__ __device__ inline A reduce_identity() {
+  return reduce_math<Op>::template identity<A>();
+}
+template <reduce_op Op, class A>
+__host__ __device__ inline A reduce_combine(A acc, A x) {
+  return reduce_math<Op>::combine(acc, x);
+}
+
+template <reduce_op Op, class T>
+__device__ void reduce_dim_for(T* out, const strided_layout& out_layout, const T* in, const strided_layout& in_layout, int dim, long long n_out) {
   using A = typename accumulate_type<T>::type;
   const long long extent = in_layout.shape[dim], step = in_layout.strides[dim];
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n_out; i += (long long)gridDim.x * blockDim.x) {
@@ -29,18 +95,21 @@ __global__ void reduce_dim(T* out, strided_layout out_layout, const T* in, strid
     // dimensions and lands on element 0 of the reduced one.
     const T* row = in + position_of(i, out_layout, in_layout);
     A acc = static_cast<A>(static_cast<typename compute_type<T>::type>(row[0]));
-    for (long long j = 1; j < extent; ++j) {
-      const A x = static_cast<A>(static_cast<typename compute_type<T>::type>(row[j * step]));
-      switch (static_cast<reduce_op>(op)) {
-        case reduce_op::sum:
-        case reduce_op::mean: acc += x; break;
-        case reduce_op::max: acc = x > acc ? x : acc; break;
-        case reduce_op::min: acc = x < acc ? x : acc; break;
-        case reduce_op::prod: acc *= x; break;
-      }
-    }
-    if (static_cast<reduce_op>(op) == reduce_op::mean) acc = acc / static_cast<A>(extent);
+    for (long long j = 1; j < extent; ++j) acc = reduce_combine<Op>(acc, static_cast<A>(static_cast<typename compute_type<T>::type>(row[j * step])));
+    if (reduce_math<Op>::divides_by_count) acc = acc / static_cast<A>(extent);
     out[position_of(i, out_layout, out_layout)] = static_cast<T>(acc);
+  }
+}
+
+template <class T>
+__global__ void reduce_dim(T* out, strided_layout out_layout, const T* in, strided_layout in_layout, int dim, long long n_out, int op) {
+  switch (static_cast<reduce_op>(op)) {
+#define LOCKSTEP_REDUCE_CASE(name, ...)                                          \
+  case reduce_op::name:                                                          \
+    reduce_dim_for<reduce_op::name>(out, out_layout, in, in_layout, dim, n_out); \
+    break;
+    LOCKSTEP_REDUCE_OPS(LOCKSTEP_REDUCE_CASE)
+#undef LOCKSTEP_REDUCE_CASE
   }
 }
 
@@ -50,7 +119,7 @@ __global__ void reduce_dim(T* out, strided_layout out_layout, const T* in, strid
 // value at memory bandwidth, in two launches and no atomics (so the result is
 // the same every run for the same grid):
 //   reduce_all_blocks: a grid-stride loop over 16-byte vectors (float4 for
-//     float, 8 halves, 16 bytes, ...), reduce_all_unroll independent loads in
+//     float, 8 halves, 16 bytes, ...), reduce_all_launch::unroll independent loads in
 //     flight per thread, accumulated per thread in accumulate_type; then a
 //     warp-shuffle reduction and one across the block's warps in shared
 //     memory; one partial per block into `partials`.
@@ -64,39 +133,18 @@ __global__ void reduce_dim(T* out, strided_layout out_layout, const T* in, strid
 // reads, 1.01 of the device copy's 2927 GB/s (a copy also writes; a
 // reduction only reads).
 // The launch: 1-D, blockDim.x a multiple of 32, any grid (the tensor layer:
-// 256 threads, a block per 4 vectors per thread, at most 1024 blocks).
+// reduce_all_launch, lockstep/kernels/reduce_recipes.h).
 
-inline constexpr int reduce_all_unroll = 4;
-
-template <class A> __host__ __device__ inline A lowest_value() { return -9223372036854775807LL - 1; }  // long long
-template <> __host__ __device__ inline float lowest_value<float>() { return -INFINITY; }
-template <> __host__ __device__ inline double lowest_value<double>() { return -static_cast<double>(INFINITY); }
-template <class A> __host__ __device__ inline A highest_value() { return 9223372036854775807LL; }
-template <> __host__ __device__ inline float highest_value<float>() { return INFINITY; }
-template <> __host__ __device__ inline double highest_value<double>() { return static_cast<double>(INFINITY); }
-
-template <reduce_op Op, class A> __host__ __device__ inline A reduce_identity() {
-  if constexpr (Op == reduce_op::max) return lowest_value<A>();
-  else if constexpr (Op == reduce_op::min) return highest_value<A>();
-  else if constexpr (Op == reduce_op::prod) return A(1);
-  else return A(0);  // sum, mean
-}
-
-template <reduce_op Op, class A> __host__ __device__ inline A reduce_combine(A acc, A x) {
-  if constexpr (Op == reduce_op::max) return x > acc ? x : acc;
-  else if constexpr (Op == reduce_op::min) return x < acc ? x : acc;
-  else if constexpr (Op == reduce_op::prod) return acc * x;
-  else return acc + x;  // sum, mean
-}
-
-template <class T> __device__ inline typename accumulate_type<T>::type widen(T x) {
+template <class T>
+__device__ inline typename accumulate_type<T>::type widen(T x) {
   return static_cast<typename accumulate_type<T>::type>(static_cast<typename compute_type<T>::type>(x));
 }
 
 // This thread's share of in[0, n), grid-strided.
-template <reduce_op Op, class T> __device__ typename accumulate_type<T>::type reduce_all_thread(const T* in, long long n) {
+template <reduce_op Op, class T>
+__device__ typename accumulate_type<T>::type reduce_all_thread(const T* in, long long n) {
   using A = typename accumulate_type<T>::type;
-  constexpr int lanes = 16 / sizeof(T);
+  constexpr int lanes = vector16<T>::size, in_flight = reduce_all_launch::unroll;
   A acc = reduce_identity<Op, A>();
   const long long thread = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   const long long threads = static_cast<long long>(gridDim.x) * blockDim.x;
@@ -107,12 +155,12 @@ template <reduce_op Op, class T> __device__ typename accumulate_type<T>::type re
   const long long vectors = (n - head) / lanes;
   const vector16<T>* v = reinterpret_cast<const vector16<T>*>(in + head);
   long long i = thread;
-  for (; i + (reduce_all_unroll - 1) * threads < vectors; i += reduce_all_unroll * threads) {
-    vector16<T> chunk[reduce_all_unroll];
+  for (; i + (in_flight - 1) * threads < vectors; i += in_flight * threads) {
+    vector16<T> chunk[in_flight];
 #pragma unroll
-    for (int u = 0; u < reduce_all_unroll; ++u) chunk[u] = v[i + u * threads];
+    for (int u = 0; u < in_flight; ++u) chunk[u] = v[i + u * threads];
 #pragma unroll
-    for (int u = 0; u < reduce_all_unroll; ++u)
+    for (int u = 0; u < in_flight; ++u)
 #pragma unroll
       for (int k = 0; k < lanes; ++k) acc = reduce_combine<Op>(acc, widen(chunk[u].lane[k]));
   }
@@ -127,7 +175,8 @@ template <reduce_op Op, class T> __device__ typename accumulate_type<T>::type re
 }
 
 // The block's values combined; the result is valid in thread 0.
-template <reduce_op Op, class A> __device__ A reduce_all_block(A acc, A* warp_results) {
+template <reduce_op Op, class A>
+__device__ A reduce_all_block(A acc, A* warp_results) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) acc = reduce_combine<Op>(acc, __shfl_down_sync(0xffffffffu, acc, offset));
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
@@ -152,11 +201,12 @@ template <class T>
 __global__ void reduce_all_blocks(typename accumulate_type<T>::type* partials, const T* in, long long n, int op) {
   __shared__ typename accumulate_type<T>::type warp_results[32];
   switch (static_cast<reduce_op>(op)) {
-    case reduce_op::sum:
-    case reduce_op::mean: reduce_all_blocks_for<reduce_op::sum>(partials, in, n, warp_results); break;
-    case reduce_op::max: reduce_all_blocks_for<reduce_op::max>(partials, in, n, warp_results); break;
-    case reduce_op::min: reduce_all_blocks_for<reduce_op::min>(partials, in, n, warp_results); break;
-    case reduce_op::prod: reduce_all_blocks_for<reduce_op::prod>(partials, in, n, warp_results); break;
+#define LOCKSTEP_REDUCE_CASE(name, ...)                                    \
+  case reduce_op::name:                                                    \
+    reduce_all_blocks_for<reduce_op::name>(partials, in, n, warp_results); \
+    break;
+    LOCKSTEP_REDUCE_OPS(LOCKSTEP_REDUCE_CASE)
+#undef LOCKSTEP_REDUCE_CASE
   }
 }
 
@@ -170,16 +220,17 @@ __device__ void reduce_all_finish_for(T* out, const typename accumulate_type<T>:
   if (threadIdx.x == 0) out[0] = static_cast<T>(divisor ? acc / static_cast<A>(divisor) : acc);
 }
 
-// One block: out[0] = the `count` partials combined (for mean, their sum / n).
+// One block: out[0] = the `count` partials combined (divided by n for the ops that divide).
 template <class T>
 __global__ void reduce_all_finish(T* out, const typename accumulate_type<T>::type* partials, int count, long long n, int op) {
   __shared__ typename accumulate_type<T>::type warp_results[32];
   switch (static_cast<reduce_op>(op)) {
-    case reduce_op::sum: reduce_all_finish_for<reduce_op::sum>(out, partials, count, 0, warp_results); break;
-    case reduce_op::mean: reduce_all_finish_for<reduce_op::sum>(out, partials, count, n, warp_results); break;
-    case reduce_op::max: reduce_all_finish_for<reduce_op::max>(out, partials, count, 0, warp_results); break;
-    case reduce_op::min: reduce_all_finish_for<reduce_op::min>(out, partials, count, 0, warp_results); break;
-    case reduce_op::prod: reduce_all_finish_for<reduce_op::prod>(out, partials, count, 0, warp_results); break;
+#define LOCKSTEP_REDUCE_CASE(name, ...)                                                                                                 \
+  case reduce_op::name:                                                                                                                 \
+    reduce_all_finish_for<reduce_op::name>(out, partials, count, reduce_math<reduce_op::name>::divides_by_count ? n : 0, warp_results); \
+    break;
+    LOCKSTEP_REDUCE_OPS(LOCKSTEP_REDUCE_CASE)
+#undef LOCKSTEP_REDUCE_CASE
   }
 }
 

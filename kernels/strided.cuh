@@ -23,8 +23,17 @@ __host__ __device__ inline long long position_of(long long ordinal, const stride
 }
 
 // The arithmetic type for an element type: half types compute in float.
-template <class T> struct compute_type { using type = T; };
-template <> struct compute_type<__half> { using type = float; };
-template <> struct compute_type<__nv_bfloat16> { using type = float; };
+template <class T>
+struct compute_type {
+  using type = T;
+};
+template <>
+struct compute_type<__half> {
+  using type = float;
+};
+template <>
+struct compute_type<__nv_bfloat16> {
+  using type = float;
+};
 
 }  // namespace lockstep::kernels

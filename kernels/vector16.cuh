@@ -2,11 +2,13 @@
 // kernels take that path only where aligned16 holds for every pointer.
 #pragma once
 #include "lockstep/cuda.h"
+#include "lockstep/kernels/launch_shapes.h"
 
 namespace lockstep::kernels {
 
-template <class T> struct alignas(16) vector16 {
-  static constexpr int size = 16 / sizeof(T);
+template <class T>
+struct alignas(vector_bytes) vector16 {
+  static constexpr int size = vector_bytes / static_cast<int>(sizeof(T));
   T lane[size];
 };
 

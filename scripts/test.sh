@@ -10,7 +10,7 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # System packages, installed only if absent (apt-get update only then too).
 missing=()
-for package in cmake ninja-build g++ libgtest-dev; do
+for package in cmake ninja-build g++ libgtest-dev clang-format; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then

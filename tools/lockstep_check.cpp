@@ -6,7 +6,7 @@
 // a finding (memcheck, racecheck, synccheck, initcheck; see lockstep/emu/check.h).
 //
 // The CUDA files of FILE's directory and of each -I directory are rewritten
-// for the host compiler first (src/emulator/host_source.h), as CMake's
+// for the host compiler first (src/emulator/host_source/host_source.h), as CMake's
 // lockstep_host_include_directories does. The compiler is $CXX or c++;
 // lockstep's headers and library are found through LOCKSTEP_INCLUDE_DIR and
 // LOCKSTEP_LIBRARY_DIR, else the build tree this tool was built in.
@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "host_source.h"
-#include "jit/host_compiler.h"
-#include "lockstep/errors.h"
+#include "emulator/host_source/host_source.h"
+#include "toolchain/host_compiler.h"
+#include "toolchain/process.h"
 
 namespace fs = std::filesystem;
 
@@ -58,13 +58,20 @@ arguments parse(int argc, char** argv) {
       if (i + 1 >= argc) usage(std::string(option) + " needs a value");
       return argv[++i];
     };
-    if (arg.rfind("-I", 0) == 0) a.include_dirs.push_back(fs::weakly_canonical(fs::absolute(value("-I"))));
-    else if (arg.rfind("-D", 0) == 0) a.defines.push_back(value("-D"));
-    else if (arg == "--checks") a.checks = value("--checks");
-    else if (arg == "--keep") a.keep = true;
-    else if (arg == "-h" || arg == "--help") usage("builds and runs a CUDA program in check mode");
-    else if (!arg.empty() && arg[0] == '-') usage("unknown option " + arg);
-    else a.file = fs::weakly_canonical(fs::absolute(arg));
+    if (arg.rfind("-I", 0) == 0)
+      a.include_dirs.push_back(fs::weakly_canonical(fs::absolute(value("-I"))));
+    else if (arg.rfind("-D", 0) == 0)
+      a.defines.push_back(value("-D"));
+    else if (arg == "--checks")
+      a.checks = value("--checks");
+    else if (arg == "--keep")
+      a.keep = true;
+    else if (arg == "-h" || arg == "--help")
+      usage("builds and runs a CUDA program in check mode");
+    else if (!arg.empty() && arg[0] == '-')
+      usage("unknown option " + arg);
+    else
+      a.file = fs::weakly_canonical(fs::absolute(arg));
   }
   if (a.file.empty()) usage("no FILE.cu given");
   if (!fs::is_regular_file(a.file)) usage("cannot read " + a.file.string());
@@ -94,8 +101,10 @@ class build_folder {
   }
   ~build_folder() {
     std::error_code ignored;
-    if (keep_) std::cerr << "lockstep-check: the build folder is " << path_ << "\n";
-    else fs::remove_all(path_, ignored);
+    if (keep_)
+      std::cerr << "lockstep-check: the build folder is " << path_ << "\n";
+    else
+      fs::remove_all(path_, ignored);
   }
   const fs::path& path() const { return path_; }
 
@@ -125,7 +134,7 @@ void mirror_cuda_files(const fs::path& dir, const fs::path& mirror) {
 }
 
 void run_or_fail(const std::vector<std::string>& argv, const std::string& step) {
-  const lockstep::jit::process_result r = lockstep::jit::run_process(argv);
+  const lockstep::toolchain::process_result r = lockstep::toolchain::run_process(argv);
   if (r.exit_code != 0) {
     std::cerr << r.output << "lockstep-check: " << step << " failed (exit status " << r.exit_code << ")\n";
     std::exit(r.exit_code);
@@ -142,7 +151,7 @@ int main(int argc, char** argv) {
     const fs::path library_dir = environment_or("LOCKSTEP_LIBRARY_DIR", LOCKSTEP_LIBRARY_DIR);
 
     // Rewritten copies first on the include path, then the originals.
-    std::vector<std::string> compile{lockstep::jit::find_host_compiler().path, "-std=c++20", "-O1"};
+    std::vector<std::string> compile{lockstep::toolchain::find_host_compiler().path, "-std=c++20", "-O1"};
     for (const std::string& flag : split(LOCKSTEP_CHECK_FLAGS)) compile.push_back(flag);
     std::vector<fs::path> dirs{args.file.parent_path()};
     dirs.insert(dirs.end(), args.include_dirs.begin(), args.include_dirs.end());
@@ -159,7 +168,7 @@ int main(int argc, char** argv) {
     compile.insert(compile.end(), {"-x", "c++", "-c", source.string(), "-o", object.string()});
     run_or_fail(compile, "compiling " + args.file.filename().string());
     // Linked without the sanitizers' runtimes: liblockstep answers their calls.
-    run_or_fail({lockstep::jit::find_host_compiler().path, object.string(), "-o", program.string(), "-L" + library_dir.string(), "-llockstep",
+    run_or_fail({lockstep::toolchain::find_host_compiler().path, object.string(), "-o", program.string(), "-L" + library_dir.string(), "-llockstep",
                  "-Wl,-rpath," + library_dir.string(), "-pthread"},
                 "linking");
 
@@ -168,7 +177,7 @@ int main(int argc, char** argv) {
     ::setenv("LOCKSTEP_CHECK_REPORT", findings.c_str(), 1);
     std::vector<std::string> run{program.string()};
     run.insert(run.end(), args.program_args.begin(), args.program_args.end());
-    const lockstep::jit::process_result result = lockstep::jit::run_process(run);
+    const lockstep::toolchain::process_result result = lockstep::toolchain::run_process(run);
     std::cout << result.output << std::flush;
 
     const std::string found = fs::exists(findings) ? read_file(findings) : "";

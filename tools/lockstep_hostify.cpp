@@ -1,11 +1,11 @@
 // lockstep-hostify IN.cu OUT.cpp: writes the host-compiler form of a CUDA
-// source file (see src/emulator/host_source.h), with a #line directive so
+// source file (see src/emulator/host_source/host_source.h), with a #line directive so
 // diagnostics name the original file.
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
-#include "host_source.h"
+#include "emulator/host_source/host_source.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {

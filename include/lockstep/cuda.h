@@ -15,15 +15,15 @@
 #include <mma.h>
 #include "lockstep/launch.h"
 #else
-#include "lockstep/emu/qualifiers.h"
-#include "lockstep/emu/vector_types.h"
-#include "lockstep/emu/half.h"
-#include "lockstep/emu/builtins.h"
-#include "lockstep/emu/math.h"
 #include "lockstep/emu/atomics.h"
-#include "lockstep/emu/sync.h"
-#include "lockstep/emu/wmma.h"
+#include "lockstep/emu/builtins.h"
 #include "lockstep/emu/device_io.h"
+#include "lockstep/emu/half.h"
+#include "lockstep/emu/math.h"
+#include "lockstep/emu/qualifiers.h"
 #include "lockstep/emu/runtime_api.h"
+#include "lockstep/emu/sync.h"
+#include "lockstep/emu/vector_types.h"
+#include "lockstep/emu/wmma.h"
 #include "lockstep/launch.h"
 #endif

@@ -13,8 +13,7 @@ namespace lockstep {
 
 class cuda_error : public std::runtime_error {
  public:
-  cuda_error(cudaError_t code, const std::string& what)
-      : std::runtime_error(std::string(cudaGetErrorName(code)) + ": " + what), code_(code) {}
+  cuda_error(cudaError_t code, const std::string& what) : std::runtime_error(std::string(cudaGetErrorName(code)) + ": " + what), code_(code) {}
   cudaError_t code() const noexcept { return code_; }
 
  private:
@@ -27,9 +26,17 @@ class launch_error : public cuda_error {
 };
 
 // A thread failed while the kernel ran: a device assert, a deadlock at a
-// barrier or warp collective, a misuse of a warp mask.
+// barrier or warp collective, a misuse of a warp mask; on the emulator also a
+// fault (a bad address, a stack overflow, __trap()) or a launch past its time
+// limit (options::timeout_seconds).
 class kernel_error : public cuda_error {
   using cuda_error::cuda_error;
+};
+
+// An emulated launch stopped by SIGINT (Ctrl-C) while it ran; Python raises
+// KeyboardInterrupt for it. Not a CUDA error: the code is cudaErrorLaunchFailure.
+class launch_interrupted : public kernel_error {
+  using kernel_error::kernel_error;
 };
 
 // Source that did not compile; log() is the compiler's output with line

@@ -126,8 +126,7 @@ class kernel_launch {
 };
 
 template <class... Params>
-kernel_launch<Params...> launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes = 0,
-                                cudaStream_t stream = nullptr) {
+kernel_launch<Params...> launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
   return kernel_launch<Params...>(kernel, launch_config{grid, block, shared_bytes, stream});
 }
 

@@ -12,20 +12,19 @@ struct device_limits {
   unsigned max_threads_per_block;
   unsigned max_block_dim[3];
   unsigned max_grid_dim[3];
-  std::size_t static_shared_per_block;   // also the default dynamic limit
-  std::size_t shared_per_block_optin;    // static + dynamic after opting in
+  std::size_t static_shared_per_block;  // also the default dynamic limit
+  std::size_t shared_per_block_optin;   // static + dynamic after opting in
 };
 
 // NVIDIA H100 (sm_90), as cudaGetDeviceProperties reports it.
-inline constexpr device_limits h100_limits{
-    "H100 (sm_90)", 1024, {1024, 1024, 64}, {2147483647u, 65535u, 65535u}, 48 * 1024, 227 * 1024};
+inline constexpr device_limits h100_limits{"H100 (sm_90)", 1024, {1024, 1024, 64}, {2147483647u, 65535u, 65535u}, 48 * 1024, 227 * 1024};
 
 struct launch_shape {
   unsigned grid[3];
   unsigned block[3];
   std::size_t dynamic_shared_bytes;
-  std::size_t static_shared_bytes;      // what the kernel's __shared__ arrays take
-  std::size_t max_dynamic_shared_bytes; // the kernel's attribute (48 KiB unless raised)
+  std::size_t static_shared_bytes;       // what the kernel's __shared__ arrays take
+  std::size_t max_dynamic_shared_bytes;  // the kernel's attribute (48 KiB unless raised)
 };
 
 struct launch_problem {
@@ -41,12 +40,10 @@ inline std::optional<launch_problem> check_launch(const device_limits& limits, c
   // No iostreams here: this header is compiled into kernel modules, and a
   // module whose compiler linked libstdc++ statically has no initialised
   // locale for them (seen with GCC 13 on the H100 image).
-  auto extents = [](const unsigned* e) {
-    return "(" + std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]) + ")";
-  };
+  auto extents = [](const unsigned* e) { return "(" + std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]) + ")"; };
   auto problem = [&](int code, const std::string& what) {
-    return launch_problem{code, "launch of kernel '" + kernel_name + "' with grid " + extents(s.grid) + " and block " + extents(s.block) +
-                                    ": " + what};
+    return launch_problem{code,
+                          "launch of kernel '" + kernel_name + "' with grid " + extents(s.grid) + " and block " + extents(s.block) + ": " + what};
   };
   for (int d = 0; d < 3; ++d) {
     if (s.block[d] == 0 || s.grid[d] == 0)
@@ -56,37 +53,33 @@ inline std::optional<launch_problem> check_launch(const device_limits& limits, c
   unsigned long long threads = 1ull * s.block[0] * s.block[1] * s.block[2];
   if (threads > limits.max_threads_per_block)
     return problem(invalid_configuration, "the block has " + std::to_string(threads) + " threads but the limit is " +
-                                              std::to_string(limits.max_threads_per_block) + " threads per block on " +
-                                              limits.device_name + "; use smaller blocks and more of them");
+                                              std::to_string(limits.max_threads_per_block) + " threads per block on " + limits.device_name +
+                                              "; use smaller blocks and more of them");
   for (int d = 0; d < 3; ++d) {
     if (s.block[d] > limits.max_block_dim[d])
-      return problem(invalid_configuration, std::string("block dimension ") + axis[d] + " is " + std::to_string(s.block[d]) +
-                                                " but the limit is " + std::to_string(limits.max_block_dim[d]) + " on " +
-                                                limits.device_name);
+      return problem(invalid_configuration, std::string("block dimension ") + axis[d] + " is " + std::to_string(s.block[d]) + " but the limit is " +
+                                                std::to_string(limits.max_block_dim[d]) + " on " + limits.device_name);
     if (s.grid[d] > limits.max_grid_dim[d])
-      return problem(invalid_configuration, std::string("grid dimension ") + axis[d] + " is " + std::to_string(s.grid[d]) +
-                                                " but the limit is " + std::to_string(limits.max_grid_dim[d]) + " on " +
-                                                limits.device_name + (d == 0 ? "" : "; put the large extent in grid x"));
+      return problem(invalid_configuration, std::string("grid dimension ") + axis[d] + " is " + std::to_string(s.grid[d]) + " but the limit is " +
+                                                std::to_string(limits.max_grid_dim[d]) + " on " + limits.device_name +
+                                                (d == 0 ? "" : "; put the large extent in grid x"));
   }
   if (s.static_shared_bytes > limits.static_shared_per_block)
     return problem(invalid_value, "the kernel declares " + std::to_string(s.static_shared_bytes) +
-                                      " bytes of static __shared__ memory but the limit is " +
-                                      std::to_string(limits.static_shared_per_block) +
+                                      " bytes of static __shared__ memory but the limit is " + std::to_string(limits.static_shared_per_block) +
                                       " bytes (48 KiB) per block; move large arrays to dynamic shared memory "
                                       "(extern __shared__) and opt in with cudaFuncSetAttribute");
   if (s.dynamic_shared_bytes > s.max_dynamic_shared_bytes)
     return problem(invalid_value, "the launch asks for " + std::to_string(s.dynamic_shared_bytes) +
-                                      " bytes of dynamic shared memory but the kernel allows " +
-                                      std::to_string(s.max_dynamic_shared_bytes) +
+                                      " bytes of dynamic shared memory but the kernel allows " + std::to_string(s.max_dynamic_shared_bytes) +
                                       "; above 48 KiB call cudaFuncSetAttribute(kernel, "
                                       "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) first (at most " +
-                                      std::to_string(limits.shared_per_block_optin - s.static_shared_bytes) + " bytes on " +
-                                      limits.device_name + ")");
+                                      std::to_string(limits.shared_per_block_optin - s.static_shared_bytes) + " bytes on " + limits.device_name +
+                                      ")");
   if (s.static_shared_bytes + s.dynamic_shared_bytes > limits.shared_per_block_optin)
-    return problem(invalid_value, "static plus dynamic shared memory is " +
-                                      std::to_string(s.static_shared_bytes + s.dynamic_shared_bytes) +
-                                      " bytes but the limit is " + std::to_string(limits.shared_per_block_optin) +
-                                      " bytes per block on " + limits.device_name);
+    return problem(invalid_value, "static plus dynamic shared memory is " + std::to_string(s.static_shared_bytes + s.dynamic_shared_bytes) +
+                                      " bytes but the limit is " + std::to_string(limits.shared_per_block_optin) + " bytes per block on " +
+                                      limits.device_name);
   return std::nullopt;
 }
 

@@ -46,8 +46,17 @@ int cuda_device_count();
 // Why cuda_available() is false, in words that say what to do; "" if it is true.
 std::string cuda_unavailable_reason();
 std::string device_name(const device& d);
-std::string device_arch(const device& d);  // "sm_90", or "emulator"
+std::string device_arch(const device& d);   // "sm_90", or "emulator"
+int multiprocessor_count(const device& d);  // a GPU's SMs, for persistent grids; 1 on the emulator
 void synchronize(const device& d);
+
+// Device memory that someone else owns (a tensor's, a buffer's data()), by
+// address: cudaMemcpy and cudaMemset for each device kind, ordered on the
+// default stream and done when they return.
+void copy_to_device(const device& d, void* dst, const void* src, std::size_t bytes);
+void copy_to_host(const device& d, void* dst, const void* src, std::size_t bytes);
+void copy_on_device(const device& d, void* dst, const void* src, std::size_t bytes);
+void fill_bytes(const device& d, void* dst, unsigned char value, std::size_t bytes);
 
 // Device memory: host memory on the cpu device, GPU memory on a cuda device.
 class buffer {
@@ -61,7 +70,9 @@ class buffer {
 
   void* data() const { return ptr_; }
   template <class T>
-  T* data_as() const { return static_cast<T*>(ptr_); }
+  T* data_as() const {
+    return static_cast<T*>(ptr_);
+  }
   std::size_t bytes() const { return bytes_; }
   const device& where() const { return device_; }
 
@@ -179,15 +190,18 @@ kernel_arg arg(const T& value) {
 std::string describe(const jit::param_desc& p);  // "const float32*", "int32", "struct of 12 bytes"
 
 struct compile_options {
-  std::vector<std::string> defines;       // "N=16" or "USE_FAST"
+  std::vector<std::string> defines;  // "N=16" or "USE_FAST"
   std::vector<std::string> include_dirs;
-  std::string std = "c++17";              // the C++ dialect (NVRTC and host compiler)
-  std::string arch;                       // GPU target, e.g. "sm_90"; default: the device's
+  std::string std = "c++17";  // the C++ dialect (NVRTC and host compiler)
+  std::string arch;           // GPU target, e.g. "sm_90"; default: the device's
   // Kernels to make launchable, as name expressions ("saxpy", "matmul<16>",
   // "ns::k"). Empty: every non-template __global__ function found in the source.
   std::vector<std::string> names;
   std::vector<std::string> flags;         // passed to the compiler as they are
   std::string source_name = "kernel.cu";  // the file name compiler messages use
+  // For the cpu device: instrument the kernels for check mode (lockstep/emu/check.h), so that memcheck,
+  // racecheck and initcheck see their accesses while checks are on. The cuda device ignores it.
+  bool checked = false;
 };
 
 class module;
@@ -226,14 +240,12 @@ class module {
 
  private:
   friend module compile(const std::string&, const compile_options&, const device&);
-  friend module builtin_kernels(const device&);
-  module(std::shared_ptr<detail::module_impl> impl, device d, bool from_cache)
-      : impl_(std::move(impl)), device_(d), from_cache_(from_cache) {}
+  friend module builtin_kernels(const device&, bool);
+  module(std::shared_ptr<detail::module_impl> impl, device d, bool from_cache) :impl_(std::move(impl)), device_(d), from_cache_(from_cache) {}
   std::shared_ptr<detail::module_impl> impl_;
   device device_;
   bool from_cache_ = false;
 };
-
 
 // Compiles CUDA C++ source for `d`: NVRTC + driver API on a GPU, the host
 // compiler + the emulator header + dlopen on the cpu device. Results are
@@ -241,7 +253,8 @@ class module {
 // compile_error with the compiler's log.
 module compile(const std::string& source, const compile_options& options = {}, const device& d = device::cpu());
 
-// The library's own kernels (kernels/*.cu), built ahead of time.
-module builtin_kernels(const device& d);
+// The library's own kernels (kernels/*.cu), built ahead of time; `checked`:
+// on the cpu device, their build instrumented for check mode (see compile_options::checked).
+module builtin_kernels(const device& d, bool checked = false);
 
 }  // namespace lockstep

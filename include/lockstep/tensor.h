@@ -10,19 +10,26 @@
 #include <string_view>
 #include <vector>
 
+#include "lockstep/kernels/dtypes.h"
 #include "lockstep/kernels/strided_layout.h"
 #include "lockstep/runtime.h"
 
 namespace lockstep {
 
-enum class dtype : unsigned char { uint8, int32, int64, float16, bfloat16, float32, float64 };
+// The element types of lockstep/kernels/dtypes.h, in its order.
+enum class dtype : unsigned char {
+#define LOCKSTEP_DTYPE_ENUMERATOR(name, ...) name,
+  LOCKSTEP_DTYPES(LOCKSTEP_DTYPE_ENUMERATOR)
+#undef LOCKSTEP_DTYPE_ENUMERATOR
+};
 
 std::size_t itemsize(dtype t);
-const char* dtype_name(dtype t);               // "float32"
-dtype parse_dtype(std::string_view name);      // throws std::invalid_argument listing the dtypes
-const char* kernel_type_name(dtype t);         // the C++ type kernels are instantiated with: "float", "__half", ...
+const char* dtype_name(dtype t);           // "float32"
+dtype parse_dtype(std::string_view name);  // throws std::invalid_argument listing the dtypes
+const char* kernel_type_name(dtype t);     // the C++ type kernels are instantiated with: "float", "__half", ...
 jit::scalar_type scalar_type_of(dtype t);
 bool is_floating(dtype t);
+dtype accumulate_dtype(dtype t);  // what reductions accumulate in: float32 for the half types, float64, or int64
 
 // Shapes that cannot broadcast, reshapes the strides cannot express, dims
 // out of range: the message says which and why.
@@ -48,7 +55,7 @@ class tensor {
 
   const shape_t& shape() const { return shape_; }
   const shape_t& strides() const { return strides_; }  // in elements
-  std::int64_t offset() const { return offset_; }       // in elements, from the memory's start
+  std::int64_t offset() const { return offset_; }      // in elements, from the memory's start
   dtype type() const { return dtype_; }
   const device& where() const { return device_; }
   int ndim() const { return static_cast<int>(shape_.size()); }
@@ -59,9 +66,9 @@ class tensor {
 
   tensor permute(const std::vector<int>& dims) const;
   tensor transpose(int dim0, int dim1) const;
-  tensor reshape(const shape_t& shape) const;  // a view; shape_error when the strides do not allow one
+  tensor reshape(const shape_t& shape) const;                                                 // a view; shape_error when the strides do not allow one
   tensor slice(int dim, std::int64_t start, std::int64_t stop, std::int64_t step = 1) const;  // Python slice rules
-  tensor select(int dim, std::int64_t index) const;  // drops `dim`
+  tensor select(int dim, std::int64_t index) const;                                           // drops `dim`
   tensor unsqueeze(int dim) const;
   tensor expand(const shape_t& shape) const;  // broadcast_to: new extents only where this one is 1 (stride 0)
 

@@ -19,8 +19,12 @@ import pathlib
 import subprocess
 import sys
 
-USAGE = ("usage: lockstep check [-I DIR]... [-D NAME[=VALUE]]... [--checks LIST] FILE.cu [ARGS...]\n"
-         "       lockstep bench [--quick] [--out DIR]")
+USAGE = "\n".join(
+    (
+        "usage: lockstep check [-I DIR]... [-D NAME[=VALUE]]... [--checks LIST] FILE.cu [ARGS...]",
+        "       lockstep bench [--quick] [--out DIR]",
+    )
+)
 
 
 def main(argv: list[str] | None = None) -> int:

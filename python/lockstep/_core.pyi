@@ -1,7 +1,4 @@
-"""lockstep._core, the compiled extension: tensors with DLPack, the library's
-ops, run-time compiled kernels and their launches, devices and emulator
-options. Use it through the lockstep package, which adds the methods marked
-below to Tensor."""
+"""lockstep's compiled core; use the lockstep package."""
 
 import builtins
 from collections.abc import Sequence
@@ -9,12 +6,14 @@ from typing import Any, TypedDict
 
 from numpy.typing import NDArray
 
+
 class EmulatorOptions(TypedDict):
     workers: int
     order: str
     seed: int
     stack_kib: int
     checks: str
+    timeout: float
 
 class CudaError(RuntimeError):
     """
@@ -28,7 +27,7 @@ class LaunchError(CudaError):
 
 class KernelError(CudaError):
     """
-    A kernel that failed while it ran: a device assert, a deadlock at a barrier, a bad warp mask.
+    A kernel that failed while it ran: a fault (a bad address, a stack overflow, __trap()), a device assert, a deadlock at a barrier, a bad warp mask, a time limit.
     """
 
 class ArgumentError(TypeError):
@@ -60,24 +59,20 @@ def cuda_unavailable_reason() -> str:
     Why cuda_available() is false, in words that say what to do; "" when it is true.
     """
 
-def device_name(device: str, /) -> str:
-    """The GPU's name, or "lockstep emulator"."""
+def device_name(arg: str, /) -> str: ...
 
-def device_arch(device: str, /) -> str:
-    """"sm_90" and the like, or "emulator"."""
+def device_arch(arg: str, /) -> str: ...
 
-def check_device(device: str, /) -> str:
-    """The device's canonical name ("cuda" -> "cuda:0"); ValueError for an unknown form."""
+def check_device(arg: str, /) -> str: ...
 
-def synchronize(device: str, /) -> None:
-    """Wait for the device's work to finish."""
+def synchronize(arg: str, /) -> None: ...
 
 def emulator_options() -> EmulatorOptions:
     """
-    The emulator's options: a dict with workers (OS threads running blocks), order ("forward", "reverse" or "random": the order a block's threads start and resume after a barrier), seed (for "random") and stack_kib.
+    The emulator's options: a dict with workers (OS threads running blocks), order ("forward", "reverse" or "random": the order a block's threads start and resume after a barrier), seed (for "random"), stack_kib, checks and timeout (seconds a launch may run before it fails with cudaErrorLaunchTimeout; 0: no limit).
     """
 
-def set_emulator_options(workers: int | None = None, order: str | None = None, seed: int | None = None, stack_kib: int | None = None, checks: str | None = None) -> None:
+def set_emulator_options(workers: int | None = None, order: str | None = None, seed: int | None = None, stack_kib: int | None = None, checks: str | None = None, timeout: float | None = None) -> None:
     """
     Change the emulator options that are given (not None); the others keep their values.
     """
@@ -91,11 +86,11 @@ class Tensor:
     """A strided tensor on a lockstep device (see lockstep.asarray)."""
 
     @property
-    def shape(self) -> tuple[int, ...]:
+    def shape(self) -> tuple:
         """The extents, a tuple of ints."""
 
     @property
-    def strides(self) -> tuple[int, ...]:
+    def strides(self) -> tuple:
         """Strides in elements (not bytes, unlike NumPy's)."""
 
     @property
@@ -160,20 +155,20 @@ class Tensor:
     def to_dtype(self, dtype: str) -> Tensor:
         """A copy converted to the dtype (this tensor when it has it); use .to()."""
 
-    def numpy_view(self) -> NDArray[Any]:
+    def numpy_view(self) -> NDArray:
         """A NumPy array over this CPU tensor's memory (no copy); use .numpy()."""
 
-    def __dlpack__(self, stream: object | None = None, max_version: object | None = None, dl_device: object | None = None, copy: object | None = None) -> Any:
+    def __dlpack__(self, stream: object | None = None, max_version: object | None = None, dl_device: object | None = None, copy: object | None = None) -> NDArray:
         """
         The tensor as a DLPack capsule (the array API's protocol; used by numpy/torch/cupy.from_dlpack).
         """
 
-    def __dlpack_device__(self) -> tuple[int, int]:
+    def __dlpack_device__(self) -> tuple:
         """
         (DLPack device type, device index): (1, 0) on the CPU, (2, N) on cuda:N.
         """
 
-    # Added by the lockstep package (python/lockstep/__init__.py).
+    # Added by the lockstep package (python/lockstep/_tensor_methods.py).
     @property
     def T(self) -> Tensor:
         """A view with the dimensions reversed."""
@@ -181,10 +176,10 @@ class Tensor:
     def to(self, target: Any) -> Tensor:
         """A copy on another device ("cpu", "cuda:0") or with another dtype ("float16", numpy.float16, torch.float16); this tensor itself when it is already there."""
 
-    def numpy(self) -> NDArray[Any]:
+    def numpy(self) -> NDArray:
         """A NumPy array over this CPU tensor's memory (no copy)."""
 
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> NDArray[Any]: ...
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> NDArray: ...
     def __getitem__(self, key: int | builtins.slice | tuple[int | builtins.slice, ...]) -> Tensor:
         """Basic indexing: ints and slices with positive steps (views)."""
 
@@ -199,7 +194,8 @@ class Tensor:
     def __truediv__(self, other: Any) -> Tensor: ...
     def __rtruediv__(self, other: Any) -> Tensor: ...
     def __matmul__(self, other: Any) -> Tensor:
-        """``lockstep.matmul(self, other)`` with the default algo, "double_buffered"."""
+        """``lockstep.matmul(self, other)`` with the default algo, "auto"."""
+
     def sum(self, dim: int | None = None, keepdim: bool = False) -> Tensor: ...
     def mean(self, dim: int | None = None, keepdim: bool = False) -> Tensor: ...
     def max(self, dim: int | None = None, keepdim: bool = False) -> Tensor: ...
@@ -212,38 +208,55 @@ class Tensor:
     def sigmoid(self) -> Tensor: ...
     def tanh(self) -> Tensor: ...
 
-class Event:
-    """A marker in a device's default stream, for timing device work (like torch.cuda.Event)."""
-    def __init__(self, device: str) -> None: ...
-    def record(self) -> None:
-        """Mark the point after the work queued so far."""
-    def synchronize(self) -> None:
-        """Wait until the device has reached this marker."""
-    def elapsed_ms(self, stop: Event) -> float:
-        """Milliseconds of device time from this recorded event to `stop` (both reached)."""
-
 def from_dlpack(array: object) -> Tensor:
     """A tensor over the array's memory (no copy)."""
 
-def empty(shape: Sequence[int], dtype: str, device: str, /) -> Tensor: ...
+def empty(arg0: Sequence[int], arg1: str, arg2: str, /) -> Tensor: ...
 
-def map(op: str, x: Tensor, /) -> Tensor: ...
+def map(arg0: str, arg1: Tensor, /) -> Tensor: ...
 
-def zip(op: str, a: Tensor, b: Tensor, /) -> Tensor: ...
+def zip(arg0: str, arg1: Tensor, arg2: Tensor, /) -> Tensor: ...
 
-def reduce(op: str, x: Tensor, dim: int, keepdim: bool, /) -> Tensor: ...
+def reduce(arg0: str, arg1: Tensor, arg2: int, arg3: bool, /) -> Tensor: ...
 
-def reduce_all(op: str, x: Tensor, /) -> Tensor: ...
+def reduce_all(arg0: str, arg1: Tensor, /) -> Tensor: ...
 
-def matmul(a: Tensor, b: Tensor, algo: str, /) -> Tensor:
-    """``a @ b`` by ``algo``: "auto"; float32 "naive", "tiled_static",
-    "tiled_dynamic", "register_1d", "register_2d", "vectorized", "warp_tiled",
-    "double_buffered", "cublas" (cuda only); tensor cores "wmma", "wgmma",
-    "cublas" (bfloat16), "cublas_tf32" (see lockstep.matmul)."""
+def matmul(arg0: Tensor, arg1: Tensor, arg2: str, /) -> Tensor: ...
 
-def rgb_to_grayscale(image: Tensor, launch: str, /) -> Tensor: ...
+def matmul_algos() -> list:
+    """
+    Every matmul algo, simplest first, as a dict: name, family ("simt", "tensor_core" or "reference"), dtypes (the input dtypes it takes), kernels (dtype -> kernel name in lockstep::kernels), batched_kernel, block, tile_m, tile_n, tile_k_bytes, shared_bytes (dynamic), tensor_cores, gpu_only, arch (the GPUs it needs, or None) and lecture (the lecture's own kernels). From the kernels' recipe tables (include/lockstep/kernels/matmul_recipes.h).
+    """
 
-def copy(x: Tensor, /) -> Tensor: ...
+def auto_matmul_candidates(dtype: str) -> list[str]:
+    """
+    The algos matmul's "auto" considers for inputs of this dtype, in order: it runs the first the device runs.
+    """
+
+def auto_matmul_algo(dtype: str, device: str) -> str:
+    """The algo matmul's "auto" runs for inputs of this dtype on this device."""
+
+def rgb_to_grayscale(arg0: Tensor, arg1: str, /) -> Tensor: ...
+
+def copy(arg: Tensor, /) -> Tensor: ...
+
+class Event:
+    """
+    A marker in a device's default stream, for timing device work (like torch.cuda.Event).
+    """
+
+    def __init__(self, device: str) -> None: ...
+
+    def record(self) -> None:
+        """Mark the point after the work queued so far."""
+
+    def synchronize(self) -> None:
+        """Wait until the device has reached this marker."""
+
+    def elapsed_ms(self, stop: Event) -> float:
+        """
+        Milliseconds of device time from this recorded event to `stop` (both reached).
+        """
 
 class Module:
     @property
@@ -255,7 +268,7 @@ class Module:
     @property
     def from_cache(self) -> bool: ...
 
-    def get(self, name: str, /) -> Function: ...
+    def get(self, arg: str, /) -> Function: ...
 
 class Function:
     @property
@@ -264,8 +277,8 @@ class Function:
     @property
     def signature(self) -> str: ...
 
-    def set_max_dynamic_shared_bytes(self, nbytes: int, /) -> None: ...
+    def set_max_dynamic_shared_bytes(self, arg: int, /) -> None: ...
 
-    def launch(self, device: str, grid: Sequence[int], block: Sequence[int], shared_bytes: int, stream: int, args: list[Any]) -> None: ...
+    def launch(self, device: str, grid: Sequence[int], block: Sequence[int], shared_bytes: int, stream: int, args: list) -> None: ...
 
 def compile(source: str, device: str, names: Sequence[str], defines: Sequence[str], include_dirs: Sequence[str], std: str, arch: str, flags: Sequence[str], source_name: str) -> Module: ...

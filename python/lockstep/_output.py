@@ -15,7 +15,7 @@ import os
 import sys
 import tempfile
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 _libc = ctypes.CDLL(None)
 # fd 1 is one per process: threads take turns redirecting it, or one would

@@ -24,14 +24,21 @@ import pathlib
 import sys
 import time
 from dataclasses import dataclass
-from typing import Callable, List, Optional
+from typing import Callable
 
 import numpy as np
 
 import lockstep
+from lockstep import _core
 
-FLOAT32_GPU_ALGOS = ("naive", "tiled_static", "tiled_dynamic", "register_1d", "register_2d", "vectorized", "warp_tiled", "double_buffered")
-EMULATOR_ALGOS = ("naive", "tiled_static", "tiled_dynamic", "double_buffered")
+# The rungs come from the kernels' recipe tables (include/lockstep/kernels/matmul_recipes.h).
+MATMUL_ALGOS = _core.matmul_algos()
+FLOAT32_GPU_ALGOS = tuple(a["name"] for a in MATMUL_ALGOS if a["family"] == "simt")
+# On the emulator: the lecture's own kernels and the fastest rung (what "auto" runs for float32).
+EMULATOR_ALGOS = tuple(a["name"] for a in MATMUL_ALGOS if a["family"] == "simt" and a["lecture"]) + tuple(_core.auto_matmul_candidates("float32"))
+TENSOR_CORE_ALGOS = tuple(a["name"] for a in MATMUL_ALGOS if a["family"] == "tensor_core")
+# How the bench names a tensor-core rung's precision (and its cuBLAS reference) by input dtype.
+PRECISION = {"float32": "tf32", "bfloat16": "bf16"}
 
 
 @dataclass
@@ -64,7 +71,7 @@ class Row:
         return self.reference_seconds / self.seconds
 
 
-def _seconds(run: Callable[[], object], repeats: int, device: Optional[str] = None, batch: int = 1) -> float:
+def _seconds(run: Callable[[], object], repeats: int, device: str | None = None, batch: int = 1) -> float:
     """Median over `repeats` of the time per call, each sample `batch` calls
     back to back. On a device the calls queue up and the sample is the device
     time between two events around them, so host overhead hides behind device
@@ -125,15 +132,15 @@ def _torch_cuda():
     return torch if torch.cuda.is_available() else None
 
 
-def run(quick: bool = False) -> List[Row]:
+def run(quick: bool = False) -> list[Row]:
     """Measure the ladder and return its rows."""
     rng = np.random.default_rng()
     repeats = 3 if quick else 7
     gpu = lockstep.cuda_available()
     torch = _torch_cuda() if gpu else None
-    jobs: List[Callable[[], None]] = []  # each measures one or more rows
-    labels: List[str] = []
-    rows: List[Row] = []
+    jobs: list[Callable[[], None]] = []  # each measures one or more rows
+    labels: list[str] = []
+    rows: list[Row] = []
 
     def job(label: str):
         def register(fn):
@@ -199,44 +206,62 @@ def run(quick: bool = False) -> List[Row]:
             rows.append(Row(group, rung, dev, size, _seconds(run, repeats, dev, batch), work, reference, reference_seconds))
 
         for algo in FLOAT32_GPU_ALGOS:
-            job(f"GPU {algo} at {size}")(lambda algo=algo: measure("matmul float32", f"GPU {algo}", size,
-                                                                  lambda: lockstep.matmul(a32, b32, algo=algo), flops, "cuBLAS"))
+            job(f"GPU {algo} at {size}")(
+                lambda algo=algo: measure("matmul float32", f"GPU {algo}", size, lambda: lockstep.matmul(a32, b32, algo=algo), flops, "cuBLAS")
+            )
         job(f"cuBLAS SGEMM at {size}")(lambda: measure("matmul float32", "GPU cuBLAS SGEMM", size, references["cuBLAS"][0], flops, "cuBLAS"))
         if torch is not None:
             ta, tb = torch.from_dlpack(a32), torch.from_dlpack(b32)
             torch.backends.cuda.matmul.allow_tf32 = False
             job(f"PyTorch float32 at {size}")(lambda: measure("matmul float32", "PyTorch float32", size, lambda: ta @ tb, flops, "cuBLAS"))
 
-        tensor_core_rungs = [("wmma tf32", a32, w32, "wmma", "tf32"), ("wmma bf16", a16, w16, "wmma", "bf16")]
-        if lockstep._core.device_arch(dev) == "sm_90":
-            tensor_core_rungs += [("wgmma tf32", a32, w32, "wgmma", "tf32"), ("wgmma bf16", a16, w16, "wgmma", "bf16")]
+        operands = {"float32": (a32, w32), "bfloat16": (a16, w16)}
+        arch = _core.device_arch(dev)
+        tensor_core_rungs = [
+            (f"{algo['name']} {PRECISION[dtype]}", *operands[dtype], algo["name"], PRECISION[dtype])
+            for algo in MATMUL_ALGOS
+            if algo["family"] == "tensor_core" and algo["arch"] in (None, arch)
+            for dtype in algo["dtypes"]
+        ]
         for rung, a, w, algo, precision in tensor_core_rungs:
-            job(f"GPU {rung} at {size}")(lambda rung=rung, a=a, w=w, algo=algo, precision=precision: measure(
-                "matmul tensor cores", f"GPU {rung}", size, lambda: lockstep.matmul(a, w.T, algo=algo), flops, f"cuBLAS {precision}"))
+            job(f"GPU {rung} at {size}")(
+                lambda rung=rung, a=a, w=w, algo=algo, precision=precision: measure(
+                    "matmul tensor cores", f"GPU {rung}", size, lambda: lockstep.matmul(a, w.T, algo=algo), flops, f"cuBLAS {precision}"
+                )
+            )
         for precision in ("tf32", "bf16"):
             reference = f"cuBLAS {precision}"
-            job(f"{reference} at {size}")(lambda reference=reference: measure("matmul tensor cores", f"GPU {reference}", size,
-                                                                              references[reference][0], flops, reference))
+            job(f"{reference} at {size}")(
+                lambda reference=reference: measure("matmul tensor cores", f"GPU {reference}", size, references[reference][0], flops, reference)
+            )
         if torch is not None:
             ta16, tw16 = torch.from_dlpack(a16), torch.from_dlpack(w16)
-            job(f"PyTorch bf16 at {size}")(lambda: measure("matmul tensor cores", "PyTorch bf16", size, lambda: ta16 @ tw16.T, flops,
-                                                           "cuBLAS bf16"))
+            job(f"PyTorch bf16 at {size}")(lambda: measure("matmul tensor cores", "PyTorch bf16", size, lambda: ta16 @ tw16.T, flops, "cuBLAS bf16"))
 
         # ---- memory-bound kernels against the copy bandwidth
-        job(f"device copy of {4 * count >> 20} MiB")(lambda: measure("bandwidth", "device copy", floats_size, references["copy"][0], copy_bytes,
-                                                                     "copy"))
+        job(f"device copy of {4 * count >> 20} MiB")(
+            lambda: measure("bandwidth", "device copy", floats_size, references["copy"][0], copy_bytes, "copy")
+        )
         for launch in ("2d", "vectorized"):  # three planes read, one written
-            job(f"grayscale {launch} at {side}x{side}")(lambda launch=launch: measure(
-                "bandwidth", f"grayscale {launch}", f"{side}x{side}", lambda: lockstep.rgb_to_grayscale(image, launch=launch), 4.0 * side * side,
-                "copy"))
+            job(f"grayscale {launch} at {side}x{side}")(
+                lambda launch=launch: measure(
+                    "bandwidth",
+                    f"grayscale {launch}",
+                    f"{side}x{side}",
+                    lambda: lockstep.rgb_to_grayscale(image, launch=launch),
+                    4.0 * side * side,
+                    "copy",
+                )
+            )
         others = lockstep.asarray(rng.uniform(-1, 1, count).astype(np.float32), device=dev)
         job(f"relu of {floats_size}")(lambda: measure("bandwidth", "relu", floats_size, lambda: lockstep.relu(floats), 8.0 * count, "copy"))
         job(f"add of {floats_size}")(lambda: measure("bandwidth", "add", floats_size, lambda: floats + others, 12.0 * count, "copy"))
         job(f"sum of {floats_size}")(lambda: measure("bandwidth", "sum", floats_size, lambda: lockstep.sum(floats), 4.0 * count, "copy"))
         if torch is not None:
             torch_floats = torch.from_dlpack(floats)
-            job(f"PyTorch sum of {floats_size}")(lambda: measure("bandwidth", "PyTorch sum", floats_size, lambda: torch_floats.sum(), 4.0 * count,
-                                                                 "copy"))
+            job(f"PyTorch sum of {floats_size}")(
+                lambda: measure("bandwidth", "PyTorch sum", floats_size, lambda: torch_floats.sum(), 4.0 * count, "copy")
+            )
 
     progress = _Progress(len(jobs))
     try:
@@ -248,13 +273,15 @@ def run(quick: bool = False) -> List[Row]:
     return rows
 
 
-def report(rows: List[Row], out: pathlib.Path) -> None:
+def report(rows: list[Row], out: pathlib.Path) -> None:
     """Print the table and write ladder.csv (and ladder.png with matplotlib) into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     print("| group | rung | device | size | ms | rate | vs reference |\n|---|---|---|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r.group} | {r.rung} | {r.device} | {r.size} | {r.seconds * 1e3:.3f} | {r.rate_text} | "
-              f"{r.fraction_of_reference:.3g} of {r.reference} |")
+        print(
+            f"| {r.group} | {r.rung} | {r.device} | {r.size} | {r.seconds * 1e3:.3f} | {r.rate_text} | "
+            f"{r.fraction_of_reference:.3g} of {r.reference} |"
+        )
     with open(out / "ladder.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["group", "rung", "device", "size", "seconds", "rate", "unit", "reference", "fraction_of_reference"])
@@ -270,15 +297,20 @@ def report(rows: List[Row], out: pathlib.Path) -> None:
         return
     groups = [g for g in ("matmul float32", "matmul tensor cores", "bandwidth") if any(r.group == g for r in rows)]
     heights = [sum(r.group == g for r in rows) for g in groups]
-    fig, axes = plt.subplots(len(groups), 1, figsize=(10, 0.42 * sum(heights) + 1.2 * len(groups)),
-                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    fig, axes = plt.subplots(
+        len(groups), 1, figsize=(10, 0.42 * sum(heights) + 1.2 * len(groups)), gridspec_kw={"height_ratios": heights}, squeeze=False
+    )
     for ax, group in zip(axes[:, 0], groups):
         part = [r for r in rows if r.group == group][::-1]
-        bars = ax.barh([f"{r.rung} ({r.device}, {r.size})" for r in part], [r.rate for r in part],
-                       color=["#4c72b0" if r.device == "cpu" else "#dd8452" for r in part])
+        bars = ax.barh(
+            [f"{r.rung} ({r.device}, {r.size})" for r in part],
+            [r.rate for r in part],
+            color=["#4c72b0" if r.device == "cpu" else "#dd8452" for r in part],
+        )
         for bar, r in zip(bars, part):
-            ax.annotate(f" {r.fraction_of_reference:.3g} of {r.reference}", (bar.get_width(), bar.get_y() + bar.get_height() / 2),
-                        va="center", fontsize=8)
+            ax.annotate(
+                f" {r.fraction_of_reference:.3g} of {r.reference}", (bar.get_width(), bar.get_y() + bar.get_height() / 2), va="center", fontsize=8
+            )
         if group != "bandwidth":
             ax.set_xscale("log")
         ax.set_xlabel(part[0].unit + (" (log scale)" if group != "bandwidth" else ""))
@@ -290,7 +322,7 @@ def report(rows: List[Row], out: pathlib.Path) -> None:
     print(f"wrote {out / 'ladder.csv'} and {out / 'ladder.png'}")
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Run ``lockstep bench`` with ``argv``."""
     parser = argparse.ArgumentParser(prog="lockstep bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats: about a minute")

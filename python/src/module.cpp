@@ -46,13 +46,20 @@ lockstep::dtype dtype_from_dlpack(nb::dlpack::dtype t) {
 
 nb::dlpack::dtype dlpack_from_dtype(lockstep::dtype t) {
   switch (t) {
-    case lockstep::dtype::uint8: return {dl_uint, 8, 1};
-    case lockstep::dtype::int32: return {dl_int, 32, 1};
-    case lockstep::dtype::int64: return {dl_int, 64, 1};
-    case lockstep::dtype::float16: return {dl_float, 16, 1};
-    case lockstep::dtype::bfloat16: return {dl_bfloat, 16, 1};
-    case lockstep::dtype::float32: return {dl_float, 32, 1};
-    case lockstep::dtype::float64: return {dl_float, 64, 1};
+    case lockstep::dtype::uint8:
+      return {dl_uint, 8, 1};
+    case lockstep::dtype::int32:
+      return {dl_int, 32, 1};
+    case lockstep::dtype::int64:
+      return {dl_int, 64, 1};
+    case lockstep::dtype::float16:
+      return {dl_float, 16, 1};
+    case lockstep::dtype::bfloat16:
+      return {dl_bfloat, 16, 1};
+    case lockstep::dtype::float32:
+      return {dl_float, 32, 1};
+    case lockstep::dtype::float64:
+      return {dl_float, 64, 1};
   }
   return {dl_float, 32, 1};
 }
@@ -65,9 +72,11 @@ nb::dlpack::dtype dlpack_from_dtype(lockstep::dtype t) {
 template <class Array>
 tensor tensor_over(const Array& array) {
   lockstep::device where = lockstep::device::cpu();
-  if (array.device_type() == nb::device::cuda::value) where = lockstep::device::cuda(array.device_id());
+  if (array.device_type() == nb::device::cuda::value)
+    where = lockstep::device::cuda(array.device_id());
   else if (array.device_type() != nb::device::cpu::value)
-    throw nb::type_error(("lockstep reads arrays in CPU or CUDA memory; this one is on DLPack device type " + std::to_string(array.device_type())).c_str());
+    throw nb::type_error(
+        ("lockstep reads arrays in CPU or CUDA memory; this one is on DLPack device type " + std::to_string(array.device_type())).c_str());
   lockstep::shape_t shape(array.ndim()), strides(array.ndim());
   for (std::size_t d = 0; d < array.ndim(); ++d) {
     shape[d] = static_cast<std::int64_t>(array.shape(d));
@@ -105,9 +114,9 @@ tensor from_dlpack_object(nb::handle obj, bool* read_only = nullptr) {
     if (read_only) *read_only = true;
     return tensor_over(constant);
   }
-  throw nb::type_error(("lockstep needs an array with __dlpack__ or the buffer protocol (NumPy, PyTorch, CuPy), got " +
-                        std::string(nb::type_name(obj.type()).c_str()))
-                           .c_str());
+  throw nb::type_error(
+      ("lockstep needs an array with __dlpack__ or the buffer protocol (NumPy, PyTorch, CuPy), got " + std::string(nb::type_name(obj.type()).c_str()))
+          .c_str());
 }
 
 tensor from_dlpack(nb::handle array) { return from_dlpack_object(array); }
@@ -143,14 +152,15 @@ lockstep::kernel_arg to_kernel_arg(nb::handle value, std::size_t index, const lo
     bool read_only = false;
     tensor t = nb::isinstance<tensor>(value) ? nb::cast<tensor>(value) : from_dlpack_object(value, &read_only);
     if (!(t.where() == where))
-      throw lockstep::argument_error("argument " + std::to_string(index) + " is on " + t.where().str() + " but the kernel runs on " +
-                                     where.str() + "; move it with .to(\"" + where.str() + "\")");
+      throw lockstep::argument_error("argument " + std::to_string(index) + " is on " + t.where().str() + " but the kernel runs on " + where.str() +
+                                     "; move it with .to(\"" + where.str() + "\")");
     // The kernel gets the address of the first element and nothing else, so
     // it can only index memory laid out row-major without gaps.
     if (!t.is_contiguous())
-      throw lockstep::argument_error("argument " + std::to_string(index) + " is not contiguous (" + t.describe() + " with strides " +
-                                     std::string(nb::str(as_tuple(t.strides())).c_str()) +
-                                     " in elements); a kernel gets only its data pointer: pass x.contiguous() (a copy), and copy back what the kernel writes");
+      throw lockstep::argument_error(
+          "argument " + std::to_string(index) + " is not contiguous (" + t.describe() + " with strides " +
+          std::string(nb::str(as_tuple(t.strides())).c_str()) +
+          " in elements); a kernel gets only its data pointer: pass x.contiguous() (a copy), and copy back what the kernel writes");
     keep.push_back(t);
     // A read-only array passed as it is may only meet a const pointer parameter.
     return lockstep::kernel_arg::pointer(t.data(), lockstep::scalar_type_of(t.type()), read_only);
@@ -172,8 +182,8 @@ lockstep::kernel_arg to_kernel_arg(nb::handle value, std::size_t index, const lo
                                  "; pass a lockstep.Tensor or array (NumPy, PyTorch, CuPy), an int, a float, or bytes for a struct");
 }
 
-void launch(const lockstep::function& f, const std::string& device, std::vector<unsigned> grid, std::vector<unsigned> block,
-            std::size_t shared_bytes, std::uintptr_t stream, nb::list args) {
+void launch(const lockstep::function& f, const std::string& device, std::vector<unsigned> grid, std::vector<unsigned> block, std::size_t shared_bytes,
+            std::uintptr_t stream, nb::list args) {
   const lockstep::device where = lockstep::device::parse(device);
   std::vector<tensor> keep;
   std::vector<lockstep::kernel_arg> packed;
@@ -191,11 +201,12 @@ nb::dict emulator_options() {
   d["seed"] = o.seed;
   d["stack_kib"] = o.stack_bytes / 1024;
   d["checks"] = lockstep::emu::checks_to_string(o.checks);
+  d["timeout"] = o.timeout_seconds;
   return d;
 }
 
 void set_emulator_options(std::optional<unsigned> workers, std::optional<std::string> order, std::optional<std::uint64_t> seed,
-                          std::optional<std::size_t> stack_kib, std::optional<std::string> checks) {
+                          std::optional<std::size_t> stack_kib, std::optional<std::string> checks, std::optional<double> timeout) {
   lockstep::emu::options o = lockstep::emu::get_options();
   if (workers) o.workers = *workers;
   if (order) {
@@ -206,7 +217,36 @@ void set_emulator_options(std::optional<unsigned> workers, std::optional<std::st
   if (seed) o.seed = *seed;
   if (stack_kib) o.stack_bytes = *stack_kib * 1024;
   if (checks) o.checks = lockstep::emu::parse_checks(*checks);  // std::invalid_argument -> ValueError
+  if (timeout) o.timeout_seconds = *timeout;
   lockstep::emu::set_options(o);
+}
+
+// lockstep::matmul_algos() as Python dicts (see _core.matmul_algos).
+nb::list matmul_algos() {
+  nb::list algos;
+  for (const lockstep::matmul_algo_info& a : lockstep::matmul_algos()) {
+    nb::dict row;
+    row["name"] = a.name;
+    row["family"] = a.family;
+    nb::list dtypes;
+    for (lockstep::dtype t : a.dtypes) dtypes.append(lockstep::dtype_name(t));
+    row["dtypes"] = dtypes;
+    nb::dict kernels;
+    for (const auto& [t, kernel] : a.kernels) kernels[lockstep::dtype_name(t)] = kernel;
+    row["kernels"] = kernels;
+    row["batched_kernel"] = a.batched_kernel.empty() ? nb::none() : nb::cast(a.batched_kernel);
+    row["block"] = nb::make_tuple(a.block.x, a.block.y, a.block.z);
+    row["tile_m"] = a.tile_m;
+    row["tile_n"] = a.tile_n;
+    row["tile_k_bytes"] = a.tile_k_bytes;
+    row["shared_bytes"] = a.shared_bytes;
+    row["tensor_cores"] = a.tensor_cores;
+    row["gpu_only"] = a.gpu_only;
+    row["arch"] = a.arch.empty() ? nb::none() : nb::cast(a.arch);
+    row["lecture"] = a.lecture;
+    algos.append(row);
+  }
+  return algos;
 }
 
 }  // namespace
@@ -221,14 +261,18 @@ NB_MODULE(_core, m) {
   nb::exception<lockstep::argument_error>(m, "ArgumentError", PyExc_TypeError);
   nb::exception<lockstep::shape_error>(m, "ShapeError", PyExc_ValueError);
   nb::exception<lockstep::device_unavailable>(m, "DeviceUnavailable", PyExc_RuntimeError);
-  for (auto [name, doc] : {std::pair{"CudaError", "A CUDA error; the message starts with CUDA's error name (cudaErrorInvalidConfiguration, ...)."},
-                           std::pair{"LaunchError", "A launch refused before it ran: grid, block or shared memory outside the device's limits."},
-                           std::pair{"KernelError", "A kernel that failed while it ran: a device assert, a deadlock at a barrier, a bad warp mask."},
-                           std::pair{"ArgumentError", "Kernel arguments that do not match the kernel's parameters (count, type, range, device)."},
-                           std::pair{"ShapeError", "Shapes that do not broadcast, reshape or multiply; dims out of range."},
-                           std::pair{"DeviceUnavailable", "A device that cannot be used here: no NVIDIA driver, no such GPU, kernels not installed."}})
+  for (auto [name, doc] :
+       {std::pair{"CudaError", "A CUDA error; the message starts with CUDA's error name (cudaErrorInvalidConfiguration, ...)."},
+        std::pair{"LaunchError", "A launch refused before it ran: grid, block or shared memory outside the device's limits."},
+        std::pair{"KernelError",
+                  "A kernel that failed while it ran: a fault (a bad address, a stack overflow, __trap()), a device assert, a deadlock at a barrier, "
+                  "a bad warp mask, a time limit."},
+        std::pair{"ArgumentError", "Kernel arguments that do not match the kernel's parameters (count, type, range, device)."},
+        std::pair{"ShapeError", "Shapes that do not broadcast, reshape or multiply; dims out of range."},
+        std::pair{"DeviceUnavailable", "A device that cannot be used here: no NVIDIA driver, no such GPU, kernels not installed."}})
     m.attr(name).attr("__doc__") = doc;
-  static nb::object compile_error_type = nb::borrow(PyErr_NewExceptionWithDoc("lockstep._core.CompileError", "Source that did not compile; .log holds the compiler's messages.", PyExc_RuntimeError, nullptr));
+  static nb::object compile_error_type = nb::borrow(PyErr_NewExceptionWithDoc(
+      "lockstep._core.CompileError", "Source that did not compile; .log holds the compiler's messages.", PyExc_RuntimeError, nullptr));
   m.attr("CompileError") = compile_error_type;
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
@@ -238,6 +282,16 @@ NB_MODULE(_core, m) {
       nb::object error = compile_error_type(e.what());
       error.attr("log") = e.log();
       PyErr_SetObject(compile_error_type.ptr(), error.ptr());
+    }
+  });
+  // A launch that SIGINT stopped: lockstep's handler called Python's too, so
+  // Python's KeyboardInterrupt (or whatever its handler raises) comes here, as
+  // the launch returns; the next launch works.
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const lockstep::launch_interrupted& e) {
+      if (PyErr_CheckSignals() == 0 && !PyErr_Occurred()) PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     }
   });
 
@@ -255,22 +309,29 @@ NB_MODULE(_core, m) {
   });
   m.def("emulator_options", &emulator_options,
         "The emulator's options: a dict with workers (OS threads running blocks), order (\"forward\", \"reverse\" or \"random\": "
-        "the order a block's threads start and resume after a barrier), seed (for \"random\") and stack_kib.");
+        "the order a block's threads start and resume after a barrier), seed (for \"random\"), stack_kib, checks and timeout "
+        "(seconds a launch may run before it fails with cudaErrorLaunchTimeout; 0: no limit).");
   m.def("set_emulator_options", &set_emulator_options, "workers"_a = nb::none(), "order"_a = nb::none(), "seed"_a = nb::none(),
-        "stack_kib"_a = nb::none(), "checks"_a = nb::none(), "Change the emulator options that are given (not None); the others keep their values.");
+        "stack_kib"_a = nb::none(), "checks"_a = nb::none(), "timeout"_a = nb::none(),
+        "Change the emulator options that are given (not None); the others keep their values.");
   m.def("set_poison_new_tensors", &lockstep::set_poison_new_tensors, "on"_a,
         "Fill new tensors with 0xff bytes (NaN for floats), so that elements a kernel forgets to write stand out (for tests).");
 
   nb::class_<tensor>(m, "Tensor", "A strided tensor on a lockstep device (see lockstep.asarray).")
-      .def_prop_ro("shape", [](const tensor& t) { return as_tuple(t.shape()); }, "The extents, a tuple of ints.")
-      .def_prop_ro("strides", [](const tensor& t) { return as_tuple(t.strides()); }, "Strides in elements (not bytes, unlike NumPy's).")
-      .def_prop_ro("dtype", [](const tensor& t) { return lockstep::dtype_name(t.type()); },
-                   "The element type's name: uint8, int32, int64, float16, bfloat16, float32 or float64.")
-      .def_prop_ro("device", [](const tensor& t) { return t.where().str(); }, "\"cpu\" or \"cuda:N\".")
+      .def_prop_ro(
+          "shape", [](const tensor& t) { return as_tuple(t.shape()); }, "The extents, a tuple of ints.")
+      .def_prop_ro(
+          "strides", [](const tensor& t) { return as_tuple(t.strides()); }, "Strides in elements (not bytes, unlike NumPy's).")
+      .def_prop_ro(
+          "dtype", [](const tensor& t) { return lockstep::dtype_name(t.type()); },
+          "The element type's name: uint8, int32, int64, float16, bfloat16, float32 or float64.")
+      .def_prop_ro(
+          "device", [](const tensor& t) { return t.where().str(); }, "\"cpu\" or \"cuda:N\".")
       .def_prop_ro("ndim", &tensor::ndim, "The number of dimensions.")
       .def_prop_ro("size", &tensor::numel, "The number of elements.")
-      .def_prop_ro("data_ptr", [](const tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data()); },
-                   "The address of the first element (host or device memory), as an int.")
+      .def_prop_ro(
+          "data_ptr", [](const tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data()); },
+          "The address of the first element (host or device memory), as an int.")
       .def("is_contiguous", &tensor::is_contiguous, "Whether the elements lie row-major without gaps.")
       .def("permute", &tensor::permute, "dims"_a, "A view with the dimensions reordered.")
       .def("transpose", &tensor::transpose, "dim0"_a, "dim1"_a, "A view with two dimensions swapped.")
@@ -281,25 +342,36 @@ NB_MODULE(_core, m) {
       .def("expand", &tensor::expand, "shape"_a, "A view broadcast to shape (extents of 1 repeat with stride 0).")
       .def("contiguous", &tensor::contiguous, "This tensor if contiguous, else a packed copy.")
       .def("clone", &tensor::clone, "A packed copy.")
-      .def("to_device", [](const tensor& t, const std::string& d) {
-        const auto where = lockstep::device::parse(d);
-        nb::gil_scoped_release no_gil;
-        return t.to(where);
-      }, "device"_a, "A copy on the device (this tensor when it is already there); use .to().")
-      .def("to_dtype", [](const tensor& t, const std::string& d) { return t.to(lockstep::parse_dtype(d)); }, "dtype"_a,
-           "A copy converted to the dtype (this tensor when it has it); use .to().")
-      .def("numpy_view", [](const tensor& t) {
-        if (t.where().kind != lockstep::device::kind_t::cpu)
-          throw nb::type_error(("this tensor is on " + t.where().str() + "; copy it to the host with .to(\"cpu\") first").c_str());
-        return export_tensor<nb::numpy>(t);
-      }, "A NumPy array over this CPU tensor's memory (no copy); use .numpy().")
-      .def("__dlpack__", [](const tensor& t, nb::handle, nb::handle, nb::handle, nb::handle) { return export_tensor<>(t); },
-           "stream"_a = nb::none(), "max_version"_a = nb::none(), "dl_device"_a = nb::none(), "copy"_a = nb::none(),
-           "The tensor as a DLPack capsule (the array API's protocol; used by numpy/torch/cupy.from_dlpack).")
-      .def("__dlpack_device__", [](const tensor& t) {
-        const bool gpu = t.where().kind == lockstep::device::kind_t::cuda;
-        return nb::make_tuple(gpu ? nb::device::cuda::value : nb::device::cpu::value, gpu ? t.where().index : 0);
-      }, "(DLPack device type, device index): (1, 0) on the CPU, (2, N) on cuda:N.");
+      .def(
+          "to_device",
+          [](const tensor& t, const std::string& d) {
+            const auto where = lockstep::device::parse(d);
+            nb::gil_scoped_release no_gil;
+            return t.to(where);
+          },
+          "device"_a, "A copy on the device (this tensor when it is already there); use .to().")
+      .def(
+          "to_dtype", [](const tensor& t, const std::string& d) { return t.to(lockstep::parse_dtype(d)); }, "dtype"_a,
+          "A copy converted to the dtype (this tensor when it has it); use .to().")
+      .def(
+          "numpy_view",
+          [](const tensor& t) {
+            if (t.where().kind != lockstep::device::kind_t::cpu)
+              throw nb::type_error(("this tensor is on " + t.where().str() + "; copy it to the host with .to(\"cpu\") first").c_str());
+            return export_tensor<nb::numpy>(t);
+          },
+          "A NumPy array over this CPU tensor's memory (no copy); use .numpy().")
+      .def(
+          "__dlpack__", [](const tensor& t, nb::handle, nb::handle, nb::handle, nb::handle) { return export_tensor<>(t); }, "stream"_a = nb::none(),
+          "max_version"_a = nb::none(), "dl_device"_a = nb::none(), "copy"_a = nb::none(),
+          "The tensor as a DLPack capsule (the array API's protocol; used by numpy/torch/cupy.from_dlpack).")
+      .def(
+          "__dlpack_device__",
+          [](const tensor& t) {
+            const bool gpu = t.where().kind == lockstep::device::kind_t::cuda;
+            return nb::make_tuple(gpu ? nb::device::cuda::value : nb::device::cpu::value, gpu ? t.where().index : 0);
+          },
+          "(DLPack device type, device index): (1, 0) on the CPU, (2, N) on cuda:N.");
 
   m.def("from_dlpack", &from_dlpack, "array"_a, "A tensor over the array's memory (no copy).");
   m.def("empty", [](const std::vector<std::int64_t>& shape, const std::string& dtype, const std::string& d) {
@@ -329,6 +401,20 @@ NB_MODULE(_core, m) {
     nb::gil_scoped_release no_gil;
     return lockstep::matmul(a, b, algo);
   });
+  m.def("matmul_algos", &matmul_algos,
+        "Every matmul algo, simplest first, as a dict: name, family (\"simt\", \"tensor_core\" or \"reference\"), dtypes (the "
+        "input dtypes it takes), kernels (dtype -> kernel name in lockstep::kernels), batched_kernel, block, tile_m, tile_n, "
+        "tile_k_bytes, shared_bytes (dynamic), tensor_cores, gpu_only, arch (the GPUs it needs, or None) and lecture (the "
+        "lecture's own kernels). From the kernels' recipe tables (include/lockstep/kernels/matmul_recipes.h).");
+  m.def(
+      "auto_matmul_candidates", [](const std::string& dtype) { return lockstep::auto_matmul_candidates(lockstep::parse_dtype(dtype)); }, "dtype"_a,
+      "The algos matmul's \"auto\" considers for inputs of this dtype, in order: it runs the first the device runs.");
+  m.def(
+      "auto_matmul_algo",
+      [](const std::string& dtype, const std::string& d) {
+        return lockstep::auto_matmul_algo(lockstep::parse_dtype(dtype), lockstep::device::parse(d));
+      },
+      "dtype"_a, "device"_a, "The algo matmul's \"auto\" runs for inputs of this dtype on this device.");
   m.def("rgb_to_grayscale", [](const tensor& image, const std::string& launch) {
     nb::gil_scoped_release no_gil;
     return lockstep::rgb_to_grayscale(image, launch);
@@ -339,14 +425,20 @@ NB_MODULE(_core, m) {
   });
 
   nb::class_<lockstep::event>(m, "Event", "A marker in a device's default stream, for timing device work (like torch.cuda.Event).")
-      .def("__init__", [](lockstep::event* e, const std::string& d) { new (e) lockstep::event(lockstep::device::parse(d)); }, "device"_a)
-      .def("record", [](lockstep::event& e) { e.record(nullptr); }, "Mark the point after the work queued so far.")
-      .def("synchronize", [](lockstep::event& e) {
-        nb::gil_scoped_release no_gil;
-        e.synchronize();
-      }, "Wait until the device has reached this marker.")
-      .def("elapsed_ms", [](const lockstep::event& start, const lockstep::event& stop) { return lockstep::event::elapsed_ms(start, stop); },
-           "stop"_a, "Milliseconds of device time from this recorded event to `stop` (both reached).");
+      .def(
+          "__init__", [](lockstep::event* e, const std::string& d) { new (e) lockstep::event(lockstep::device::parse(d)); }, "device"_a)
+      .def(
+          "record", [](lockstep::event& e) { e.record(nullptr); }, "Mark the point after the work queued so far.")
+      .def(
+          "synchronize",
+          [](lockstep::event& e) {
+            nb::gil_scoped_release no_gil;
+            e.synchronize();
+          },
+          "Wait until the device has reached this marker.")
+      .def(
+          "elapsed_ms", [](const lockstep::event& start, const lockstep::event& stop) { return lockstep::event::elapsed_ms(start, stop); }, "stop"_a,
+          "Milliseconds of device time from this recorded event to `stop` (both reached).");
   nb::class_<lockstep::module>(m, "Module")
       .def_prop_ro("names", &lockstep::module::names)
       .def_prop_ro("device", [](const lockstep::module& mod) { return mod.where().str(); })
@@ -371,6 +463,8 @@ NB_MODULE(_core, m) {
         o.arch = arch;
         o.flags = std::move(flags);
         o.source_name = source_name;
+        // Kernels compiled inside `with lockstep.check():` are instrumented, as the library's ops then are.
+        o.checked = lockstep::emu::get_options().checks != 0;
         const auto where = lockstep::device::parse(d);
         nb::gil_scoped_release no_gil;
         return lockstep::compile(source, o, where);

@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "block_observer.h"
 #include "context.h"
+#include "dynamic_shared.h"
 #include "lockstep/emu/builtins.h"
 #include "lockstep/emu/options.h"
 #include "lockstep/emu/sync.h"
@@ -25,7 +27,6 @@
 namespace lockstep::emu {
 
 namespace check {
-class block_checker;
 class launch_session;
 }  // namespace check
 
@@ -37,7 +38,8 @@ struct launch_plan {
   std::size_t dynamic_shared_bytes;
   const std::string* kernel_name;
   options opts;
-  check::launch_session* check = nullptr;  // set in check mode
+  check::launch_session* check = nullptr;                        // set in check mode, with:
+  std::unique_ptr<block_observer> (*make_observer)() = nullptr;  // makes a runner's checker, at its first checked block
 };
 
 class block_runner {
@@ -55,10 +57,18 @@ class block_runner {
   std::uint64_t warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width, std::uintptr_t pc);
   [[noreturn]] void fail(const std::string& what) const;  // kernel_error naming this thread
   // Check mode: ends the running thread where it is, without unwinding it
-  // (a checker found an access that must not happen), and with it the block.
-  [[noreturn]] void abandon_running_thread();
-  std::string where() const;                              // "kernel k, block (..), thread (..)"
+  // (a checker found an access that must not happen), and with it the block,
+  // which fails with `why` (stop_running_thread, for the checker).
+  [[noreturn]] void abandon_running_thread(std::exception_ptr why);
+  std::string where() const;  // "kernel k, block (..), thread (..)"
   std::size_t stack_bytes() const { return stacks_.stack_bytes(); }
+  // For fault reports (fault_report.h): the stacks, the running fiber's, the dynamic shared buffer.
+  const stack_pool& stacks() const { return stacks_; }
+  const void* running_stack() const { return running_ ? running_->stack : nullptr; }
+  const dynamic_shared_buffer& dynamic_shared() const { return dynamic_shared_; }
+  // After a fault or an interrupt jumped out of the block (fault.h): its
+  // fibers are dropped without unwinding, as after any failed block.
+  void abandon_block();
 
  private:
   enum class state : std::uint8_t { not_started, running, at_barrier, at_warp, exited };
@@ -79,8 +89,8 @@ class block_runner {
     int lane_arg[32];
     fiber* waiter[32];
     std::uint64_t result[32];
-    std::uint32_t mask[32];   // as each lane passed it, for synccheck
-    std::uintptr_t pc[32];    // where each lane called
+    std::uint32_t mask[32];  // as each lane passed it, for synccheck
+    std::uintptr_t pc[32];   // where each lane called
   };
 
   static constexpr unsigned no_lane = 32;  // complete_warp called by no arriving lane
@@ -97,12 +107,9 @@ class block_runner {
   void order_threads(std::vector<unsigned>& ids);
   bool release_active_masks();
   std::string deadlock_report() const;
-  std::uint32_t lanes_in_warp(unsigned warp_index) const;
   // A misuse the GPU leaves undefined: in check mode a synccheck finding
   // that stops the block, else a kernel_error. `thread` (linear) at `pc`.
   [[noreturn]] void sync_failure(const std::string& what, unsigned thread, std::uintptr_t pc);
-  void check_barrier_round();
-  void check_warp_masks(const warp_round& r, unsigned warp_index);
 
   stack_pool stacks_;
   const launch_plan* plan_ = nullptr;
@@ -121,17 +128,17 @@ class block_runner {
   std::mt19937_64 rng_;
 
   std::vector<fiber*> barrier_waiters_;
-  int barrier_true_ = 0;       // predicates counted for the barrier in progress
-  int released_true_ = 0;      // result of the last released barrier
+  int barrier_true_ = 0;   // predicates counted for the barrier in progress
+  int released_true_ = 0;  // result of the last released barrier
   int released_arrived_ = 0;
 
   std::vector<warp_round> warps_;
   std::vector<std::uint32_t> exited_;  // per warp, lanes that have exited
-  std::vector<unsigned char> dynamic_shared_;
+  dynamic_shared_buffer dynamic_shared_;
 
-  std::unique_ptr<check::block_checker> checker_;  // made at the first checked block
-  check::block_checker* checking_ = nullptr;       // checker_ while a checked block runs
-  std::vector<std::uintptr_t> barrier_pc_;         // check mode: where each thread waits
+  std::unique_ptr<block_observer> observer_;  // made at the first checked block
+  block_observer* observing_ = nullptr;       // observer_ while a checked block runs
+  std::vector<std::uintptr_t> barrier_pc_;    // check mode: where each thread waits
 };
 
 }  // namespace lockstep::emu

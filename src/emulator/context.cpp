@@ -4,7 +4,6 @@
 #include <cstring>
 #include <stdexcept>
 
-
 namespace lockstep::emu {
 
 #if !defined(LOCKSTEP_UCONTEXT)
@@ -18,12 +17,12 @@ void make_context(context& ctx, void* stack_base, std::size_t stack_bytes, void 
   // address. After its `ret` the stack is 16-byte aligned, so the
   // trampoline's call enters `entry` with the ABI's alignment.
   auto* frame = reinterpret_cast<std::uint64_t*>(top - 56);
-  frame[0] = 0;                                          // r15
-  frame[1] = 0;                                          // r14
-  frame[2] = reinterpret_cast<std::uint64_t>(arg);       // r13
-  frame[3] = reinterpret_cast<std::uint64_t>(entry);     // r12
-  frame[4] = 0;                                          // rbx
-  frame[5] = 0;                                          // rbp
+  frame[0] = 0;                                       // r15
+  frame[1] = 0;                                       // r14
+  frame[2] = reinterpret_cast<std::uint64_t>(arg);    // r13
+  frame[3] = reinterpret_cast<std::uint64_t>(entry);  // r12
+  frame[4] = 0;                                       // rbx
+  frame[5] = 0;                                       // rbp
   frame[6] = reinterpret_cast<std::uint64_t>(&lockstep_context_start);
   ctx.sp = frame;
 }

@@ -12,11 +12,14 @@
 #include <vector>
 
 #include "block_runner.h"
+#include "check/block_checker.h"
 #include "check/launch_session.h"
+#include "fault.h"
+#include "fault_report.h"
 #include "kernel_info.h"
+#include "lockstep/emu/device_io.h"
 #include "lockstep/errors.h"
 #include "lockstep/launch.h"
-#include "lockstep/emu/device_io.h"
 
 namespace lockstep::emu {
 
@@ -28,10 +31,15 @@ class worker_pool {
  public:
   ~worker_pool() { resize(0, 0); }
 
-  void run(const launch_plan& plan, std::uint64_t blocks) {
+  void run(const launch_plan& plan, std::uint64_t blocks, const void* kernel) {
     const unsigned wanted = plan.opts.workers ? plan.opts.workers : std::max(1u, std::thread::hardware_concurrency());
     const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(wanted, blocks));
     if (workers > runners_.size() || plan.opts.stack_bytes != stack_bytes_) resize(workers, plan.opts.stack_bytes);
+    workers_[0].thread = pthread_self();
+    kernel_ = kernel;
+    for (unsigned i = 0; i < workers; ++i) workers_[i].interrupted = false;
+    fault::launch_watch watch(kernel, workers_.get(), workers, plan.opts.timeout_seconds);
+    watch_ = &watch;
     {
       std::lock_guard lock(mutex_);
       plan_ = &plan;
@@ -48,6 +56,13 @@ class worker_pool {
     std::unique_lock lock(mutex_);
     done_.wait(lock, [this] { return helpers_busy_ == 0; });
     plan_ = nullptr;
+    if (const fault::interrupt why = watch.reason(); why != fault::interrupt::none) {
+      std::vector<fault::record> stopped;
+      for (unsigned i = 0; i < workers; ++i)
+        if (workers_[i].interrupted) stopped.push_back(workers_[i].seen);
+      if (why == fault::interrupt::timeout) throw timeout_error(*plan.kernel_name, plan.opts.timeout_seconds, stopped);
+      throw interrupted_error(*plan.kernel_name, stopped);
+    }
     if (error_) std::rethrow_exception(error_);
   }
 
@@ -65,10 +80,15 @@ class worker_pool {
     stop_ = false;
     stack_bytes_ = stack_bytes;
     for (unsigned i = 0; i < workers; ++i) runners_.push_back(std::make_unique<block_runner>(stack_bytes));
-    for (unsigned i = 1; i < workers; ++i) threads_.emplace_back([this, i, g = generation_] { helper_loop(i, g); });
+    workers_ = std::make_unique<fault::worker[]>(workers);
+    for (unsigned i = 1; i < workers; ++i) {
+      threads_.emplace_back([this, i, g = generation_] { helper_loop(i, g); });
+      workers_[i].thread = threads_.back().native_handle();
+    }
   }
 
   void helper_loop(unsigned index, std::uint64_t seen) {
+    fault::prepare_thread();
     for (;;) {
       {
         std::unique_lock lock(mutex_);
@@ -84,8 +104,17 @@ class worker_pool {
   }
 
   void work(unsigned index) {
-    block_runner& runner = *runners_[index];
-    while (!failed_.load(std::memory_order_relaxed)) {
+    // A fault or an interrupt in a block jumps back here, past the block's
+    // frames (fault.h). The launch has failed then, so one landing per worker
+    // and launch is enough: no cost per block.
+    if (sigsetjmp(workers_[index].landing, 0)) return landed(*runners_[index], workers_[index]);
+    workers_[index].armed.store(1, std::memory_order_relaxed);
+    run_blocks(*runners_[index]);
+    workers_[index].armed.store(0, std::memory_order_relaxed);
+  }
+
+  void run_blocks(block_runner& runner) {
+    while (!failed_.load(std::memory_order_relaxed) && watch_->reason() == fault::interrupt::none) {
       const std::uint64_t b = next_block_.fetch_add(1, std::memory_order_relaxed);
       if (b >= blocks_) break;
       try {
@@ -98,10 +127,26 @@ class worker_pool {
     }
   }
 
+  // After the jump: the block's fibers are dropped unwound, and the launch fails.
+  void landed(block_runner& runner, fault::worker& me) {
+    fault::landed(me, current.block_idx, current.thread_idx);
+    std::exception_ptr fault;
+    if (!me.interrupted && !failed_.load())  // else the launch's error is another's already
+      fault = std::make_exception_ptr(fault_error(
+          me.seen, {*plan_->kernel_name, kernel_, runner.stacks(), runner.running_stack(), runner.dynamic_shared(), plan_->dynamic_shared_bytes}));
+    runner.abandon_block();
+    std::lock_guard lock(mutex_);
+    if (!error_) error_ = fault;
+    failed_ = true;
+  }
+
   std::mutex mutex_;
   std::condition_variable start_, done_;
   std::vector<std::thread> threads_;
   std::vector<std::unique_ptr<block_runner>> runners_;
+  std::unique_ptr<fault::worker[]> workers_;  // beside runners_, as the signal handlers see them
+  const fault::launch_watch* watch_ = nullptr;
+  const void* kernel_ = nullptr;
   std::size_t stack_bytes_ = 0;
   std::uint64_t generation_ = 0;
   unsigned launch_workers_ = 0;
@@ -118,14 +163,13 @@ class worker_pool {
 
 void launch_kernel(const void* kernel, const launch_config& config, void (*thunk)(const void*), const void* params) {
   if (current.block)
-    throw launch_error(cudaErrorInvalidConfiguration, "a kernel launched another kernel (" + current.block->where() +
-                                                          "); dynamic parallelism is not emulated");
+    throw launch_error(cudaErrorInvalidConfiguration,
+                       "a kernel launched another kernel (" + current.block->where() + "); dynamic parallelism is not emulated");
   const kernel_info& info = kernel_info_for(kernel);
   const launch_shape shape = detail::shape_of(config, info.static_shared_bytes, info.max_dynamic_shared_bytes);
   // Errors are thrown, not left in cudaGetLastError: the GPU path checks
   // before launching, so there the runtime never records them either.
-  if (auto problem = check_launch(h100_limits, shape, info.name))
-    throw launch_error(static_cast<cudaError_t>(problem->cuda_error), problem->message);
+  if (auto problem = check_launch(h100_limits, shape, info.name)) throw launch_error(static_cast<cudaError_t>(problem->cuda_error), problem->message);
   launch_plan plan{thunk, params, config.grid, config.block, config.shared_bytes, &info.name, get_options()};
   if ((plan.opts.checks & memory_checks) && !info.instrumented)
     throw launch_error(cudaErrorInvalidDeviceFunction,
@@ -138,16 +182,23 @@ void launch_kernel(const void* kernel, const launch_config& config, void (*thunk
   static worker_pool pool;
   std::lock_guard lock(launch_mutex);
   std::optional<check::launch_session> session;
-  if (plan.opts.checks) plan.check = &session.emplace(info, kernel, plan.opts.checks, config.grid, config.block);
+  if (plan.opts.checks) {
+    plan.check = &session.emplace(info, kernel, plan.opts.checks, config.grid, config.block);
+    plan.make_observer = []() -> std::unique_ptr<block_observer> { return std::make_unique<check::block_checker>(); };
+  }
   try {
     std::exception_ptr failure;
     try {
-      pool.run(plan, std::uint64_t(config.grid.x) * config.grid.y * config.grid.z);
+      pool.run(plan, std::uint64_t(config.grid.x) * config.grid.y * config.grid.z, kernel);
+    } catch (const launch_interrupted&) {
+      throw;  // not the kernel's failure: no findings, no sticky error
     } catch (...) {
       if (!session) throw;
       failure = std::current_exception();
     }
     if (session) session->finish(failure);  // throws the findings, or the failure itself
+  } catch (const launch_interrupted&) {
+    throw;
   } catch (const kernel_error& e) {
     set_last_error(e.code());  // as the GPU reports a failed kernel at the next runtime call
     throw;
@@ -161,13 +212,16 @@ int block_barrier(barrier_reduce reduce, int predicate) {
 }
 
 std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width) {
-  return in_kernel("a warp collective")
-      .block->warp(op, mask, value, lane_arg, width, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
+  return in_kernel("a warp collective").block->warp(op, mask, value, lane_arg, width, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
 
 void outside_kernel(const char* what) {
-  throw std::logic_error(std::string("lockstep emulator: ") + what +
-                         " was used outside a kernel; device built-ins only exist while a kernel runs");
+  throw std::logic_error(std::string("lockstep emulator: ") + what + " was used outside a kernel; device built-ins only exist while a kernel runs");
+}
+
+void device_trap(const char* file, unsigned line, const char* function) {
+  throw kernel_error(cudaErrorLaunchFailure, in_kernel("__trap()").block->where() + ": __trap() called at " + file + ":" + std::to_string(line) +
+                                                 " in " + function + "; on a GPU the launch fails with this error too");
 }
 
 void device_assert_failed(const char* expression, const char* file, unsigned line, const char* function) {
@@ -175,8 +229,8 @@ void device_assert_failed(const char* expression, const char* file, unsigned lin
     std::fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, expression);
     std::abort();
   }
-  throw kernel_error(cudaErrorAssert, current.block->where() + ": device assertion `" + expression + "` failed at " + file +
-                                          ":" + std::to_string(line) + " in " + function);
+  throw kernel_error(cudaErrorAssert, current.block->where() + ": device assertion `" + expression + "` failed at " + file + ":" +
+                                          std::to_string(line) + " in " + function);
 }
 
 }  // namespace lockstep::emu

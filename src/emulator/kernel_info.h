@@ -23,15 +23,15 @@ struct thread_local_symbol {
 };
 
 struct kernel_info {
-  std::string name = "?";                       // demangled, or "?" if unknown
+  std::string name = "?";  // demangled, or "?" if unknown
   std::size_t static_shared_bytes = 0;
   std::size_t max_dynamic_shared_bytes = 48 * 1024;  // raised by cudaFuncSetAttribute
 
   // For check mode.
-  std::string module_path;                       // the ELF file holding the kernel
+  std::string module_path;                         // the ELF file holding the kernel
   std::vector<thread_local_symbol> module_shared;  // every thread-local of that file, by offset
-  std::size_t module_tls_bytes = 0;              // its TLS block's size
-  bool instrumented = false;                     // the file holds code built for check mode
+  std::size_t module_tls_bytes = 0;                // its TLS block's size
+  bool instrumented = false;                       // the file holds code built for check mode
 };
 
 // Looked up once per kernel and cached; the reference stays valid.

@@ -18,6 +18,7 @@ options from_environment() {
   if (const char* order = std::getenv("LOCKSTEP_EMU_ORDER")) o.order = parse_thread_order(order, &o.seed);
   if (const char* kib = std::getenv("LOCKSTEP_EMU_STACK_KIB")) o.stack_bytes = std::strtoull(kib, nullptr, 10) * 1024;
   if (const char* checks = std::getenv("LOCKSTEP_CHECK")) o.checks = parse_checks(checks);
+  if (const char* seconds = std::getenv("LOCKSTEP_EMU_TIMEOUT")) o.timeout_seconds = std::strtod(seconds, nullptr);
   return o;
 }
 
@@ -40,15 +41,19 @@ options get_options() {
 void set_options(const options& o) {
   if (o.stack_bytes < 16 * 1024) throw std::invalid_argument("lockstep emulator: stack_bytes must be at least 16 KiB");
   if (o.checks & ~all_checks) throw std::invalid_argument("lockstep emulator: checks has bits other than lockstep::emu::check_tool's");
+  if (!(o.timeout_seconds >= 0)) throw std::invalid_argument("lockstep emulator: timeout must be 0 (no limit) or a positive number of seconds");
   std::lock_guard lock(options_mutex());
   current_options() = o;
 }
 
 const char* to_string(thread_order order) {
   switch (order) {
-    case thread_order::forward: return "forward";
-    case thread_order::reverse: return "reverse";
-    case thread_order::random: return "random";
+    case thread_order::forward:
+      return "forward";
+    case thread_order::reverse:
+      return "reverse";
+    case thread_order::random:
+      return "random";
   }
   return "?";
 }

@@ -44,8 +44,10 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
   if (bytes && (!dst || !src)) return record(cudaErrorInvalidValue);
   if (!bytes) return cudaSuccess;
   std::memmove(dst, src, bytes);
-  if (kind == cudaMemcpyHostToDevice) lockstep::emu::check::mark_written(dst, bytes);
-  else if (kind != cudaMemcpyDeviceToHost) lockstep::emu::check::copy_written(dst, src, bytes);  // initcheck's record follows the bytes
+  if (kind == cudaMemcpyHostToDevice)
+    lockstep::emu::check::mark_written(dst, bytes);
+  else if (kind != cudaMemcpyDeviceToHost)
+    lockstep::emu::check::copy_written(dst, src, bytes);  // initcheck's record follows the bytes
   return cudaSuccess;
 }
 
@@ -70,7 +72,8 @@ cudaError_t cudaPeekAtLastError() { return lockstep::emu::last_error; }
 const char* cudaGetErrorName(cudaError_t error) {
   switch (error) {
 #define LOCKSTEP_CUDA_ERROR_NAME(name, value, text) \
-  case name: return #name;
+  case name:                                        \
+    return #name;
     LOCKSTEP_CUDA_ERRORS(LOCKSTEP_CUDA_ERROR_NAME)
 #undef LOCKSTEP_CUDA_ERROR_NAME
   }
@@ -80,7 +83,8 @@ const char* cudaGetErrorName(cudaError_t error) {
 const char* cudaGetErrorString(cudaError_t error) {
   switch (error) {
 #define LOCKSTEP_CUDA_ERROR_TEXT(name, value, text) \
-  case name: return text;
+  case name:                                        \
+    return text;
     LOCKSTEP_CUDA_ERRORS(LOCKSTEP_CUDA_ERROR_TEXT)
 #undef LOCKSTEP_CUDA_ERROR_TEXT
   }

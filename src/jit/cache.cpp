@@ -24,47 +24,14 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "toolchain/hash.h"
+
 namespace lockstep::jit {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::uint64_t rotate_left(std::uint64_t x, int bits) { return (x << bits) | (x >> (64 - bits)); }
-
-// MurmurHash3's finalizer: every input bit affects every output bit.
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
-
-// Little-endian whatever the machine, so that hashes (file names) are the
-// same everywhere.
-std::uint64_t load_little_endian(const unsigned char* bytes, std::size_t count) {
-  std::uint64_t word = 0;
-  for (std::size_t i = count; i-- > 0;) word = (word << 8) | bytes[i];
-  return word;
-}
-
-std::uint64_t hash64(std::string_view text, std::uint64_t seed) {
-  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
-  std::uint64_t state = seed ^ mix(text.size() + seed);
-  for (std::size_t at = 0; at < text.size(); at += 8) {
-    const std::size_t count = std::min<std::size_t>(8, text.size() - at);
-    state = rotate_left(state ^ mix(load_little_endian(bytes + at, count) + seed), 27) * 0x9e3779b97f4a7c15ULL + 0x52dce729;
-  }
-  return mix(state);
-}
-
-std::string hex64(std::uint64_t value) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string text(16, '0');
-  for (int i = 15; i >= 0; --i, value >>= 4) text[i] = digits[value & 15];
-  return text;
-}
+using toolchain::hash_hex;
+using toolchain::hex64;
 
 // Unpredictable across processes, unlike a counter, so that two machines
 // sharing a cache directory never pick the same new name.
@@ -138,8 +105,8 @@ struct entry_metadata {
 
 // The key goes last, after its length, as it may hold any bytes.
 std::string to_text(const entry_metadata& entry) {
-  return std::string(metadata_header) + "artifact " + entry.artifact_name + "\nsize " + std::to_string(entry.size) +
-         "\nchecksum " + entry.checksum + "\nkey " + std::to_string(entry.key.size()) + "\n" + entry.key;
+  return std::string(metadata_header) + "artifact " + entry.artifact_name + "\nsize " + std::to_string(entry.size) + "\nchecksum " + entry.checksum +
+         "\nkey " + std::to_string(entry.key.size()) + "\n" + entry.key;
 }
 
 // The value of the line "<name> <value>\n" at the start of `text`, which
@@ -167,8 +134,8 @@ std::optional<entry_metadata> parse_metadata(std::string_view text) {
   const auto checksum = take_field(text, "checksum");
   const auto key_size = parse_count(take_field(text, "key"));
   // Garbage could name a file outside the cache directory.
-  if (!artifact_name || artifact_name->empty() || artifact_name->find('/') != std::string::npos || *artifact_name == "." ||
-      *artifact_name == ".." || !size || !checksum || !key_size || *key_size != text.size())
+  if (!artifact_name || artifact_name->empty() || artifact_name->find('/') != std::string::npos || *artifact_name == "." || *artifact_name == ".." ||
+      !size || !checksum || !key_size || *key_size != text.size())
     return std::nullopt;
   return entry_metadata{*artifact_name, *size, *checksum, std::string(text)};
 }
@@ -200,10 +167,6 @@ void remove_entry_files(const fs::path& directory, const std::string& hash) {
 
 }  // namespace
 
-std::string hash_hex(std::string_view bytes) {
-  return hex64(hash64(bytes, 0x243f6a8885a308d3ULL)) + hex64(hash64(bytes, 0x13198a2e03707344ULL));
-}
-
 fs::path cache_directory() {
   fs::path directory;
   if (const std::string configured = environment("LOCKSTEP_CACHE_DIR"); !configured.empty())
@@ -219,13 +182,11 @@ fs::path cache_directory() {
   fs::create_directories(directory, error);
   if (error || !fs::is_directory(directory))
     throw std::runtime_error("cannot create lockstep's kernel cache directory " + directory.string() +
-                             (error ? ": " + error.message() : ": not a directory") +
-                             "; set LOCKSTEP_CACHE_DIR to a writable directory");
+                             (error ? ": " + error.message() : ": not a directory") + "; set LOCKSTEP_CACHE_DIR to a writable directory");
   return directory;
 }
 
-cached_artifact cache_lookup_or_build(const std::string& key, const std::string& extension,
-                                      const std::function<void(const fs::path&)>& build) {
+cached_artifact cache_lookup_or_build(const std::string& key, const std::string& extension, const std::function<void(const fs::path&)>& build) {
   const fs::path directory = cache_directory();
   const std::string hash = hash_hex(key);
   const fs::path metadata_path = directory / (hash + ".meta");

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <functional>
 #include <string>
-#include <string_view>
 
 namespace lockstep::jit {
 
@@ -26,9 +25,5 @@ struct cached_artifact {
 // build leaves no entry and propagates.
 cached_artifact cache_lookup_or_build(const std::string& key, const std::string& extension,
                                       const std::function<void(const std::filesystem::path&)>& build);
-
-// A 128-bit hash (two independent 64-bit halves) as 32 lowercase hex digits;
-// stable across runs and machines, as file names in the cache depend on it.
-std::string hash_hex(std::string_view bytes);
 
 }  // namespace lockstep::jit

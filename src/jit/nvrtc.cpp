@@ -21,8 +21,8 @@ using nvrtcProgram = struct nvrtc_program_st*;
 struct nvrtc_api {
   const char* (*nvrtcGetErrorString)(nvrtcResult result);
   nvrtcResult (*nvrtcVersion)(int* major, int* minor);
-  nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram* program, const char* source, const char* name, int header_count,
-                                    const char* const* headers, const char* const* include_names);
+  nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram* program, const char* source, const char* name, int header_count, const char* const* headers,
+                                    const char* const* include_names);
   nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram* program);
   nvrtcResult (*nvrtcAddNameExpression)(nvrtcProgram program, const char* name_expression);
   nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram program, int option_count, const char* const* options);
@@ -72,10 +72,9 @@ loaded_nvrtc load_nvrtc() {
   std::string attempts;
   void* library = cu::open_first_library(library_candidates(), attempts);
   if (!library) {
-    nvrtc.unavailable_reason =
-        "NVRTC, CUDA's run-time compiler, is needed to compile kernels for a GPU but could not be loaded (" + attempts +
-        "). Install the CUDA toolkit's NVRTC (the toolkit, or `pip install nvidia-cuda-nvrtc-cu12`), or set "
-        "LOCKSTEP_NVRTC to the path of libnvrtc.so.";
+    nvrtc.unavailable_reason = "NVRTC, CUDA's run-time compiler, is needed to compile kernels for a GPU but could not be loaded (" + attempts +
+                               "). Install the CUDA toolkit's NVRTC (the toolkit, or `pip install nvidia-cuda-nvrtc-cu12`), or set "
+                               "LOCKSTEP_NVRTC to the path of libnvrtc.so.";
   } else if (std::string missing = resolve_entry_points(library, nvrtc.api); !missing.empty()) {
     nvrtc.unavailable_reason = "the NVRTC library that was loaded lacks " + missing +
                                " (CUDA 11.1 or newer is needed); install a newer one or set LOCKSTEP_NVRTC to its path.";
@@ -97,19 +96,16 @@ using program_ptr = std::unique_ptr<nvrtc_program_st, program_deleter>;
 
 }  // namespace
 
-nvrtc_output compile_with_nvrtc(const std::string& source_text, const std::string& source_name,
-                                const std::vector<std::string>& options,
+nvrtc_output compile_with_nvrtc(const std::string& source_text, const std::string& source_name, const std::vector<std::string>& options,
                                 const std::vector<std::string>& name_expressions) {
   const nvrtc_api& api = nvrtc();
   const std::string failure = "NVRTC could not compile " + source_name;
   auto fail_unless = [&](nvrtcResult result, const char* step, const std::string& log) {
-    if (result != NVRTC_SUCCESS)
-      throw compile_error(failure + " (" + step + ": " + api.nvrtcGetErrorString(result) + ")", log);
+    if (result != NVRTC_SUCCESS) throw compile_error(failure + " (" + step + ": " + api.nvrtcGetErrorString(result) + ")", log);
   };
 
   nvrtcProgram raw = nullptr;
-  fail_unless(api.nvrtcCreateProgram(&raw, source_text.c_str(), source_name.c_str(), 0, nullptr, nullptr),
-              "nvrtcCreateProgram", "");
+  fail_unless(api.nvrtcCreateProgram(&raw, source_text.c_str(), source_name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram", "");
   const program_ptr program(raw);
   for (const std::string& expression : name_expressions)
     fail_unless(api.nvrtcAddNameExpression(raw, expression.c_str()), "nvrtcAddNameExpression", "");
@@ -130,8 +126,7 @@ nvrtc_output compile_with_nvrtc(const std::string& source_text, const std::strin
   std::size_t cubin_bytes = 0;
   fail_unless(api.nvrtcGetCUBINSize(raw, &cubin_bytes), "nvrtcGetCUBINSize", output.log);
   if (cubin_bytes == 0)  // NVRTC made PTX only: a virtual architecture was asked for
-    throw compile_error(failure + ": NVRTC produced no CUBIN; pass a real GPU architecture such as -arch=sm_90, not compute_90",
-                        output.log);
+    throw compile_error(failure + ": NVRTC produced no CUBIN; pass a real GPU architecture such as -arch=sm_90, not compute_90", output.log);
   output.cubin.resize(cubin_bytes);
   fail_unless(api.nvrtcGetCUBIN(raw, output.cubin.data()), "nvrtcGetCUBIN", output.log);
 

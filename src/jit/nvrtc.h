@@ -21,8 +21,7 @@ struct nvrtc_output {
 // Each name expression ("saxpy", "k<16>", "ns::k") is instantiated and its
 // lowered name returned. Throws compile_error with NVRTC's log, or
 // device_unavailable when NVRTC cannot be loaded.
-nvrtc_output compile_with_nvrtc(const std::string& source_text, const std::string& source_name,
-                                const std::vector<std::string>& options,
+nvrtc_output compile_with_nvrtc(const std::string& source_text, const std::string& source_name, const std::vector<std::string>& options,
                                 const std::vector<std::string>& name_expressions);
 
 // "13.0": the loaded NVRTC's version, for cache keys. Throws device_unavailable.

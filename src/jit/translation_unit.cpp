@@ -1,119 +1,85 @@
 #include "translation_unit.h"
 
-#include <cctype>
+#include <algorithm>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
-#include "emulator/host_source.h"
+#include "emulator/host_source/host_source.h"
+#include "toolchain/lexer.h"
 
 namespace lockstep::jit {
 namespace {
 
-struct token {
-  enum kind_t { identifier, punct, literal } kind;
-  std::string text;
-};
+using toolchain::token;
+using toolchain::token_kind;
 
-// Identifiers, punctuation and literals, skipping comments and preprocessor
-// lines: enough structure to find kernel definitions and their namespaces.
-std::vector<token> tokenize(const std::string& s) {
-  std::vector<token> out;
-  bool line_start = true;
-  for (std::size_t i = 0; i < s.size();) {
-    const char c = s[i];
-    if (c == '\n') {
-      line_start = true;
-      ++i;
-    } else if (std::isspace(static_cast<unsigned char>(c))) {
-      ++i;
-    } else if (line_start && c == '#') {  // a directive, with its continuation lines
-      while (i < s.size() && s[i] != '\n') i += (s[i] == '\\' && i + 1 < s.size()) ? 2 : 1;
-    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
-      while (i < s.size() && s[i] != '\n') ++i;
-    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
-      const std::size_t end = s.find("*/", i + 2);
-      i = end == std::string::npos ? s.size() : end + 2;
-    } else if (c == '"' || c == '\'') {
-      std::size_t j = i + 1;
-      while (j < s.size() && s[j] != c) j += s[j] == '\\' ? 2 : 1;
-      out.push_back({token::literal, s.substr(i, j + 1 - i)});
-      i = j + 1;
-      line_start = false;
-    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      std::size_t j = i;
-      while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
-      out.push_back({token::identifier, s.substr(i, j - i)});
-      i = j;
-      line_start = false;
-    } else {
-      out.push_back({token::punct, std::string(1, c)});
-      ++i;
-      line_start = false;
-    }
-  }
-  return out;
+// Attributes written like calls, whose parentheses hold no kernel name.
+bool is_attribute(std::string_view word) {
+  return word == "__launch_bounds__" || word == "__align__" || word == "alignas" || word == "__attribute__" || word == "__declspec" ||
+         word == "__maxnreg__" || word == "__cluster_dims__";
 }
 
-bool is(const token& t, const char* text) { return t.text == text; }
+// The namespace a `{` at tokens[open] opens: its name ("a::b" for `namespace
+// a::b {`, "" for an anonymous one or an `extern "C" {` block, which add no
+// qualifier), or nullopt when it opens something else (a class, a function
+// body), inside which no kernel can be defined.
+std::optional<std::string> namespace_opened(const std::vector<token>& tokens, std::size_t open) {
+  if (open >= 2 && tokens[open - 2].is("extern") && tokens[open - 1].kind == token_kind::string_literal) return "";
+  std::string name;
+  std::size_t at = open;
+  // Walk back over `a :: inline b` to the keyword.
+  while (at > 0 && tokens[at - 1].kind == token_kind::identifier && !tokens[at - 1].is("namespace")) {
+    if (!tokens[at - 1].is("inline")) name = std::string(tokens[at - 1].text) + (name.empty() ? "" : "::" + name);
+    --at;
+    if (at > 0 && tokens[at - 1].is("::"))
+      --at;
+    else
+      break;
+  }
+  if (at > 0 && tokens[at - 1].is("namespace")) return name;
+  return std::nullopt;
+}
 
 }  // namespace
 
 std::vector<std::string> discover_kernel_names(const std::string& source) {
-  const std::vector<token> tokens = tokenize(source);
-  // Each open brace: the namespace it opens ("" for anonymous or extern "C"
-  // blocks, which add no qualifier), or nothing when it opens a class or a
-  // function body, inside which no kernel can be defined.
-  struct scope {
-    bool is_namespace;
-    std::string name;
-  };
-  std::vector<scope> scopes;
+  const std::vector<token> tokens = toolchain::code_tokens(source);
+  // Each open brace: the namespace it opens, or nullopt for any other scope.
+  std::vector<std::optional<std::string>> scopes;
   std::vector<std::string> names;
   std::size_t statement_start = 0;  // first token of the current declaration
-  auto in_namespace_scope = [&] {
-    for (const scope& s : scopes)
-      if (!s.is_namespace) return false;
-    return true;
-  };
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
+  auto in_namespace_scope = [&] { return std::all_of(scopes.begin(), scopes.end(), [](const auto& s) { return s.has_value(); }); };
+  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
     const token& t = tokens[i];
-    if (is(t, "{")) {
-      scope s{false, ""};
-      if (i >= 2 && is(tokens[i - 2], "namespace") && tokens[i - 1].kind == token::identifier) s = {true, tokens[i - 1].text};
-      else if (i >= 1 && is(tokens[i - 1], "namespace")) s = {true, ""};
-      else if (i >= 2 && is(tokens[i - 2], "extern") && tokens[i - 1].kind == token::literal) s = {true, ""};
-      scopes.push_back(s);
+    if (t.is("{")) {
+      scopes.push_back(namespace_opened(tokens, i));
       statement_start = i + 1;
-    } else if (is(t, "}")) {
+    } else if (t.is("}")) {
       if (!scopes.empty()) scopes.pop_back();
       statement_start = i + 1;
-    } else if (is(t, ";")) {
+    } else if (t.is(";")) {
       statement_start = i + 1;
-    } else if (is(t, "__global__") && in_namespace_scope()) {
+    } else if (t.is("__global__") && in_namespace_scope()) {
       bool is_template = false;
-      for (std::size_t j = statement_start; j < i; ++j) is_template |= is(tokens[j], "template");
+      for (std::size_t j = statement_start; j < i; ++j) is_template |= tokens[j].is("template");
       if (is_template) continue;
       // The name is the identifier before the first '(' that does not open an
       // attribute such as __launch_bounds__(256).
-      for (std::size_t j = i + 1; j < tokens.size(); ++j) {
-        if (is(tokens[j], ";") || is(tokens[j], "{")) break;
-        if (!is(tokens[j], "(") || tokens[j - 1].kind != token::identifier) continue;
-        const std::string& candidate = tokens[j - 1].text;
-        if (candidate == "__launch_bounds__" || candidate == "__align__" || candidate == "alignas" || candidate == "__attribute__" ||
-            candidate == "__declspec") {
-          int depth = 0;  // skip the attribute's parentheses
-          for (; j < tokens.size(); ++j) {
-            depth += is(tokens[j], "(") - is(tokens[j], ")");
-            if (depth == 0) break;
-          }
+      toolchain::token_cursor cursor(tokens, i + 1);
+      while (!cursor.at_end() && !cursor.peek().is(";") && !cursor.peek().is("{")) {
+        const token& candidate = cursor.next();
+        if (candidate.kind != token_kind::identifier || !cursor.peek().is("(")) continue;
+        if (is_attribute(candidate.text)) {
+          cursor.skip_balanced();
           continue;
         }
         std::string qualified;
-        for (const scope& s : scopes)
-          if (!s.name.empty()) qualified += s.name + "::";
-        qualified += candidate;
-        bool seen = false;
-        for (const auto& n : names) seen |= n == qualified;
-        if (!seen) names.push_back(qualified);  // a declaration and its definition name one kernel
+        for (const auto& s : scopes)
+          if (!s->empty()) qualified += *s + "::";
+        qualified += candidate.text;
+        if (std::find(names.begin(), names.end(), qualified) == names.end())
+          names.push_back(qualified);  // a declaration and its definition name one kernel
         break;
       }
     }
@@ -121,8 +87,8 @@ std::vector<std::string> discover_kernel_names(const std::string& source) {
   return names;
 }
 
-std::string assemble_translation_unit(const std::string& source, const std::string& source_name,
-                                      const std::vector<std::string>& kernel_names, compile_target target) {
+std::string assemble_translation_unit(const std::string& source, const std::string& source_name, const std::vector<std::string>& kernel_names,
+                                      compile_target target) {
   std::ostringstream tu;
   tu << "#include \"lockstep/cuda.h\"\n#include \"lockstep/jit/kernel_table.h\"\n";
   tu << "#line 1 \"" << source_name << "\"\n";
@@ -133,14 +99,14 @@ std::string assemble_translation_unit(const std::string& source, const std::stri
   // are host data the kernel table points at.
   const char* storage = target == compile_target::nvrtc ? "__device__ " : "";
   for (std::size_t i = 0; i < kernel_names.size(); ++i)
-    tu << "extern \"C\" " << storage << "const ::lockstep::jit::signature lockstep_signature_" << i
-       << " = ::lockstep::jit::signature_of<decltype(" << kernel_names[i] << ")>::value;\n";
+    tu << "extern \"C\" " << storage << "const ::lockstep::jit::signature lockstep_signature_" << i << " = ::lockstep::jit::signature_of<decltype("
+       << kernel_names[i] << ")>::value;\n";
   if (target != compile_target::nvrtc) {
     tu << "extern \"C\" const ::lockstep::jit::kernel_entry lockstep_kernel_table[] = {\n";
     for (std::size_t i = 0; i < kernel_names.size(); ++i) {
       const std::string& n = kernel_names[i];
-      tu << "  {\"" << n << "\", &lockstep_signature_" << i << ", &::lockstep::jit::launcher<&" << n
-         << ">, reinterpret_cast<const void*>(&" << n << "), &::lockstep::jit::max_dynamic_shared_setter<&" << n << ">},\n";
+      tu << "  {\"" << n << "\", &lockstep_signature_" << i << ", &::lockstep::jit::launcher<&" << n << ">, reinterpret_cast<const void*>(&" << n
+         << "), &::lockstep::jit::max_dynamic_shared_setter<&" << n << ">},\n";
     }
     tu << "  {nullptr, nullptr, nullptr, nullptr, nullptr}};\n";
     tu << "extern \"C\" const unsigned lockstep_kernel_count = " << kernel_names.size() << ";\n";

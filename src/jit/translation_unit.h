@@ -20,7 +20,7 @@ enum class compile_target {
 // must be named explicitly ("k<16>"), as no instance exists until named.
 std::vector<std::string> discover_kernel_names(const std::string& source);
 
-std::string assemble_translation_unit(const std::string& source, const std::string& source_name,
-                                      const std::vector<std::string>& kernel_names, compile_target target);
+std::string assemble_translation_unit(const std::string& source, const std::string& source_name, const std::vector<std::string>& kernel_names,
+                                      compile_target target);
 
 }  // namespace lockstep::jit

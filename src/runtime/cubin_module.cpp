@@ -20,7 +20,12 @@ using namespace cu;
 // header is not one this knows; for messages only.
 std::string cubin_arch(const std::string& cubin) {
   constexpr std::size_t abi_version_at = 8, flags_at = 48;  // e_ident[EI_ABIVERSION], ELF64 e_flags
-  if (cubin.size() < flags_at + 4 || cubin.compare(0, 4, "\x7f" "ELF") != 0 || cubin[4] != 2 /* ELFCLASS64 */) return "";
+  if (cubin.size() < flags_at + 4 ||
+      cubin.compare(0, 4,
+                    "\x7f"
+                    "ELF") != 0 ||
+      cubin[4] != 2 /* ELFCLASS64 */)
+    return "";
   std::uint32_t flags = 0;
   std::memcpy(&flags, cubin.data() + flags_at, sizeof flags);
   // CUDA 13's ELF ABI (version 8) keeps the SM in bits 8-15 of e_flags, the
@@ -35,13 +40,14 @@ class cubin_module final : public module_impl {
                const std::vector<std::string>& lowered_names)
       : api_(driver()), backend_(backend), limits_(backend.limits()), image_{api_, backend_}, kernels_(names.size()) {
     if (lowered_names.size() != names.size())
-      throw std::invalid_argument("load_cubin_module: " + std::to_string(names.size()) + " names but " +
-                                  std::to_string(lowered_names.size()) + " lowered names");
+      throw std::invalid_argument("load_cubin_module: " + std::to_string(names.size()) + " names but " + std::to_string(lowered_names.size()) +
+                                  " lowered names");
     backend_.make_current();
     const std::string module_arch = cubin_arch(cubin);
     check(api_.cuModuleLoadData(&image_.module, cubin.data()),
-          ("loading a module compiled for " + (module_arch.empty() ? "an unknown architecture" : module_arch) + " on " +
-           backend_.name() + " (" + backend_.arch() + ")").c_str());
+          ("loading a module compiled for " + (module_arch.empty() ? "an unknown architecture" : module_arch) + " on " + backend_.name() + " (" +
+           backend_.arch() + ")")
+              .c_str());
     for (std::size_t i = 0; i < names.size(); ++i) find_kernel(kernels_[i], i, names[i], lowered_names[i]);
   }
 
@@ -57,9 +63,9 @@ class cubin_module final : public module_impl {
     if (auto problem = check_launch(limits_, shape_of(config, k.static_shared_bytes, max_dynamic_shared), k.name))
       throw launch_error(static_cast<cudaError_t>(problem->cuda_error), problem->message);
     // check_launch has bounded shared_bytes by the device's opt-in limit, so it fits an unsigned.
-    const CUresult launched = api_.cuLaunchKernel(k.function, config.grid.x, config.grid.y, config.grid.z, config.block.x,
-                                                  config.block.y, config.block.z, static_cast<unsigned>(config.shared_bytes),
-                                                  config.stream, const_cast<void**>(args), nullptr);
+    const CUresult launched =
+        api_.cuLaunchKernel(k.function, config.grid.x, config.grid.y, config.grid.z, config.block.x, config.block.y, config.block.z,
+                            static_cast<unsigned>(config.shared_bytes), config.stream, const_cast<void**>(args), nullptr);
     if (launched != CUDA_SUCCESS) throw_launch_error(launched, "launch of kernel '" + k.name + "'");
   }
 
@@ -107,8 +113,8 @@ class cubin_module final : public module_impl {
     check(api_.cuModuleGetGlobal(&address, &bytes, image_.module, symbol.c_str()),
           ("finding " + symbol + ", the parameter types of kernel '" + name + "', in the module").c_str());
     if (bytes != sizeof k.params)
-      throw std::runtime_error(symbol + " has " + std::to_string(bytes) + " bytes where lockstep expects " +
-                               std::to_string(sizeof k.params) + ": the module was built with another lockstep's kernel_table.h");
+      throw std::runtime_error(symbol + " has " + std::to_string(bytes) + " bytes where lockstep expects " + std::to_string(sizeof k.params) +
+                               ": the module was built with another lockstep's kernel_table.h");
     check(api_.cuMemcpyDtoH(&k.params, address, sizeof k.params), ("reading " + symbol).c_str());
     if (k.params.count > jit::max_params)
       throw std::runtime_error(symbol + " says kernel '" + name + "' has " + std::to_string(k.params.count) +
@@ -132,8 +138,7 @@ class cubin_module final : public module_impl {
 
 std::shared_ptr<module_impl> load_cubin_module(const device& d, const std::string& cubin, const std::vector<std::string>& names,
                                                const std::vector<std::string>& lowered_names) {
-  if (d.kind != device::kind_t::cuda)
-    throw std::invalid_argument("a CUBIN runs on a GPU; it cannot be loaded on the " + d.str() + " device");
+  if (d.kind != device::kind_t::cuda) throw std::invalid_argument("a CUBIN runs on a GPU; it cannot be loaded on the " + d.str() + " device");
   return std::make_shared<cubin_module>(backend_for(d), cubin, names, lowered_names);
 }
 

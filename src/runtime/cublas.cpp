@@ -1,27 +1,29 @@
-#include "cublas.h"
-
+// cuBLAS, loaded at run time like the driver: the GPU matmul references
+// (lockstep/cuda_libraries.h).
 #include <cstdlib>
-#include <mutex>
+#include <stdexcept>
 
+#include "backend.h"
 #include "cuda_driver.h"
+#include "lockstep/cuda_libraries.h"
 #include "lockstep/errors.h"
 
-namespace lockstep::detail {
+namespace lockstep {
 namespace {
 
 // The few cuBLAS declarations used here (values from cublas_api.h, CUDA 13).
 using cublas_handle = struct cublas_context*;
 using cublas_status = int;
 constexpr int cublas_op_n = 0, cublas_op_t = 1;
-constexpr int cuda_r_32f = 0, cuda_r_16bf = 14;                              // cudaDataType
+constexpr int cuda_r_32f = 0, cuda_r_16bf = 14;                            // cudaDataType
 constexpr int cublas_compute_32f = 68, cublas_compute_32f_fast_tf32 = 77;  // cublasComputeType_t
 constexpr int cublas_gemm_default = -1;
 using create_fn = cublas_status (*)(cublas_handle*);
 using set_stream_fn = cublas_status (*)(cublas_handle, void*);
-using sgemm_fn = cublas_status (*)(cublas_handle, int, int, int, int, int, const float*, const float*, int, const float*, int,
-                                   const float*, float*, int);
-using gemm_ex_fn = cublas_status (*)(cublas_handle, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
-                                     const void*, void*, int, int, int, int);
+using sgemm_fn = cublas_status (*)(cublas_handle, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*, float*,
+                                   int);
+using gemm_ex_fn = cublas_status (*)(cublas_handle, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int, const void*,
+                                     void*, int, int, int, int);
 
 struct loaded_cublas {
   create_fn create = nullptr;
@@ -38,15 +40,15 @@ const loaded_cublas& cublas() {
     if (const char* home = std::getenv("CUDA_HOME"); home && *home) candidates.push_back(std::string(home) + "/lib64/libcublas.so");
     candidates.push_back("/usr/local/cuda/lib64/libcublas.so");
     std::string attempts, missing;
-    void* library = cu::open_first_library(candidates, attempts);
+    void* library = detail::cu::open_first_library(candidates, attempts);
     if (!library) {
       l.unavailable_reason = "cuBLAS could not be loaded (" + attempts + "); install the CUDA toolkit's cuBLAS (or `pip install nvidia-cublas-cu12`)";
       return l;
     }
-    l.create = reinterpret_cast<create_fn>(cu::find_symbol(library, {"cublasCreate_v2"}, missing));
-    l.set_stream = reinterpret_cast<set_stream_fn>(cu::find_symbol(library, {"cublasSetStream_v2"}, missing));
-    l.sgemm = reinterpret_cast<sgemm_fn>(cu::find_symbol(library, {"cublasSgemm_v2"}, missing));
-    l.gemm_ex = reinterpret_cast<gemm_ex_fn>(cu::find_symbol(library, {"cublasGemmEx"}, missing));
+    l.create = reinterpret_cast<create_fn>(detail::cu::find_symbol(library, {"cublasCreate_v2"}, missing));
+    l.set_stream = reinterpret_cast<set_stream_fn>(detail::cu::find_symbol(library, {"cublasSetStream_v2"}, missing));
+    l.sgemm = reinterpret_cast<sgemm_fn>(detail::cu::find_symbol(library, {"cublasSgemm_v2"}, missing));
+    l.gemm_ex = reinterpret_cast<gemm_ex_fn>(detail::cu::find_symbol(library, {"cublasGemmEx"}, missing));
     if (!missing.empty()) l.unavailable_reason = "the cuBLAS library that was loaded lacks " + missing;
     return l;
   }();
@@ -65,10 +67,12 @@ void check_status(cublas_status s, const char* what) {
 }
 
 // One handle per thread (cuBLAS handles are not for concurrent use), made in
-// the context current on that thread the first time, bound to `stream`.
-cublas_handle handle_on(void* stream) {
+// the context of `d` (current from here on) the first time, bound to `stream`.
+cublas_handle handle_on(const device& d, void* stream) {
+  if (d.kind != device::kind_t::cuda) throw std::invalid_argument("cuBLAS runs on cuda devices, not on " + d.str());
   const loaded_cublas& api = cublas();
   if (!api.unavailable_reason.empty()) throw device_unavailable(api.unavailable_reason);
+  detail::backend_for(d).make_current();
   thread_local cublas_handle handle = nullptr;
   if (!handle) check_status(api.create(&handle), "cublasCreate");
   check_status(api.set_stream(handle, stream), "cublasSetStream");
@@ -77,8 +81,8 @@ cublas_handle handle_on(void* stream) {
 
 }  // namespace
 
-void cublas_sgemm_row_major(const float* a, const float* b, float* c, int m, int n, int k, void* stream) {
-  cublas_handle handle = handle_on(stream);
+void cublas_sgemm_row_major(const device& d, const float* a, const float* b, float* c, int m, int n, int k, void* stream) {
+  cublas_handle handle = handle_on(d, stream);
   // cuBLAS is column-major: the row-major product C = A B is, read column-major,
   // C^T = B^T A^T, which is sgemm on (B, A) with no transposes.
   // Leading dimensions must be at least 1 even when k is 0 (C is then zeros).
@@ -86,9 +90,9 @@ void cublas_sgemm_row_major(const float* a, const float* b, float* c, int m, int
   check_status(cublas().sgemm(handle, cublas_op_n, cublas_op_n, n, m, k, &one, b, n, a, k > 0 ? k : 1, &zero, c, n), "cublasSgemm");
 }
 
-void cublas_gemm_row_major_nt(tensor_core_precision precision, const void* a, int lda, const void* b_t, int ldb, void* c, int ldc, int m,
-                              int n, int k, void* stream) {
-  cublas_handle handle = handle_on(stream);
+void cublas_gemm_row_major_nt(const device& d, tensor_core_precision precision, const void* a, int lda, const void* b_t, int ldb, void* c, int ldc,
+                              int m, int n, int k, void* stream) {
+  cublas_handle handle = handle_on(d, stream);
   // Column-major, C^T[n,m] = b_t[n,k] A^T[k,m]: b_t read column-major is B
   // (k x n), so op T; row-major A read column-major is A^T, op N.
   const float one = 1.0f, zero = 0.0f;
@@ -99,4 +103,4 @@ void cublas_gemm_row_major_nt(tensor_core_precision precision, const void* a, in
                "cublasGemmEx");
 }
 
-}  // namespace lockstep::detail
+}  // namespace lockstep

@@ -27,8 +27,8 @@ class cuda_backend final : public device_backend {
     char name[256] = {};
     check(api_.cuDeviceGetName(name, sizeof name, device_), "cuDeviceGetName");
     name_ = name;
-    arch_ = "sm_" + std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
-                                   attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+    arch_ = "sm_" +
+            std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 + attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
     limits_.device_name = name_.c_str();
     limits_.max_threads_per_block = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
     for (int axis = 0; axis < 3; ++axis) {
@@ -84,25 +84,24 @@ class cuda_backend final : public device_backend {
     if (!ptr) return;
     make_current_quietly();
     // A failure here is a sticky fault the next checked call reports.
-    if (stream_ordered_) api_.cuMemFreeAsync(device_address(ptr), nullptr);
-    else api_.cuMemFree(device_address(ptr));
+    if (stream_ordered_)
+      api_.cuMemFreeAsync(device_address(ptr), nullptr);
+    else
+      api_.cuMemFree(device_address(ptr));
   }
 
   void copy_to_device(void* dst, const void* src, std::size_t bytes, void* stream) override {
-    enqueue_and_wait(bytes, stream, "cuMemcpyHtoDAsync",
-                     [&](CUstream s) { return api_.cuMemcpyHtoDAsync(device_address(dst), src, bytes, s); });
+    enqueue_and_wait(bytes, stream, "cuMemcpyHtoDAsync", [&](CUstream s) { return api_.cuMemcpyHtoDAsync(device_address(dst), src, bytes, s); });
   }
   void copy_to_host(void* dst, const void* src, std::size_t bytes, void* stream) override {
-    enqueue_and_wait(bytes, stream, "cuMemcpyDtoHAsync",
-                     [&](CUstream s) { return api_.cuMemcpyDtoHAsync(dst, device_address(src), bytes, s); });
+    enqueue_and_wait(bytes, stream, "cuMemcpyDtoHAsync", [&](CUstream s) { return api_.cuMemcpyDtoHAsync(dst, device_address(src), bytes, s); });
   }
   void copy_on_device(void* dst, const void* src, std::size_t bytes, void* stream) override {
     enqueue_and_wait(bytes, stream, "cuMemcpyDtoDAsync",
                      [&](CUstream s) { return api_.cuMemcpyDtoDAsync(device_address(dst), device_address(src), bytes, s); });
   }
   void fill_bytes(void* dst, unsigned char value, std::size_t bytes, void* stream) override {
-    enqueue_and_wait(bytes, stream, "cuMemsetD8Async",
-                     [&](CUstream s) { return api_.cuMemsetD8Async(device_address(dst), value, bytes, s); });
+    enqueue_and_wait(bytes, stream, "cuMemsetD8Async", [&](CUstream s) { return api_.cuMemsetD8Async(device_address(dst), value, bytes, s); });
   }
 
   void* create_stream() override {

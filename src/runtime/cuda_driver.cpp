@@ -13,7 +13,7 @@ constexpr const char* use_the_emulator = "Use the 'cpu' device to run on the emu
 
 struct loaded_driver {
   driver_api api{};
-  bool resolved = false;           // api's entry points are there (cuGetErrorName works)
+  bool resolved = false;  // api's entry points are there (cuGetErrorName works)
   int device_count = 0;
   std::string unavailable_reason;  // "" when usable
 };
@@ -139,13 +139,13 @@ loaded_driver load_driver() {
   std::string attempts;
   void* library = open_first_library({"libcuda.so.1", "libcuda.so"}, attempts);
   if (!library) {
-    driver.unavailable_reason = "no NVIDIA driver: libcuda.so.1 could not be loaded (" + attempts + "). " +
-                                use_the_emulator + ", or install the NVIDIA driver.";
+    driver.unavailable_reason =
+        "no NVIDIA driver: libcuda.so.1 could not be loaded (" + attempts + "). " + use_the_emulator + ", or install the NVIDIA driver.";
     return driver;
   }
   if (std::string missing = resolve_entry_points(library, driver.api); !missing.empty()) {
-    driver.unavailable_reason = "the NVIDIA driver is too old for lockstep: its libcuda lacks " + missing +
-                                ". Update the NVIDIA driver. " + std::string(use_the_emulator) + ".";
+    driver.unavailable_reason = "the NVIDIA driver is too old for lockstep: its libcuda lacks " + missing + ". Update the NVIDIA driver. " +
+                                std::string(use_the_emulator) + ".";
     return driver;
   }
   driver.resolved = true;
@@ -154,12 +154,10 @@ loaded_driver load_driver() {
   if (count != CUDA_SUCCESS) {
     driver.device_count = 0;
     const char* failed_call = init != CUDA_SUCCESS ? "cuInit" : "cuDeviceGetCount";
-    driver.unavailable_reason =
-        "the NVIDIA driver loaded but " + describe(&driver.api, count, failed_call) + " " + use_the_emulator + ".";
+    driver.unavailable_reason = "the NVIDIA driver loaded but " + describe(&driver.api, count, failed_call) + " " + use_the_emulator + ".";
   } else if (driver.device_count == 0) {
     driver.unavailable_reason =
-        "the NVIDIA driver loaded but sees no GPU (check nvidia-smi, and CUDA_VISIBLE_DEVICES if it is set). " +
-        std::string(use_the_emulator) + ".";
+        "the NVIDIA driver loaded but sees no GPU (check nvidia-smi, and CUDA_VISIBLE_DEVICES if it is set). " + std::string(use_the_emulator) + ".";
   }
   return driver;
 }

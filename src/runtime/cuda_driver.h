@@ -84,9 +84,9 @@ struct driver_api {
   CUresult (*cuCtxSetCurrent)(CUcontext context);
   CUresult (*cuCtxSynchronize)();
 
-  CUresult (*cuMemAlloc)(CUdeviceptr* ptr, std::size_t bytes);  // _v2
-  CUresult (*cuMemFree)(CUdeviceptr ptr);                        // _v2
-  CUresult (*cuMemcpyDtoH)(void* dst, CUdeviceptr src, std::size_t bytes);  // _v2
+  CUresult (*cuMemAlloc)(CUdeviceptr* ptr, std::size_t bytes);                                          // _v2
+  CUresult (*cuMemFree)(CUdeviceptr ptr);                                                               // _v2
+  CUresult (*cuMemcpyDtoH)(void* dst, CUdeviceptr src, std::size_t bytes);                              // _v2
   CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream);  // _v2
   CUresult (*cuMemcpyDtoHAsync)(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream);        // _v2
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream);  // _v2
@@ -107,9 +107,8 @@ struct driver_api {
   CUresult (*cuModuleGetGlobal)(CUdeviceptr* ptr, std::size_t* bytes, CUmodule module, const char* name);  // _v2
   CUresult (*cuFuncGetAttribute)(int* value, int attribute, CUfunction function);
   CUresult (*cuFuncSetAttribute)(CUfunction function, int attribute, int value);
-  CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,
-                             unsigned block_y, unsigned block_z, unsigned shared_bytes, CUstream stream, void** params,
-                             void** extra);
+  CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x, unsigned block_y,
+                             unsigned block_z, unsigned shared_bytes, CUstream stream, void** params, void** extra);
 
   // Optional: null where the driver lacks them (stream-ordered allocation
   // came with CUDA 11.2, tensor maps with CUDA 12).
@@ -119,9 +118,9 @@ struct driver_api {
   CUresult (*cuMemPoolSetAttribute)(void* pool, int attribute, void* value);
 
   // The enum parameters are C enums (int), named in cuda.h's CUtensorMap*.
-  CUresult (*cuTensorMapEncodeTiled)(void* map, int data_type, unsigned rank, void* address, const std::uint64_t* dims,
-                                     const std::uint64_t* strides, const unsigned* box, const unsigned* element_strides, int interleave,
-                                     int swizzle, int l2_promotion, int oob_fill);
+  CUresult (*cuTensorMapEncodeTiled)(void* map, int data_type, unsigned rank, void* address, const std::uint64_t* dims, const std::uint64_t* strides,
+                                     const unsigned* box, const unsigned* element_strides, int interleave, int swizzle, int l2_promotion,
+                                     int oob_fill);
 };
 
 // The loaded driver, initialised (cuInit) and seeing at least one GPU; throws

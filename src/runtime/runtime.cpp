@@ -30,7 +30,17 @@ int cuda_device_count() { return detail::cuda_device_count_or_zero(); }
 std::string cuda_unavailable_reason() { return detail::cuda_driver_unavailable_reason(); }
 std::string device_name(const device& d) { return detail::backend_for(d).name(); }
 std::string device_arch(const device& d) { return detail::backend_for(d).arch(); }
+int multiprocessor_count(const device& d) { return detail::backend_for(d).multiprocessor_count(); }
 void synchronize(const device& d) { detail::backend_for(d).synchronize(); }
+
+void copy_to_device(const device& d, void* dst, const void* src, std::size_t bytes) {
+  detail::backend_for(d).copy_to_device(dst, src, bytes, nullptr);
+}
+void copy_to_host(const device& d, void* dst, const void* src, std::size_t bytes) { detail::backend_for(d).copy_to_host(dst, src, bytes, nullptr); }
+void copy_on_device(const device& d, void* dst, const void* src, std::size_t bytes) {
+  detail::backend_for(d).copy_on_device(dst, src, bytes, nullptr);
+}
+void fill_bytes(const device& d, void* dst, unsigned char value, std::size_t bytes) { detail::backend_for(d).fill_bytes(dst, value, bytes, nullptr); }
 
 buffer::buffer(const device& d, std::size_t bytes) : device_(d), bytes_(bytes) { ptr_ = detail::backend_for(d).allocate(bytes); }
 

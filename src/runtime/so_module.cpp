@@ -31,10 +31,14 @@ class so_module final : public module_impl {
     std::string message = status.message;
     if (const auto colon = message.find(": "); colon != std::string::npos) message.erase(0, colon + 2);
     switch (status.kind) {
-      case jit::launch_status::ok: return;
-      case jit::launch_status::kernel_failed: throw kernel_error(static_cast<cudaError_t>(status.code), message);
-      case jit::launch_status::launch_refused: throw launch_error(static_cast<cudaError_t>(status.code), message);
-      case jit::launch_status::other: throw std::runtime_error(status.message);
+      case jit::launch_status::ok:
+        return;
+      case jit::launch_status::kernel_failed:
+        throw kernel_error(static_cast<cudaError_t>(status.code), message);
+      case jit::launch_status::launch_refused:
+        throw launch_error(static_cast<cudaError_t>(status.code), message);
+      case jit::launch_status::other:
+        throw std::runtime_error(status.message);
     }
   }
   void set_max_dynamic_shared_bytes(std::size_t i, int bytes) const override {

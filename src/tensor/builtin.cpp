@@ -11,9 +11,11 @@ const function& builtin_function(const device& d, const std::string& name) {
   static std::mutex mutex;
   static std::map<std::pair<std::string, std::string>, function> functions;
   std::lock_guard lock(mutex);
-  const auto key = std::make_pair(d.str() + (emu::get_options().checks ? " checked" : ""), name);
+  // The library's ops run instrumented kernels while checks are on, as kernels compiled then do.
+  const bool checked = emu::get_options().checks != 0;
+  const auto key = std::make_pair(d.str() + (checked ? " checked" : ""), name);
   auto it = functions.find(key);
-  if (it == functions.end()) it = functions.emplace(key, builtin_kernels(d).get("lockstep::kernels::" + name)).first;
+  if (it == functions.end()) it = functions.emplace(key, builtin_kernels(d, checked).get("lockstep::kernels::" + name)).first;
   return it->second;
 }
 
@@ -40,16 +42,22 @@ void launch_elementwise(const function& f, const tensor& out, const std::vector<
 }
 
 launch_config vector_launch_config(const device& d, std::int64_t vectors) {
-  constexpr std::int64_t threads = 256, emulator_max_blocks = 1024;
+  constexpr std::int64_t threads = kernels::vector_launch::threads, emulator_max_blocks = kernels::vector_launch::emulator_max_blocks;
   const std::int64_t max_blocks = d.kind == device::kind_t::cuda ? INT32_MAX : emulator_max_blocks;
   const auto blocks = static_cast<unsigned>(std::min((vectors + threads - 1) / threads, max_blocks));
   return launch_config{dim3(blocks), dim3(threads), 0, nullptr};
 }
 
 launch_config grid_stride_config(std::int64_t n) {
-  constexpr std::int64_t threads = 256, max_blocks = 4096;
+  constexpr std::int64_t threads = kernels::grid_stride_launch::threads, max_blocks = kernels::grid_stride_launch::max_blocks;
   const auto blocks = static_cast<unsigned>(std::min((n + threads - 1) / threads, max_blocks));
   return launch_config{dim3(blocks), dim3(threads), 0, nullptr};
+}
+
+void check_same_device(const char* op, const tensor& a, const tensor& b) {
+  if (!(a.where() == b.where()))
+    throw std::invalid_argument(std::string(op) + ": the inputs are on different devices (" + a.where().str() + " and " + b.where().str() +
+                                "); move one with .to(device)");
 }
 
 }  // namespace lockstep::detail

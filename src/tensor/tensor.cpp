@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "builtin.h"
+#include "lockstep/kernels/elementwise_recipes.h"
 #include "lockstep/kernels/op_codes.h"
-#include "runtime/backend.h"
 
 namespace lockstep {
 
@@ -72,16 +72,15 @@ tensor tensor::empty(const shape_t& shape, dtype t, const device& d) {
   x.dtype_ = t;
   x.device_ = d;
   const std::size_t bytes = static_cast<std::size_t>(x.numel()) * itemsize(t);
-  detail::device_backend& backend = detail::backend_for(d);
-  void* memory = backend.allocate(bytes);
-  x.base_ = std::shared_ptr<void>(memory, [d](void* p) { detail::backend_for(d).release(p); });
-  if (poison_new_tensors() && bytes) backend.fill_bytes(memory, 0xff, bytes, nullptr);
+  const auto memory = std::make_shared<buffer>(d, bytes);
+  x.base_ = std::shared_ptr<void>(memory, memory->data());  // aliasing: the buffer lives as long as a view of it
+  if (poison_new_tensors() && bytes) memory->fill_bytes(0xff);
   return x;
 }
 
 tensor tensor::from_host(const void* data, const shape_t& shape, dtype t, const device& d) {
   tensor x = empty(shape, t, d);
-  if (x.numel()) detail::backend_for(d).copy_to_device(x.base(), data, static_cast<std::size_t>(x.numel()) * itemsize(t), nullptr);
+  if (x.numel()) lockstep::copy_to_device(d, x.base(), data, static_cast<std::size_t>(x.numel()) * itemsize(t));
   return x;
 }
 
@@ -147,7 +146,8 @@ tensor tensor::reshape(const shape_t& requested) const {
     }
   }
   if (inferred >= 0) {
-    if (known == 0 || numel() % known) throw shape_error("reshape: cannot infer -1 in " + shape_text(requested) + " for " + std::to_string(numel()) + " elements");
+    if (known == 0 || numel() % known)
+      throw shape_error("reshape: cannot infer -1 in " + shape_text(requested) + " for " + std::to_string(numel()) + " elements");
     shape[inferred] = numel() / known;
   }
   if (std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>()) != numel())
@@ -201,7 +201,8 @@ tensor tensor::slice(int dim, std::int64_t start, std::int64_t stop, std::int64_
 tensor tensor::select(int dim, std::int64_t index) const {
   const int d = wrap_dim(dim, ndim(), "select");
   const std::int64_t i = index < 0 ? index + shape_[d] : index;
-  if (i < 0 || i >= shape_[d]) throw shape_error("select: index " + std::to_string(index) + " is out of range for extent " + std::to_string(shape_[d]));
+  if (i < 0 || i >= shape_[d])
+    throw shape_error("select: index " + std::to_string(index) + " is out of range for extent " + std::to_string(shape_[d]));
   tensor v = *this;
   v.offset_ += i * strides_[d];
   v.shape_.erase(v.shape_.begin() + d);
@@ -218,8 +219,7 @@ tensor tensor::unsqueeze(int dim) const {
 }
 
 tensor tensor::expand(const shape_t& shape) const {
-  if (shape.size() < shape_.size())
-    throw shape_error("expand: cannot expand " + shape_text(shape_) + " to fewer dimensions " + shape_text(shape));
+  if (shape.size() < shape_.size()) throw shape_error("expand: cannot expand " + shape_text(shape_) + " to fewer dimensions " + shape_text(shape));
   tensor v = *this;
   const std::size_t lead = shape.size() - shape_.size();
   v.shape_ = shape;
@@ -257,7 +257,7 @@ tensor tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 tensor tensor::clone() const {
   tensor out = empty(shape_, dtype_, device_);
-  detail::launch_elementwise(detail::builtin_function(device_, "map_strided", dtype_), out, {*this},
+  detail::launch_elementwise(detail::builtin_function(device_, kernels::map_strided_kernel, dtype_), out, {*this},
                              {kernel_arg::integer(static_cast<int>(kernels::unary_op::copy))});
   return out;
 }
@@ -266,7 +266,7 @@ tensor tensor::to(dtype t) const {
   if (t == dtype_) return *this;
   tensor out = empty(shape_, t, device_);
   detail::launch_elementwise(
-      detail::builtin_function(device_, std::string("cast_strided<") + kernel_type_name(dtype_) + ", " + kernel_type_name(t) + ">"), out,
+      detail::builtin_function(device_, std::string(kernels::cast_kernel) + "<" + kernel_type_name(dtype_) + ", " + kernel_type_name(t) + ">"), out,
       {*this}, {});
   return out;
 }
@@ -278,24 +278,22 @@ tensor tensor::to(const device& d) const {
   const std::size_t bytes = static_cast<std::size_t>(numel()) * itemsize(dtype_);
   if (!bytes) return out;
   if (device_.kind == device::kind_t::cpu) {
-    detail::backend_for(d).copy_to_device(out.data(), packed.data(), bytes, nullptr);
+    lockstep::copy_to_device(d, out.data(), packed.data(), bytes);
   } else if (d.kind == device::kind_t::cpu) {
-    detail::backend_for(device_).copy_to_host(out.data(), packed.data(), bytes, nullptr);
+    lockstep::copy_to_host(device_, out.data(), packed.data(), bytes);
   } else {  // between GPUs, through the host
     std::vector<unsigned char> staging(bytes);
-    detail::backend_for(device_).copy_to_host(staging.data(), packed.data(), bytes, nullptr);
-    detail::backend_for(d).copy_to_device(out.data(), staging.data(), bytes, nullptr);
+    lockstep::copy_to_host(device_, staging.data(), packed.data(), bytes);
+    lockstep::copy_to_device(d, out.data(), staging.data(), bytes);
   }
   return out;
 }
 
 void tensor::copy_to_host(void* dst) const {
   const tensor packed = contiguous();
-  if (numel()) detail::backend_for(device_).copy_to_host(dst, packed.data(), static_cast<std::size_t>(numel()) * itemsize(dtype_), nullptr);
+  if (numel()) lockstep::copy_to_host(device_, dst, packed.data(), static_cast<std::size_t>(numel()) * itemsize(dtype_));
 }
 
-std::string tensor::describe() const {
-  return std::string(dtype_name(dtype_)) + " tensor " + shape_text(shape_) + " on " + device_.str();
-}
+std::string tensor::describe() const { return std::string(dtype_name(dtype_)) + " tensor " + shape_text(shape_) + " on " + device_.str(); }
 
 }  // namespace lockstep

@@ -23,36 +23,84 @@ constexpr int kThreads = kBlocks * kThreadsPerBlock;
 // Each test's operation, as the device applies it and as the host reference
 // applies it to the value the target held before.
 struct add_op {
-  template <class T> __device__ static T apply(T* target, T value) { return atomicAdd(target, value); }
-  template <class T> static T host(T old, T value) { return static_cast<T>(old + value); }
+  template <class T>
+  __device__ static T apply(T* target, T value) {
+    return atomicAdd(target, value);
+  }
+  template <class T>
+  static T host(T old, T value) {
+    return static_cast<T>(old + value);
+  }
 };
 struct sub_op {
-  template <class T> __device__ static T apply(T* target, T value) { return atomicSub(target, value); }
-  template <class T> static T host(T old, T value) { return static_cast<T>(old - value); }
+  template <class T>
+  __device__ static T apply(T* target, T value) {
+    return atomicSub(target, value);
+  }
+  template <class T>
+  static T host(T old, T value) {
+    return static_cast<T>(old - value);
+  }
 };
 struct min_op {
-  template <class T> __device__ static T apply(T* target, T value) { return atomicMin(target, value); }
-  template <class T> static T host(T old, T value) { return value < old ? value : old; }
+  template <class T>
+  __device__ static T apply(T* target, T value) {
+    return atomicMin(target, value);
+  }
+  template <class T>
+  static T host(T old, T value) {
+    return value < old ? value : old;
+  }
 };
 struct max_op {
-  template <class T> __device__ static T apply(T* target, T value) { return atomicMax(target, value); }
-  template <class T> static T host(T old, T value) { return value > old ? value : old; }
+  template <class T>
+  __device__ static T apply(T* target, T value) {
+    return atomicMax(target, value);
+  }
+  template <class T>
+  static T host(T old, T value) {
+    return value > old ? value : old;
+  }
 };
 struct exch_op {
-  template <class T> __device__ static T apply(T* target, T value) { return atomicExch(target, value); }
-  template <class T> static T host(T, T value) { return value; }
+  template <class T>
+  __device__ static T apply(T* target, T value) {
+    return atomicExch(target, value);
+  }
+  template <class T>
+  static T host(T, T value) {
+    return value;
+  }
 };
 struct and_op {
-  template <class T> __device__ static T apply(T* target, T value) { return atomicAnd(target, value); }
-  template <class T> static T host(T old, T value) { return old & value; }
+  template <class T>
+  __device__ static T apply(T* target, T value) {
+    return atomicAnd(target, value);
+  }
+  template <class T>
+  static T host(T old, T value) {
+    return old & value;
+  }
 };
 struct or_op {
-  template <class T> __device__ static T apply(T* target, T value) { return atomicOr(target, value); }
-  template <class T> static T host(T old, T value) { return old | value; }
+  template <class T>
+  __device__ static T apply(T* target, T value) {
+    return atomicOr(target, value);
+  }
+  template <class T>
+  static T host(T old, T value) {
+    return old | value;
+  }
 };
 struct xor_op {
-  template <class T> __device__ static T apply(T* target, T value) { return atomicXor(target, value); }
-  template <class T> static T host(T old, T value) { return old ^ value; }
+  template <class T>
+  __device__ static T apply(T* target, T value) {
+    return atomicXor(target, value);
+  }
+  template <class T>
+  static T host(T old, T value) {
+    return old ^ value;
+  }
 };
 // CUDA's definitions, from the programming guide: atomicInc stores
 // ((old >= val) ? 0 : (old+1)), atomicDec ((old == 0) || (old > val)) ? val : (old-1).
@@ -77,7 +125,10 @@ struct cas_increment_op {
       expected = seen;
     }
   }
-  template <class T> static T host(T old, T) { return static_cast<T>(old + 1); }
+  template <class T>
+  static T host(T old, T) {
+    return static_cast<T>(old + 1);
+  }
 };
 struct cas_float_max_op {
   __device__ static float apply(float* target, float value) {

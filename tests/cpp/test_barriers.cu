@@ -135,7 +135,7 @@ __global__ void barrier_and_shuffle_deadlock(int* out) {
   if (threadIdx.x < 16) {
     v = __shfl_sync(0xffffffffu, v, 0);  // waits for lanes 16..31
   } else {
-    __syncthreads();                     // waits for lanes 0..15
+    __syncthreads();  // waits for lanes 0..15
   }
   out[threadIdx.x] = v;
 }

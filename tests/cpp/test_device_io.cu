@@ -1,3 +1,5 @@
+// Tests assert the line numbers of statements in this file, so it keeps its layout.
+// clang-format off
 // Device printf and assert, and device built-ins used where no kernel runs.
 //
 // A release build defines NDEBUG, which would turn the asserts under test into

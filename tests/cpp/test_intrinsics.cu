@@ -29,8 +29,7 @@ __device__ int element_index() { return blockIdx.x * blockDim.x + threadIdx.x; }
 // Each element of the reference within abs_tol + rel_tol * |reference|;
 // reports how many are not, and the first few.
 template <class T>
-void expect_near_reference(const char* what, const std::vector<T>& got, const std::vector<double>& want, double rel_tol,
-                           double abs_tol = 0.0) {
+void expect_near_reference(const char* what, const std::vector<T>& got, const std::vector<double>& want, double rel_tol, double abs_tol = 0.0) {
   int failures = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
     const double error = std::abs(static_cast<double>(got[i]) - want[i]);
@@ -117,8 +116,16 @@ std::vector<float_args> random_float_args(int n) {
   const auto sign = random_vector<int>(n, 0, 1);
   std::vector<float_args> args(n);
   for (int i = 0; i < n; ++i) {
-    args[i] = {exp_arg[i], static_cast<float>(std::pow(10.0, log_exponent[i])), trig[i], num[i], sign[i] ? den[i] : -den[i],
-               a[i], b[i], c[i], static_cast<float>(std::pow(10.0, positive_exponent[i])), i % 16 == 5 ? kNaN : sat[i]};
+    args[i] = {exp_arg[i],
+               static_cast<float>(std::pow(10.0, log_exponent[i])),
+               trig[i],
+               num[i],
+               sign[i] ? den[i] : -den[i],
+               a[i],
+               b[i],
+               c[i],
+               static_cast<float>(std::pow(10.0, positive_exponent[i])),
+               i % 16 == 5 ? kNaN : sat[i]};
   }
   return args;
 }
@@ -153,9 +160,9 @@ TEST(Intrinsics, FloatFunctionsMatchDoublePrecision) {
   expect_near_reference("sincosf cosine", field(got, &float_results::cos),
                         reference(args, [](const float_args& x) { return std::cos(double(x.trig_arg)); }), 1e-6, 1e-12);
   // Clamps to [0, 1]; NaN becomes 0, as the PTX .sat modifier defines.
-  expect_near_reference("__saturatef", field(got, &float_results::saturate), reference(args, [](const float_args& x) {
-                          return std::isnan(x.sat_arg) ? 0.0 : std::fmin(std::fmax(double(x.sat_arg), 0.0), 1.0);
-                        }), 0.0);
+  expect_near_reference(
+      "__saturatef", field(got, &float_results::saturate),
+      reference(args, [](const float_args& x) { return std::isnan(x.sat_arg) ? 0.0 : std::fmin(std::fmax(double(x.sat_arg), 0.0), 1.0); }), 0.0);
 }
 
 // ---------------------------------------------------------------------------
@@ -179,8 +186,7 @@ __global__ void min_max(const min_max_args* in, min_max_results* out, int n) {
   const int i = element_index();
   if (i >= n) return;
   const min_max_args x = in[i];
-  out[i] = {min(x.i1, x.i2), max(x.i1, x.i2), min(x.u1, x.u2), max(x.u1, x.u2),
-            min(x.f1, x.f2), max(x.f1, x.f2), min(x.d1, x.d2), max(x.d1, x.d2)};
+  out[i] = {min(x.i1, x.i2), max(x.i1, x.i2), min(x.u1, x.u2), max(x.u1, x.u2), min(x.f1, x.f2), max(x.f1, x.f2), min(x.d1, x.d2), max(x.d1, x.d2)};
 }
 
 TEST(Intrinsics, MinAndMaxOnEachType) {
@@ -190,8 +196,7 @@ TEST(Intrinsics, MinAndMaxOnEachType) {
   const auto doubles = random_vector<double>(2 * kElements, -1e3, 1e3);
   std::vector<min_max_args> args(kElements);
   for (int i = 0; i < kElements; ++i) {
-    args[i] = {ints[2 * i], ints[2 * i + 1], uints[2 * i], uints[2 * i + 1], floats[2 * i], floats[2 * i + 1],
-               doubles[2 * i], doubles[2 * i + 1]};
+    args[i] = {ints[2 * i], ints[2 * i + 1], uints[2 * i], uints[2 * i + 1], floats[2 * i], floats[2 * i + 1], doubles[2 * i], doubles[2 * i + 1]};
     if (i % 16 == 3) args[i].f1 = kNaN;
     if (i % 16 == 7) args[i].f2 = kNaN;
     if (i % 16 == 9) args[i].i2 = args[i].i1;  // equal operands
@@ -207,7 +212,7 @@ TEST(Intrinsics, MinAndMaxOnEachType) {
   for (int i = 0; i < kElements; ++i) {
     const auto& x = args[i];
     want[i] = {x.i1 < x.i2 ? x.i1 : x.i2, x.i1 > x.i2 ? x.i1 : x.i2, x.u1 < x.u2 ? x.u1 : x.u2, x.u1 > x.u2 ? x.u1 : x.u2,
-               fmin_ref(x.f1, x.f2), fmax_ref(x.f1, x.f2), x.d1 < x.d2 ? x.d1 : x.d2, x.d1 > x.d2 ? x.d1 : x.d2};
+               fmin_ref(x.f1, x.f2),      fmax_ref(x.f1, x.f2),      x.d1 < x.d2 ? x.d1 : x.d2, x.d1 > x.d2 ? x.d1 : x.d2};
   }
   expect_equal("min(int, int)", field(got, &min_max_results::imin), field(want, &min_max_results::imin));
   expect_equal("max(int, int)", field(got, &min_max_results::imax), field(want, &min_max_results::imax));
@@ -403,18 +408,42 @@ Int saturate(double rounded, Int if_nan = 0) {
 template <class T>
 std::vector<T> conversion_inputs(int n) {
   const T inf = std::numeric_limits<T>::infinity();
-  const std::vector<T> specials{0.5, -0.5, 1.5, -1.5, 2.5, -2.5, -0.0, 2147483520.0, 2147483648.0, -2147483648.0,
-                                3e9, -3e9, 4294967040.0, 5e9, 1e20, -1e20, inf, -inf, std::numeric_limits<T>::quiet_NaN()};
+  const std::vector<T> specials{0.5,
+                                -0.5,
+                                1.5,
+                                -1.5,
+                                2.5,
+                                -2.5,
+                                -0.0,
+                                2147483520.0,
+                                2147483648.0,
+                                -2147483648.0,
+                                3e9,
+                                -3e9,
+                                4294967040.0,
+                                5e9,
+                                1e20,
+                                -1e20,
+                                inf,
+                                -inf,
+                                std::numeric_limits<T>::quiet_NaN()};
   const auto uniform = random_vector<T>(n, -1e6, 1e6);
   const auto integers = random_vector<int>(n, -1000, 1000);
   const auto kinds = random_vector<int>(n, 0, 3);
   std::vector<T> v(n);
   for (int i = 0; i < n; ++i) {
     switch (kinds[i]) {
-      case 0: v[i] = uniform[i]; break;
-      case 1: v[i] = static_cast<T>(integers[i] + 0.5); break;
-      case 2: v[i] = static_cast<T>(integers[i]); break;
-      default: v[i] = specials[static_cast<std::size_t>(integers[i] + 1000) % specials.size()];
+      case 0:
+        v[i] = uniform[i];
+        break;
+      case 1:
+        v[i] = static_cast<T>(integers[i] + 0.5);
+        break;
+      case 2:
+        v[i] = static_cast<T>(integers[i]);
+        break;
+      default:
+        v[i] = specials[static_cast<std::size_t>(integers[i] + 1000) % specials.size()];
     }
   }
   return v;
@@ -449,8 +478,7 @@ TEST(Intrinsics, BitCastsAndRoundingConversions) {
   expect_equal("__float_as_int", field(got, &conversion_results::as_int), field(want, &conversion_results::as_int));
   expect_equal("__float_as_uint", field(got, &conversion_results::as_uint), field(want, &conversion_results::as_uint));
   expect_equal("__int_as_float", field(got, &conversion_results::from_bits), field(want, &conversion_results::from_bits));
-  expect_equal("__float_as_int(__int_as_float(x))", field(got, &conversion_results::round_trip),
-               field(want, &conversion_results::round_trip));
+  expect_equal("__float_as_int(__int_as_float(x))", field(got, &conversion_results::round_trip), field(want, &conversion_results::round_trip));
   expect_equal("__float2int_rn", field(got, &conversion_results::rn), field(want, &conversion_results::rn));
   expect_equal("__float2int_rz", field(got, &conversion_results::rz), field(want, &conversion_results::rz));
   expect_equal("__float2int_rd", field(got, &conversion_results::rd), field(want, &conversion_results::rd));
@@ -462,10 +490,10 @@ TEST(Intrinsics, BitCastsAndRoundingConversions) {
 // ---------------------------------------------------------------------------
 // Vector types
 
-#define EXPECT_LAYOUT(type, size, align)           \
-  do {                                             \
-    EXPECT_EQ(sizeof(type), size##u) << #type;     \
-    EXPECT_EQ(alignof(type), align##u) << #type;   \
+#define EXPECT_LAYOUT(type, size, align)         \
+  do {                                           \
+    EXPECT_EQ(sizeof(type), size##u) << #type;   \
+    EXPECT_EQ(alignof(type), align##u) << #type; \
   } while (0)
 
 // The sizes and alignments of CUDA's vector_types.h: 2- and 4-vectors are
@@ -553,8 +581,8 @@ TEST(Intrinsics, MakeFunctionsFillEveryComponent) {
     ASSERT_TRUE(v.i4.x == ki[0] && v.i4.y == ki[1] && v.i4.z == ki[2] && v.i4.w == ki[3]);
     ASSERT_TRUE(v.u4.x == (ki[0] & 0xff) && v.u4.y == (ki[1] & 0xff) && v.u4.z == (ki[2] & 0xff) && v.u4.w == (ki[3] & 0xff));
     ASSERT_TRUE(v.c2.x == static_cast<signed char>(ki[2]) && v.c2.y == static_cast<signed char>(ki[3]));
-    ASSERT_TRUE(v.s4.x == static_cast<short>(ki[0]) && v.s4.y == static_cast<short>(ki[1]) &&
-                v.s4.z == static_cast<short>(ki[2]) && v.s4.w == static_cast<short>(ki[3]));
+    ASSERT_TRUE(v.s4.x == static_cast<short>(ki[0]) && v.s4.y == static_cast<short>(ki[1]) && v.s4.z == static_cast<short>(ki[2]) &&
+                v.s4.w == static_cast<short>(ki[3]));
     ASSERT_TRUE(v.d2.x == d[2 * i] && v.d2.y == d[2 * i + 1]);
   }
 }

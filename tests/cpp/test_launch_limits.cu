@@ -15,15 +15,16 @@ lockstep::launch_error refused(dim3 grid, dim3 block, std::size_t shared = 0) {
   } catch (const lockstep::launch_error& e) {
     return e;
   }
-  ADD_FAILURE() << "launch with grid (" << grid.x << "," << grid.y << "," << grid.z << ") block (" << block.x << ","
-                << block.y << "," << block.z << ") was not refused";
+  ADD_FAILURE() << "launch with grid (" << grid.x << "," << grid.y << "," << grid.z << ") block (" << block.x << "," << block.y << "," << block.z
+                << ") was not refused";
   return lockstep::launch_error(cudaSuccess, "");
 }
 
 void expect_refused(dim3 grid, dim3 block, std::size_t shared, cudaError_t code, const std::vector<std::string>& phrases) {
   const lockstep::launch_error e = refused(grid, block, shared);
   EXPECT_EQ(e.code(), code) << e.what();
-  for (const auto& phrase : phrases) EXPECT_NE(std::string(e.what()).find(phrase), std::string::npos) << "missing '" << phrase << "' in: " << e.what();
+  for (const auto& phrase : phrases)
+    EXPECT_NE(std::string(e.what()).find(phrase), std::string::npos) << "missing '" << phrase << "' in: " << e.what();
   EXPECT_NE(std::string(e.what()).find("noop"), std::string::npos) << "the message names the kernel: " << e.what();
 }
 

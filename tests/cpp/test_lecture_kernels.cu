@@ -17,8 +17,7 @@ namespace {
 
 std::vector<double> grayscale_reference(const std::vector<unsigned char>& rgb, int pixels) {
   std::vector<double> ref(pixels);
-  for (int i = 0; i < pixels; ++i)
-    ref[i] = std::floor(0.2989 * rgb[i] + 0.5870 * rgb[i + pixels] + 0.1140 * rgb[i + 2 * pixels]);
+  for (int i = 0; i < pixels; ++i) ref[i] = std::floor(0.2989 * rgb[i] + 0.5870 * rgb[i + pixels] + 0.1140 * rgb[i + 2 * pixels]);
   return ref;
 }
 
@@ -110,8 +109,7 @@ TEST_P(Matmul, TiledDynamicShared) {
   const auto [m, n, k] = GetParam();
   for (int tile : {8, 16, 32}) {
     device_buffer<float> da(a), db(b), dc(std::size_t(m) * n);
-    lockstep::launch(matmul_tiled_dynamic, grid_of(tile), dim3(tile, tile), 2 * tile * tile * sizeof(float))(
-        da.get(), db.get(), dc.get(), m, n, k);
+    lockstep::launch(matmul_tiled_dynamic, grid_of(tile), dim3(tile, tile), 2 * tile * tile * sizeof(float))(da.get(), db.get(), dc.get(), m, n, k);
     EXPECT_CLOSE(dc.download(), ref, 1e-5) << "tile " << tile;
   }
 }
@@ -138,8 +136,8 @@ const ladder_rung ladder[] = {
     {"register_2d", matmul_register_2d, matmul_register_2d_batched, register_2d_threads, register_2d_bm, register_2d_bn},
     {"vectorized", matmul_vectorized, matmul_vectorized_batched, vectorized_threads, vectorized_bm, vectorized_bn},
     {"warp_tiled", matmul_warp_tiled, matmul_warp_tiled_batched, warp_tiled_threads, warp_tiled_bm, warp_tiled_bn},
-    {"double_buffered", matmul_double_buffered, matmul_double_buffered_batched, double_buffered_threads, double_buffered_bm,
-     double_buffered_bn, double_buffered_shared_bytes},
+    {"double_buffered", matmul_double_buffered, matmul_double_buffered_batched, double_buffered_threads, double_buffered_bm, double_buffered_bn,
+     double_buffered_shared_bytes},
 };
 
 TEST_P(Matmul, RegisterBlockedToDoubleBuffered) {
@@ -147,8 +145,7 @@ TEST_P(Matmul, RegisterBlockedToDoubleBuffered) {
   for (const ladder_rung& rung : ladder) {
     device_buffer<float> da(a), db(b), dc(std::size_t(m) * n);
     set_shared_limit(rung);
-    lockstep::launch(rung.kernel, dim3((n + rung.tile_n - 1) / rung.tile_n, (m + rung.tile_m - 1) / rung.tile_m), rung.threads,
-                     rung.shared_bytes)(
+    lockstep::launch(rung.kernel, dim3((n + rung.tile_n - 1) / rung.tile_n, (m + rung.tile_m - 1) / rung.tile_m), rung.threads, rung.shared_bytes)(
         da.get(), db.get(), dc.get(), m, n, k);
     EXPECT_CLOSE(dc.download(), ref, 1e-5) << rung.name;
   }
@@ -172,8 +169,7 @@ TEST_P(Matmul, BatchedAtMisalignedOffsets) {
     device_buffer<float> da(a_all), db(b_all), dc(3 * mn);
     set_shared_limit(rung);
     lockstep::launch(rung.batched, dim3((n + rung.tile_n - 1) / rung.tile_n, (m + rung.tile_m - 1) / rung.tile_m, 3), rung.threads,
-                     rung.shared_bytes)(
-        da.get(), db.get(), dc.get(), m, n, k, d_a_offsets.get(), d_b_offsets.get());
+                     rung.shared_bytes)(da.get(), db.get(), dc.get(), m, n, k, d_a_offsets.get(), d_b_offsets.get());
     const std::vector<float> c = dc.download();
     for (int z = 0; z < 3; ++z)
       EXPECT_CLOSE(std::vector<float>(c.begin() + z * mn, c.begin() + (z + 1) * mn), refs[z], 1e-5) << rung.name << " product " << z;
@@ -184,9 +180,9 @@ TEST_P(Matmul, BatchedAtMisalignedOffsets) {
 // (128, 128, 128) where the 16-byte loads are legal, with partial and with
 // only full blocks.
 INSTANTIATE_TEST_SUITE_P(Sizes, Matmul,
-                         ::testing::Values(matmul_size{1, 1, 1}, matmul_size{17, 33, 5}, matmul_size{64, 64, 64},
-                                           matmul_size{100, 37, 129}, matmul_size{256, 256, 256}, matmul_size{130, 67, 257},
-                                           matmul_size{255, 129, 513}, matmul_size{131, 260, 36}, matmul_size{128, 128, 128}));
+                         ::testing::Values(matmul_size{1, 1, 1}, matmul_size{17, 33, 5}, matmul_size{64, 64, 64}, matmul_size{100, 37, 129},
+                                           matmul_size{256, 256, 256}, matmul_size{130, 67, 257}, matmul_size{255, 129, 513},
+                                           matmul_size{131, 260, 36}, matmul_size{128, 128, 128}));
 
 #if !defined(__CUDACC__)
 // The tiled kernel sums each element in a fixed order, so the result is
@@ -209,8 +205,8 @@ TEST(Matmul, ResultsDoNotDependOnEmulatorOptions) {
       opts.seed = workers;
       lockstep::emu::set_options(opts);
       device_buffer<float> da(a), db(b), dc(m * n);
-      lockstep::launch(lockstep::kernels::matmul_tiled_static<16>, dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16))(
-          da.get(), db.get(), dc.get(), m, n, k);
+      lockstep::launch(lockstep::kernels::matmul_tiled_static<16>, dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16))(da.get(), db.get(), dc.get(), m,
+                                                                                                                     n, k);
       auto c = dc.download();
       if (reference.empty()) reference = c;
       ASSERT_EQ(c, reference) << "workers " << workers << " order " << lockstep::emu::to_string(o);

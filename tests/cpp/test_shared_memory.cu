@@ -23,8 +23,8 @@ template <int tile>
 void check_transpose(int rows, int cols) {
   auto v = random_vector<float>(std::size_t(rows) * cols);
   device_buffer<float> in(v), out(v.size());
-  lockstep::launch(transpose_tiled<tile>, dim3((cols + tile - 1) / tile, (rows + tile - 1) / tile), dim3(tile, tile))(
-      in.get(), out.get(), rows, cols);
+  lockstep::launch(transpose_tiled<tile>, dim3((cols + tile - 1) / tile, (rows + tile - 1) / tile), dim3(tile, tile))(in.get(), out.get(), rows,
+                                                                                                                      cols);
   auto got = out.download();
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c) ASSERT_EQ(got[std::size_t(c) * rows + r], v[std::size_t(r) * cols + c]) << r << "," << c;

@@ -13,10 +13,18 @@ __global__ void shuffle(const T* in, T* out, int kind, int arg, int width) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   T v = in[i];
   switch (kind) {
-    case idx: v = __shfl_sync(0xffffffffu, v, arg, width); break;
-    case up: v = __shfl_up_sync(0xffffffffu, v, arg, width); break;
-    case down: v = __shfl_down_sync(0xffffffffu, v, arg, width); break;
-    default: v = __shfl_xor_sync(0xffffffffu, v, arg, width); break;
+    case idx:
+      v = __shfl_sync(0xffffffffu, v, arg, width);
+      break;
+    case up:
+      v = __shfl_up_sync(0xffffffffu, v, arg, width);
+      break;
+    case down:
+      v = __shfl_down_sync(0xffffffffu, v, arg, width);
+      break;
+    default:
+      v = __shfl_xor_sync(0xffffffffu, v, arg, width);
+      break;
   }
   out[i] = v;
 }
@@ -28,10 +36,14 @@ int documented_source(int kind, int lane, int arg, int width) {
   arg &= 31;
   const int group = lane / width * width, pos = lane % width;
   switch (kind) {
-    case idx: return group + arg % width;
-    case up: return pos >= arg ? lane - arg : -1;
-    case down: return pos + arg < width ? lane + arg : -1;
-    default: return lane ^ arg;  // arg < width keeps it inside the group
+    case idx:
+      return group + arg % width;
+    case up:
+      return pos >= arg ? lane - arg : -1;
+    case down:
+      return pos + arg < width ? lane + arg : -1;
+    default:
+      return lane ^ arg;  // arg < width keeps it inside the group
   }
 }
 

@@ -38,8 +38,10 @@ float tf32_round(float f) { return float_of((bits_of(f) + 0x1000u) & 0xffffe000u
 // The value the tensor cores multiply: tf32 inputs are rounded by the kernels (__float_to_tf32).
 template <class T>
 double as_input(storage_t<T> v) {
-  if constexpr (std::is_same_v<T, wmma::precision::tf32>) return tf32_round(v);
-  else return static_cast<double>(static_cast<float>(v));
+  if constexpr (std::is_same_v<T, wmma::precision::tf32>)
+    return tf32_round(v);
+  else
+    return static_cast<double>(static_cast<float>(v));
 }
 
 // Element (r, c) of a matrix stored row- or column-major with leading dimension ld.
@@ -63,8 +65,10 @@ __global__ void one_tile(const storage_t<T>* a, const storage_t<T>* b, const flo
     for (int i = 0; i < fa.num_elements; i++) fa.x[i] = wmma::__float_to_tf32(fa.x[i]);
     for (int i = 0; i < fb.num_elements; i++) fb.x[i] = wmma::__float_to_tf32(fb.x[i]);
   }
-  if (c) wmma::load_matrix_sync(acc, c, ldc, c_layout);
-  else wmma::fill_fragment(acc, fill);
+  if (c)
+    wmma::load_matrix_sync(acc, c, ldc, c_layout);
+  else
+    wmma::fill_fragment(acc, fill);
   wmma::mma_sync(acc, fa, fb, acc);
   for (int i = 0; i < acc.num_elements; i++) acc.x[i] *= scale;
   wmma::store_matrix_sync(d, acc, ldd, d_layout);
@@ -87,10 +91,10 @@ void check_one_tile(bool load_c, bool c_row, bool d_row, float scale, double tol
   const float fill = 0.75f;
   device_buffer<storage_t<T>> da(ha), db(hb);
   device_buffer<float> dc(hc), dd(std::size_t(ldd) * 16);  // dd: NaN until written
-  (void)cudaGetLastError();  // an earlier test's failed launch is not this one's
+  (void)cudaGetLastError();                                // an earlier test's failed launch is not this one's
   lockstep::launch(one_tile<T, LA, LB>, 1, 32)(da.get(), db.get(), load_c ? dc.get() : nullptr, dd.get(), lda, ldb, ldc, ldd,
-                                              c_row ? wmma::mem_row_major : wmma::mem_col_major,
-                                              d_row ? wmma::mem_row_major : wmma::mem_col_major, fill, scale);
+                                               c_row ? wmma::mem_row_major : wmma::mem_col_major, d_row ? wmma::mem_row_major : wmma::mem_col_major,
+                                               fill, scale);
   CUDA_OK(cudaGetLastError());
   const auto got = dd.download();
   std::vector<float> out(M * N);

@@ -83,15 +83,15 @@ int main(int argc, char** argv) {
   report(gpu_count > 0, "cuda_device_count_or_zero() = " + std::to_string(gpu_count) + " " + detail::cuda_driver_unavailable_reason());
   if (gpu_count == 0) return 1;
 
-  expect_throw<device_unavailable>("make_cuda_backend(" + std::to_string(gpu_count) + ")",
-                                   [&] { make_cuda_backend(gpu_count); }, std::to_string(gpu_count) + " GPU");
+  expect_throw<device_unavailable>(
+      "make_cuda_backend(" + std::to_string(gpu_count) + ")", [&] { make_cuda_backend(gpu_count); }, std::to_string(gpu_count) + " GPU");
 
   attempt("the GPU backend", [&] {
     const std::unique_ptr<device_backend> gpu = make_cuda_backend(0);
     const device_limits limits = gpu->limits();
-    std::printf("device: %s, %s; %u threads per block, shared %zu / %zu opt-in bytes per block, grid x up to %u\n",
-                gpu->name().c_str(), gpu->arch().c_str(), limits.max_threads_per_block, limits.static_shared_per_block,
-                limits.shared_per_block_optin, limits.max_grid_dim[0]);
+    std::printf("device: %s, %s; %u threads per block, shared %zu / %zu opt-in bytes per block, grid x up to %u\n", gpu->name().c_str(),
+                gpu->arch().c_str(), limits.max_threads_per_block, limits.static_shared_per_block, limits.shared_per_block_optin,
+                limits.max_grid_dim[0]);
     report(gpu->arch().rfind("sm_", 0) == 0 && gpu->arch().size() > 4, "arch() is sm_NN: " + gpu->arch());
     report(limits.max_threads_per_block == 1024 && limits.max_block_dim[2] == 64 && limits.static_shared_per_block == 48 * 1024 &&
                limits.shared_per_block_optin > limits.static_shared_per_block && std::string(limits.device_name) == gpu->name(),
@@ -127,17 +127,16 @@ int main(int argc, char** argv) {
     report(all_ff, "fill_bytes(0xff) fills every byte");
 
     const std::vector<std::string> names = {"saxpy", "write_through"};
-    const nvrtc_output compiled =
-        compile_with_nvrtc(kernels_source, "kernels.cu", {"-arch=" + gpu->arch(), "-std=c++17", "-I" + include_dir}, names);
+    const nvrtc_output compiled = compile_with_nvrtc(kernels_source, "kernels.cu", {"-arch=" + gpu->arch(), "-std=c++17", "-I" + include_dir}, names);
     report(compiled.cubin.size() > 4 && compiled.lowered_names.size() == 2,
            "NVRTC compiled the kernels: " + std::to_string(compiled.cubin.size()) + " bytes of CUBIN, lowered names " +
                (compiled.lowered_names.size() == 2 ? compiled.lowered_names[0] + " " + compiled.lowered_names[1] : "missing"));
 
     const std::shared_ptr<module_impl> module = load_cubin_module(device::cuda(0), compiled.cubin, names, compiled.lowered_names);
     const jit::signature& params = module->params(0);
-    report(module->count() == 2 && module->name(0) == "saxpy" && params.count == 5 &&
-               params.params[0].type == jit::scalar_type::float32 && params.params[1].kind == jit::param_kind::pointer &&
-               params.params[1].is_const == 1 && params.params[3].is_const == 0 && params.params[4].type == jit::scalar_type::int32,
+    report(module->count() == 2 && module->name(0) == "saxpy" && params.count == 5 && params.params[0].type == jit::scalar_type::float32 &&
+               params.params[1].kind == jit::param_kind::pointer && params.params[1].is_const == 1 && params.params[3].is_const == 0 &&
+               params.params[4].type == jit::scalar_type::int32,
            "the module's signature, read from device memory, is saxpy(float32, const float32*, const float32*, float32*, int32)");
 
     // Packed as the runtime packs them: args[i] points at parameter i's value.
@@ -169,17 +168,18 @@ int main(int argc, char** argv) {
     gpu->record_event(stop, stream);
     gpu->synchronize_event(stop);
     const double ms = gpu->elapsed_ms(start, stop) / timed_launches;
-    report(ms > 0 && ms < 100, "events timed saxpy: " + std::to_string(ms * 1000) + " us a launch, " +
-                                   std::to_string(3.0 * bytes / (ms * 1e6)) + " GB/s");
+    report(ms > 0 && ms < 100,
+           "events timed saxpy: " + std::to_string(ms * 1000) + " us a launch, " + std::to_string(3.0 * bytes / (ms * 1e6)) + " GB/s");
 
     launch_config too_wide = config;
     too_wide.block = dim3(2048);
-    expect_throw<launch_error>("a launch of 2048 threads per block", [&] { module->launch(0, too_wide, args); }, "1024");
+    expect_throw<launch_error>(
+        "a launch of 2048 threads per block", [&] { module->launch(0, too_wide, args); }, "1024");
 
     launch_config big_shared = config;
     big_shared.shared_bytes = 100 * 1024;
-    expect_throw<launch_error>("100 KiB of dynamic shared memory without opting in", [&] { module->launch(0, big_shared, args); },
-                               "cudaFuncSetAttribute");
+    expect_throw<launch_error>(
+        "100 KiB of dynamic shared memory without opting in", [&] { module->launch(0, big_shared, args); }, "cudaFuncSetAttribute");
     attempt("100 KiB of dynamic shared memory after set_max_dynamic_shared_bytes", [&] {
       module->set_max_dynamic_shared_bytes(0, 100 * 1024);
       module->launch(0, big_shared, args);
@@ -198,8 +198,8 @@ int main(int argc, char** argv) {
     void* bad_address = reinterpret_cast<void*>(std::uintptr_t{8});
     void* const fault_args[] = {&bad_address};
     module->launch(1, launch_config{dim3(1), dim3(32), 0, nullptr}, fault_args);
-    expect_throw<kernel_error>("synchronize() after a kernel wrote to address 8", [&] { gpu->synchronize(); },
-                               "CUDA_ERROR_ILLEGAL_ADDRESS");
+    expect_throw<kernel_error>(
+        "synchronize() after a kernel wrote to address 8", [&] { gpu->synchronize(); }, "CUDA_ERROR_ILLEGAL_ADDRESS");
   });
 
   std::printf("%s: %d check(s) failed\n", failures ? "FAIL" : "PASS", failures);

@@ -83,4 +83,3 @@ def restore_emulator_options():
     saved = lockstep.emulator_options()
     yield
     lockstep.set_emulator_options(**saved)
-

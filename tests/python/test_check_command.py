@@ -32,8 +32,12 @@ HARNESS = textwrap.dedent(
 def run_check(tmp_path, guard):
     source = tmp_path / "harness.cu"
     source.write_text(HARNESS.replace("GUARD", guard))
-    return subprocess.run([sys.executable, "-m", "lockstep", "check", str(source)], capture_output=True, text=True,
-                          env=dict(os.environ, LOCKSTEP_CACHE_DIR=str(tmp_path)))
+    return subprocess.run(
+        [sys.executable, "-m", "lockstep", "check", str(source)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, LOCKSTEP_CACHE_DIR=str(tmp_path)),
+    )
 
 
 def test_check_command_finds_an_off_by_one_guard(tmp_path):

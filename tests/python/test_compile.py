@@ -105,8 +105,9 @@ def test_launch_writes_through_pointers(rng, mod):
     assert np.array_equal(host(t), expected)
 
 
-@pytest.mark.parametrize("grid,block", [(3, 32), ((2, 3), (4, 5)), ((2, 2, 2), (2, 3, 4)), ((5,), (7,)), (1, 1),
-                                        (np.int64(2), (np.int32(3),))], ids=str)
+@pytest.mark.parametrize(
+    "grid,block", [(3, 32), ((2, 3), (4, 5)), ((2, 2, 2), (2, 3, 4)), ((5,), (7,)), (1, 1), (np.int64(2), (np.int32(3),))], ids=str
+)
 def test_grid_and_block_as_ints_and_tuples(mod, grid, block):
     g = (tuple(int(e) for e in grid) if isinstance(grid, tuple) else (int(grid),)) + (1, 1)
     b = (tuple(int(e) for e in block) if isinstance(block, tuple) else (int(block),)) + (1, 1)
@@ -114,9 +115,15 @@ def test_grid_and_block_as_ints_and_tuples(mod, grid, block):
     total = int(np.prod(g) * np.prod(b))
     out, dims = on(mod, np.full(total, -1, np.int64)), on(mod, np.zeros(6, np.int64))
     mod.coords[grid, block](out, dims)
-    expected = [bx + 10 * by + 100 * bz + 1000 * tx + 100000 * ty + 10000000 * tz
-                for bz in range(g[2]) for by in range(g[1]) for bx in range(g[0])
-                for tz in range(b[2]) for ty in range(b[1]) for tx in range(b[0])]
+    expected = [
+        bx + 10 * by + 100 * bz + 1000 * tx + 100000 * ty + 10000000 * tz
+        for bz in range(g[2])
+        for by in range(g[1])
+        for bx in range(g[0])
+        for tz in range(b[2])
+        for ty in range(b[1])
+        for tx in range(b[0])
+    ]
     assert host(out).tolist() == expected
     assert tuple(host(dims)) == g + b
 
@@ -153,17 +160,20 @@ def test_scalars_are_typed_from_the_signature(mod):
     assert host(out).tolist() == [float(np.float32(0.1)), 0.2, 7, -5, 9, 3, 1]
 
 
-@pytest.mark.parametrize("index,value,message", [
-    (3, 1.0, r"argument 3 of store_scalars.*the parameter is uint8 but got real number.*does not convert to an integer"),
-    (4, 2.5, r"argument 4 .*int16 but got real number"),
-    (3, 256, r"argument 3 .*uint8 but got integer 256; the value does not fit"),
-    (4, 32768, r"int16 but got integer 32768; the value does not fit"),
-    (6, -1, r"uint32 but got integer -1; the value does not fit"),
-    (7, 2, r"bool but got integer 2"),
-    (5, 2**64, r"argument 5 is the integer 18446744073709551616, which does not fit in 64 bits"),
-    (1, "1.0", r"argument 1 has type str"),
-    (1, [1.0], r"argument 1 has type list"),
-])
+@pytest.mark.parametrize(
+    "index,value,message",
+    [
+        (3, 1.0, r"argument 3 of store_scalars.*the parameter is uint8 but got real number.*does not convert to an integer"),
+        (4, 2.5, r"argument 4 .*int16 but got real number"),
+        (3, 256, r"argument 3 .*uint8 but got integer 256; the value does not fit"),
+        (4, 32768, r"int16 but got integer 32768; the value does not fit"),
+        (6, -1, r"uint32 but got integer -1; the value does not fit"),
+        (7, 2, r"bool but got integer 2"),
+        (5, 2**64, r"argument 5 is the integer 18446744073709551616, which does not fit in 64 bits"),
+        (1, "1.0", r"argument 1 has type str"),
+        (1, [1.0], r"argument 1 has type list"),
+    ],
+)
 def test_scalars_out_of_type_or_range_raise(mod, index, value, message):
     args = [on(mod, np.zeros(7)), 1.0, 1.0, 1, 1, 1, 1, True]
     args[index] = value
@@ -200,15 +210,19 @@ def test_wrong_argument_count(mod):
         mod.scale[1, 4](x, 1.0, 4, 5)
 
 
-@pytest.mark.parametrize("config,message", [
-    ((1, 2048), "block has 2048 threads but the limit is 1024 threads per block"),
-    ((1, (1, 1, 65)), "block dimension z is 65 but the limit is 64"),
-    (((1, 70000), 32), "grid dimension y is 70000 but the limit is 65535"),
-    ((2**31, 1), "grid dimension x is 2147483648 but the limit is 2147483647"),
-    ((0, 32), "grid dimension x is 0; every grid and block dimension must be at least 1"),
-    ((1, (32, 0)), "block dimension y is 0"),
-    ((1, 32, 300 * 1024), "307200 bytes of dynamic shared memory"),
-], ids=str)
+@pytest.mark.parametrize(
+    "config,message",
+    [
+        ((1, 2048), "block has 2048 threads but the limit is 1024 threads per block"),
+        ((1, (1, 1, 65)), "block dimension z is 65 but the limit is 64"),
+        (((1, 70000), 32), "grid dimension y is 70000 but the limit is 65535"),
+        ((2**31, 1), "grid dimension x is 2147483648 but the limit is 2147483647"),
+        ((0, 32), "grid dimension x is 0; every grid and block dimension must be at least 1"),
+        ((1, (32, 0)), "block dimension y is 0"),
+        ((1, 32, 300 * 1024), "307200 bytes of dynamic shared memory"),
+    ],
+    ids=str,
+)
 def test_bad_launch_configuration_names_the_limit(mod, config, message):
     x = on(mod, np.zeros(4, np.float32))
     with pytest.raises(lockstep.LaunchError, match=message) as caught:
@@ -306,8 +320,12 @@ def test_disk_cache(tmp_path, monkeypatch, device):
     package_parent = os.path.dirname(os.path.dirname(lockstep.__file__))
     child = subprocess.run(
         [sys.executable, "-c", f"import lockstep, sys; print(lockstep.compile(sys.stdin.read(), device={device!r}).from_cache)"],
-        input=source, capture_output=True, text=True, timeout=120,
-        env=dict(os.environ, PYTHONPATH=os.pathsep.join([package_parent, os.environ.get("PYTHONPATH", "")])))
+        input=source,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join([package_parent, os.environ.get("PYTHONPATH", "")])),
+    )
     assert child.returncode == 0, child.stderr
     assert child.stdout.strip() == "True", "a fresh process compiled again instead of using the cache"
 

@@ -92,9 +92,9 @@ def test_thread_order_reaches_the_emulator(order_kernel):
 
 def test_options_round_trip():
     lockstep.set_emulator_options(workers=1, order="reverse", seed=42, stack_kib=128)
-    assert lockstep.emulator_options() == {"workers": 1, "order": "reverse", "seed": 42, "stack_kib": 128, "checks": "none"}
+    assert lockstep.emulator_options() == {"workers": 1, "order": "reverse", "seed": 42, "stack_kib": 128, "checks": "none", "timeout": 0.0}
     lockstep.set_emulator_options(order="random")  # only what is given changes
-    assert lockstep.emulator_options() == {"workers": 1, "order": "random", "seed": 42, "stack_kib": 128, "checks": "none"}
+    assert lockstep.emulator_options() == {"workers": 1, "order": "random", "seed": 42, "stack_kib": 128, "checks": "none", "timeout": 0.0}
 
 
 def test_options_scope_restores_even_after_an_error():
@@ -120,9 +120,17 @@ def test_bad_options_name_the_allowed_values():
 
 def test_options_from_the_environment():
     package_parent = os.path.dirname(os.path.dirname(lockstep.__file__))
-    env = dict(os.environ, LOCKSTEP_EMU_WORKERS="3", LOCKSTEP_EMU_ORDER="random:99", LOCKSTEP_EMU_STACK_KIB="512",
-               PYTHONPATH=os.pathsep.join([package_parent, os.environ.get("PYTHONPATH", "")]))
-    child = subprocess.run([sys.executable, "-c", "import lockstep; print(lockstep.emulator_options())"],
-                           capture_output=True, text=True, env=env, timeout=60)
+    env = dict(
+        os.environ,
+        LOCKSTEP_EMU_WORKERS="3",
+        LOCKSTEP_EMU_ORDER="random:99",
+        LOCKSTEP_EMU_STACK_KIB="512",
+        LOCKSTEP_EMU_TIMEOUT="2.5",
+        PYTHONPATH=os.pathsep.join([package_parent, os.environ.get("PYTHONPATH", "")]),
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", "import lockstep; print(lockstep.emulator_options())"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert child.returncode == 0, child.stderr
-    assert child.stdout.strip() == str({"workers": 3, "order": "random", "seed": 99, "stack_kib": 512, "checks": "none"})
+    expected = {"workers": 3, "order": "random", "seed": 99, "stack_kib": 512, "checks": "none", "timeout": 2.5}
+    assert child.stdout.strip() == str(expected)

@@ -95,8 +95,14 @@ def test_tensor_core_errors(rng):
 
 # ---------------------------------------------------------------- on a GPU
 
-GPU_ALGOS = [("wmma", "float32"), ("wmma", "bfloat16"), ("wgmma", "float32"), ("wgmma", "bfloat16"), ("cublas", "bfloat16"),
-             ("cublas_tf32", "float32")]
+GPU_ALGOS = [
+    ("wmma", "float32"),
+    ("wmma", "bfloat16"),
+    ("wgmma", "float32"),
+    ("wgmma", "bfloat16"),
+    ("cublas", "bfloat16"),
+    ("cublas_tf32", "float32"),
+]
 
 
 def sampled_error(rng, c, a64, b64, rows=64):

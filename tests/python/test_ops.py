@@ -102,18 +102,23 @@ def test_contiguous_paths_at_every_length_and_alignment(rng, device, dtype, n):
         return host(t.to("float32") if dtype == "bfloat16" else t)
 
     for start in (0, 1):
-        a, b = tx[start:start + n], ty[start:start + n]
+        a, b = tx[start : start + n], ty[start : start + n]
         assert a.is_contiguous()
-        assert np.array_equal(values(lockstep.map("square", a)), (x[start:start + n] * x[start:start + n]).astype(numpy_dtype))
-        assert np.array_equal(values(a + b), (x[start:start + n] + y[start:start + n]).astype(numpy_dtype))
-        assert np.array_equal(values(lockstep.maximum(a, b)), np.maximum(x[start:start + n], y[start:start + n]))
+        assert np.array_equal(values(lockstep.map("square", a)), (x[start : start + n] * x[start : start + n]).astype(numpy_dtype))
+        assert np.array_equal(values(a + b), (x[start : start + n] + y[start : start + n]).astype(numpy_dtype))
+        assert np.array_equal(values(lockstep.maximum(a, b)), np.maximum(x[start : start + n], y[start : start + n]))
 
 
 def test_map_on_non_contiguous_views(rng, device):
     base = rng.uniform(-2, 2, size=(12, 10, 8)).astype(np.float32)
     t = on(device, base)
-    for view, expected in [(t.T, base.T), (t[1::3, :, ::2], base[1::3, :, ::2]), (t.permute([1, 2, 0]), base.transpose(1, 2, 0)),
-                           (t[4], base[4]), (t[:, 3:4].expand([12, 6, 8]), np.broadcast_to(base[:, 3:4], (12, 6, 8)))]:
+    for view, expected in [
+        (t.T, base.T),
+        (t[1::3, :, ::2], base[1::3, :, ::2]),
+        (t.permute([1, 2, 0]), base.transpose(1, 2, 0)),
+        (t[4], base[4]),
+        (t[:, 3:4].expand([12, 6, 8]), np.broadcast_to(base[:, 3:4], (12, 6, 8))),
+    ]:
         out = lockstep.tanh(view)
         assert out.is_contiguous() and out.shape == expected.shape
         assert close(host(out), np.tanh(expected.astype(np.float64)))
@@ -158,8 +163,9 @@ def test_zip_broadcasts_like_numpy(rng, device, op, shapes):
     assert close(host(out), BINARY[op](a.astype(np.float64), b.astype(np.float64)))
 
 
-@pytest.mark.parametrize("name,op", [("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("div", np.divide),
-                                     ("maximum", np.maximum), ("minimum", np.minimum)])
+@pytest.mark.parametrize(
+    "name,op", [("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("div", np.divide), ("maximum", np.maximum), ("minimum", np.minimum)]
+)
 def test_named_binary_functions(rng, device, name, op):
     a = rng.uniform(-3, 3, size=(4, 1, 6)).astype(np.float32)
     b = rng.uniform(0.5, 3, size=(5, 6)).astype(np.float32)
@@ -172,9 +178,18 @@ def test_operators_with_tensors_arrays_and_numbers(rng, device):
     tx, ty = on(device, x), on(device, y)
     x64, y64 = x.astype(np.float64), y.astype(np.float64)
     cases = [
-        (tx + ty, x64 + y64), (tx - ty, x64 - y64), (tx * ty, x64 * y64), (tx / ty, x64 / y64),
-        (tx + 2, x64 + 2), (2 + tx, 2 + x64), (tx - 0.5, x64 - 0.5), (1 - tx, 1 - x64),
-        (tx * 3, x64 * 3), (3 * tx, 3 * x64), (tx / 4, x64 / 4), (1 / tx, 1 / x64),
+        (tx + ty, x64 + y64),
+        (tx - ty, x64 - y64),
+        (tx * ty, x64 * y64),
+        (tx / ty, x64 / y64),
+        (tx + 2, x64 + 2),
+        (2 + tx, 2 + x64),
+        (tx - 0.5, x64 - 0.5),
+        (1 - tx, 1 - x64),
+        (tx * 3, x64 * 3),
+        (3 * tx, 3 * x64),
+        (tx / 4, x64 / 4),
+        (1 / tx, 1 / x64),
         ((tx * 2 + 1).sum(dim=1), (x64 * 2 + 1).sum(axis=1)),
     ]
     if device == "cpu":  # NumPy arrays beside a CPU tensor
@@ -334,8 +349,13 @@ def test_reduce_all_of_views_and_misaligned_starts(rng, device, dtype):
     base = as_lockstep(device, x, dtype)
     grid = base.reshape([37, 29])
     values = x.reshape(37, 29)
-    for view, expected in ((grid.T, values.T), (grid[1::2, ::3], values[1::2, ::3]), (base[1:], x[1:]), (base[3:-5], x[3:-5]),
-                           (grid[:, 5], values[:, 5])):
+    for view, expected in (
+        (grid.T, values.T),
+        (grid[1::2, ::3], values[1::2, ::3]),
+        (base[1:], x[1:]),
+        (base[3:-5], x[3:-5]),
+        (grid[:, 5], values[:, 5]),
+    ):
         for op in ("sum", "max", "min"):
             got = float(host(lockstep.reduce(op, view)))
             want, allowed = reduce_all_reference(op, np.ascontiguousarray(expected).ravel(), dtype)
@@ -377,6 +397,7 @@ def test_sum_of_2_to_the_28_floats_on_the_gpu(rng):
 
 
 # ---------------------------------------------------------------- copy
+
 
 @pytest.mark.parametrize("dtype", ["uint8", "float32", "float64"])
 def test_copy_is_a_new_packed_tensor(rng, device, dtype):

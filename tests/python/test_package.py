@@ -2,9 +2,12 @@
 annotations and type stubs, exceptions, and the built extension."""
 
 import ast
+import difflib
+import importlib.metadata
 import inspect
 import os
 import pathlib
+import re
 import struct
 import subprocess
 import sys
@@ -30,15 +33,36 @@ def test_import_needs_no_driver():
         "x = lockstep.asarray(np.ones((4, 4), np.float32))\n"
         "assert float((x @ x).sum(dim=1).sum(dim=0).numpy()) == 64.0\n"
         "maps = open('/proc/self/maps').read()\n"
-        "print('libcuda' in maps, 'libnvrtc' in maps)\n")
+        "print('libcuda' in maps, 'libnvrtc' in maps)\n"
+    )
     assert out.split() == ["False", "False"]
 
 
-def test_version_matches_pyproject():
+def cmake_project_version():
+    """The version in project() of the top CMakeLists.txt, found with the regex pyproject.toml gives scikit-build-core."""
     import tomllib
 
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert lockstep.__version__ == project["version"]
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" in pyproject["project"]["dynamic"] and "version" not in pyproject["project"]
+    provider = pyproject["tool"]["scikit-build"]["metadata"]["version"]
+    match = re.search(provider["regex"], (ROOT / provider["input"]).read_text(), re.MULTILINE)
+    assert match, f"{provider['regex']!r} finds no version in {provider['input']}"
+    return match.group("value")
+
+
+def test_version_is_the_cmake_project_version():
+    assert lockstep.__version__ == cmake_project_version()
+
+
+def test_version_is_the_installed_distributions():
+    # pip-installed, the metadata's version; built and installed by CMake alone, the project's.
+    installed = [
+        d
+        for d in importlib.metadata.distributions()
+        if d.metadata["Name"] == "lockstep" and pathlib.Path(d.locate_file("lockstep/__init__.py")).resolve() == PACKAGE / "__init__.py"
+    ]
+    expected = installed[0].version if installed else cmake_project_version()
+    assert lockstep.__version__ == expected
 
 
 def test_all_names_exist_and_have_docstrings():
@@ -73,6 +97,19 @@ def test_python_functions_are_annotated():
                 assert parameter.annotation is not inspect.Parameter.empty, f"lockstep.{name}({parameter.name}) has no annotation"
 
 
+def test_type_stub_is_the_checked_in_reference():
+    # The build generates _core.pyi from the bindings (nanobind's stub generator,
+    # python/CMakeLists.txt); python/lockstep/_core.pyi must be that output, so
+    # a change to the bindings comes with its stub.
+    generated = (PACKAGE / "_core.pyi").read_text().splitlines(keepends=True)
+    reference = (ROOT / "python" / "lockstep" / "_core.pyi").read_text().splitlines(keepends=True)
+    diff = "".join(difflib.unified_diff(reference, generated, "python/lockstep/_core.pyi", str(PACKAGE / "_core.pyi")))
+    assert not diff, (
+        "the generated stub differs from python/lockstep/_core.pyi; refresh it with "
+        "`cmake --build <build dir> --target update_core_stub` (or copy the generated one over it):\n" + diff
+    )
+
+
 def test_type_stubs_name_the_extension_api():
     assert (PACKAGE / "py.typed").exists()
     stub = ast.parse((PACKAGE / "_core.pyi").read_text())
@@ -85,11 +122,24 @@ def test_type_stubs_name_the_extension_api():
     tensor = next(node for node in stub.body if isinstance(node, ast.ClassDef) and node.name == "Tensor")
     members = {node.name for node in tensor.body if isinstance(node, ast.FunctionDef)}
     for name in dir(lockstep.Tensor):
-        if not name.startswith("_") or name in ("__dlpack__", "__dlpack_device__", "__getitem__", "__array__", "__matmul__",
-                                                "__add__", "__radd__", "__mul__", "__truediv__", "__neg__"):
+        if not name.startswith("_") or name in (
+            "__dlpack__",
+            "__dlpack_device__",
+            "__getitem__",
+            "__array__",
+            "__matmul__",
+            "__add__",
+            "__radd__",
+            "__mul__",
+            "__truediv__",
+            "__neg__",
+        ):
             assert name in members, f"_core.pyi's Tensor lacks {name}"
     compile_error = next(node for node in stub.body if isinstance(node, ast.ClassDef) and node.name == "CompileError")
     assert any(isinstance(node, ast.AnnAssign) and node.target.id == "log" for node in compile_error.body)
+    # EmulatorOptions (python/stubgen_patterns.txt) names the keys emulator_options() returns
+    options = next(node for node in stub.body if isinstance(node, ast.ClassDef) and node.name == "EmulatorOptions")
+    assert {node.target.id for node in options.body if isinstance(node, ast.AnnAssign)} == set(lockstep.emulator_options())
 
 
 def test_exception_hierarchy():
@@ -109,7 +159,7 @@ def test_extension_keeps_its_symbol_table():
     with open(lockstep._core.__file__, "rb") as f:
         elf = f.read()
     assert elf[:4] == b"\x7fELF" and elf[4] == 2  # 64-bit
-    section_offset, = struct.unpack_from("<Q", elf, 0x28)
+    (section_offset,) = struct.unpack_from("<Q", elf, 0x28)
     entry_size, count = struct.unpack_from("<HH", elf, 0x3A)
     types = [struct.unpack_from("<I", elf, section_offset + i * entry_size + 4)[0] for i in range(count)]
     assert 2 in types, "no SHT_SYMTAB section: the extension was stripped"

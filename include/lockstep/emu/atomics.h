@@ -51,8 +51,10 @@ LOCKSTEP_ATOMIC_FETCH(atomicXor, fetch_xor, unsigned int)
 LOCKSTEP_ATOMIC_FETCH(atomicXor, fetch_xor, unsigned long long)
 #undef LOCKSTEP_ATOMIC_FETCH
 
-#define LOCKSTEP_ATOMIC_UPDATE(fn, T, expr) \
-  inline T fn(T* address, T val) { return ::lockstep::emu::atomic_update(address, [val](T old) -> T { return expr; }); }
+#define LOCKSTEP_ATOMIC_UPDATE(fn, T, expr)                                             \
+  inline T fn(T* address, T val) {                                                      \
+    return ::lockstep::emu::atomic_update(address, [val](T old) -> T { return expr; }); \
+  }
 
 LOCKSTEP_ATOMIC_UPDATE(atomicMin, int, old < val ? old : val)
 LOCKSTEP_ATOMIC_UPDATE(atomicMin, unsigned int, old < val ? old : val)
@@ -69,9 +71,9 @@ LOCKSTEP_ATOMIC_UPDATE(atomicDec, unsigned int, (old == 0u || old > val) ? val :
 
 template <class T>
 inline T atomicCAS(T* address, std::type_identity_t<T> compare, std::type_identity_t<T> val) {
-  static_assert(std::is_same_v<T, int> || std::is_same_v<T, unsigned int> || std::is_same_v<T, unsigned long long> ||
-                    std::is_same_v<T, unsigned short>,
-                "CUDA defines atomicCAS for int, unsigned int, unsigned long long and unsigned short");
+  static_assert(
+      std::is_same_v<T, int> || std::is_same_v<T, unsigned int> || std::is_same_v<T, unsigned long long> || std::is_same_v<T, unsigned short>,
+      "CUDA defines atomicCAS for int, unsigned int, unsigned long long and unsigned short");
   ::lockstep::emu::atomic_at(address).compare_exchange_strong(compare, val, std::memory_order_relaxed);
   return compare;  // on failure compare_exchange stores the value it saw
 }

@@ -14,8 +14,8 @@ struct thread_context {
   uint3 block_idx{0, 0, 0};
   dim3 block_dim{1, 1, 1};
   dim3 grid_dim{1, 1, 1};
-  unsigned int linear_tid = 0;          // x fastest, then y, then z
-  block_runner* block = nullptr;        // null outside a kernel
+  unsigned int linear_tid = 0;    // x fastest, then y, then z
+  block_runner* block = nullptr;  // null outside a kernel
   unsigned char* dynamic_shared = nullptr;
 };
 

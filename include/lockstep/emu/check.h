@@ -37,9 +37,9 @@ inline constexpr unsigned memory_checks =
 enum class hazard : std::uint8_t { none, read_after_write, write_after_read, write_after_write };
 
 struct source_line {
-  std::string file;      // as the compiler saw it; empty when unknown (no debug info)
+  std::string file;  // as the compiler saw it; empty when unknown (no debug info)
   unsigned line = 0;
-  std::string function;  // demangled
+  std::string function;     // demangled
   std::string str() const;  // "file:line" or "?"
 };
 
@@ -51,12 +51,12 @@ struct check_report {
   std::uintptr_t address = 0;  // 0 for synccheck
   std::size_t size = 0;        // bytes accessed
   bool write = false;
-  std::string memory;          // where `address` lies: "shared k()::tile + 8", "cudaMalloc'd 1024 bytes at 0x... + 1024"
-  std::string what;            // the finding in words
-  source_line at;              // the access, barrier or collective
-  source_line other;           // the other side of a race or a divergent barrier, if any
+  std::string memory;  // where `address` lies: "shared k()::tile + 8", "cudaMalloc'd 1024 bytes at 0x... + 1024"
+  std::string what;    // the finding in words
+  source_line at;      // the access, barrier or collective
+  source_line other;   // the other side of a race or a divergent barrier, if any
   uint3 other_thread{0, 0, 0};
-  std::size_t repeats = 1;     // identical findings (same kind and lines) folded into this one
+  std::size_t repeats = 1;  // identical findings (same kind and lines) folded into this one
 
   // "memcheck", "racecheck read-after-write", "synccheck", "initcheck", ...
   std::string kind() const;

@@ -8,7 +8,12 @@ namespace lockstep::emu {
 // A failed device assert ends the launch with an error naming the thread and
 // block, as a trap does on the GPU, instead of aborting the host process.
 [[noreturn]] void device_assert_failed(const char* expression, const char* file, unsigned line, const char* function);
+// __trap() ends the launch with cudaErrorLaunchFailure, as on the GPU, naming
+// the thread and the line.
+[[noreturn]] void device_trap(const char* file, unsigned line, const char* function);
 }  // namespace lockstep::emu
+
+#define __trap() ::lockstep::emu::device_trap(__FILE__, __LINE__, __func__)
 
 // glibc's assert expands to __assert_fail(...); renaming it here reaches every
 // assert written after this header, whenever <cassert> itself was included.
@@ -17,15 +22,25 @@ namespace lockstep::emu {
 #endif
 
 template <class T>
-inline T __ldg(const T* address) { return *address; }
+inline T __ldg(const T* address) {
+  return *address;
+}
 template <class T>
-inline T __ldcg(const T* address) { return *address; }
+inline T __ldcg(const T* address) {
+  return *address;
+}
 template <class T>
-inline T __ldcs(const T* address) { return *address; }
+inline T __ldcs(const T* address) {
+  return *address;
+}
 template <class T>
-inline void __stcg(T* address, T value) { *address = value; }
+inline void __stcg(T* address, T value) {
+  *address = value;
+}
 template <class T>
-inline void __stcs(T* address, T value) { *address = value; }
+inline void __stcs(T* address, T value) {
+  *address = value;
+}
 
 inline long long clock64() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();

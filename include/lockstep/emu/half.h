@@ -28,8 +28,10 @@ inline std::uint16_t float_to_half_bits(float f) {
 inline float half_bits_to_float(std::uint16_t h) {
   const std::uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
   std::uint32_t x;
-  if (exponent == 0x1f) x = sign | 0x7f800000u | (mantissa << 13);
-  else if (exponent != 0) x = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  if (exponent == 0x1f)
+    x = sign | 0x7f800000u | (mantissa << 13);
+  else if (exponent != 0)
+    x = sign | ((exponent + 112) << 23) | (mantissa << 13);
   else {
     float f = static_cast<float>(mantissa) / 16777216.0f;  // subnormal: mantissa * 2^-24
     return sign ? -f : f;

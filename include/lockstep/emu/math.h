@@ -14,8 +14,8 @@
 #include <limits>
 
 // CUDA puts min and max in the global namespace for every arithmetic type.
-#define LOCKSTEP_MINMAX(T)                                  \
-  inline T min(T a, T b) { return a < b ? a : b; }          \
+#define LOCKSTEP_MINMAX(T)                         \
+  inline T min(T a, T b) { return a < b ? a : b; } \
   inline T max(T a, T b) { return a > b ? a : b; }
 LOCKSTEP_MINMAX(int)
 LOCKSTEP_MINMAX(unsigned int)
@@ -35,8 +35,14 @@ inline float rcbrtf(float x) { return 1.0f / std::cbrt(x); }
 inline float exp10f(float x) { return std::pow(10.0f, x); }
 inline float saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }  // NaN gives 0, as on the GPU
 inline float __saturatef(float x) { return saturatef(x); }
-inline void sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
-inline void sincos(double x, double* s, double* c) { *s = std::sin(x); *c = std::cos(x); }
+inline void sincosf(float x, float* s, float* c) {
+  *s = std::sin(x);
+  *c = std::cos(x);
+}
+inline void sincos(double x, double* s, double* c) {
+  *s = std::sin(x);
+  *c = std::cos(x);
+}
 inline float normcdff(float x) { return 0.5f * std::erfc(-x / std::sqrt(2.0f)); }
 
 inline float __expf(float x) { return std::exp(x); }

@@ -15,17 +15,18 @@ namespace lockstep::emu {
 enum class thread_order { forward, reverse, random };
 
 struct options {
-  unsigned workers = 0;                   // OS threads running blocks; 0 = one per core
+  unsigned workers = 0;  // OS threads running blocks; 0 = one per core
   thread_order order = thread_order::forward;
-  std::uint64_t seed = 0;                 // for thread_order::random
-  std::size_t stack_bytes = 256 * 1024;   // per emulated thread that waits at a barrier
-  unsigned checks = 0;                    // check_tool bits (all_checks = all four); 0 = normal mode
+  std::uint64_t seed = 0;                // for thread_order::random
+  std::size_t stack_bytes = 256 * 1024;  // per emulated thread that waits at a barrier
+  unsigned checks = 0;                   // check_tool bits (all_checks = all four); 0 = normal mode
+  double timeout_seconds = 0;            // a launch running longer ends with cudaErrorLaunchTimeout; 0 = no limit
 };
 
 // Defaults come from LOCKSTEP_EMU_WORKERS, LOCKSTEP_EMU_ORDER
-// (forward | reverse | random[:seed]), LOCKSTEP_EMU_STACK_KIB and
+// (forward | reverse | random[:seed]), LOCKSTEP_EMU_STACK_KIB,
 // LOCKSTEP_CHECK (1 | all | a comma list of memcheck, racecheck, synccheck,
-// initcheck | 0).
+// initcheck | 0) and LOCKSTEP_EMU_TIMEOUT (seconds).
 options get_options();
 void set_options(const options& o);
 

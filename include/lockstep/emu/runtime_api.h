@@ -7,34 +7,34 @@
 
 // CUDA's error codes (the runtime's numbers, which the driver API shares for
 // these); name and description in runtime_api.cpp.
-#define LOCKSTEP_CUDA_ERRORS(X)                                                                  \
-  X(cudaSuccess, 0, "no error")                                                                  \
-  X(cudaErrorInvalidValue, 1, "invalid argument")                                                \
-  X(cudaErrorMemoryAllocation, 2, "out of memory")                                               \
-  X(cudaErrorInitializationError, 3, "initialization error")                                     \
-  X(cudaErrorInvalidConfiguration, 9, "invalid configuration argument")                          \
-  X(cudaErrorInvalidDevicePointer, 17, "invalid device pointer")                                 \
-  X(cudaErrorInvalidMemcpyDirection, 21, "invalid copy direction for memcpy")                    \
-  X(cudaErrorInsufficientDriver, 35, "CUDA driver version is insufficient for CUDA runtime version") \
-  X(cudaErrorInvalidDeviceFunction, 98, "invalid device function")                              \
-  X(cudaErrorNoDevice, 100, "no CUDA-capable device is detected")                               \
-  X(cudaErrorInvalidDevice, 101, "invalid device ordinal")                                      \
-  X(cudaErrorDeviceUninitialized, 201, "invalid device context")                                \
-  X(cudaErrorNoKernelImageForDevice, 209, "no kernel image is available for execution on the device") \
-  X(cudaErrorInvalidPtx, 218, "a PTX JIT compilation failed")                                   \
+#define LOCKSTEP_CUDA_ERRORS(X)                                                                         \
+  X(cudaSuccess, 0, "no error")                                                                         \
+  X(cudaErrorInvalidValue, 1, "invalid argument")                                                       \
+  X(cudaErrorMemoryAllocation, 2, "out of memory")                                                      \
+  X(cudaErrorInitializationError, 3, "initialization error")                                            \
+  X(cudaErrorInvalidConfiguration, 9, "invalid configuration argument")                                 \
+  X(cudaErrorInvalidDevicePointer, 17, "invalid device pointer")                                        \
+  X(cudaErrorInvalidMemcpyDirection, 21, "invalid copy direction for memcpy")                           \
+  X(cudaErrorInsufficientDriver, 35, "CUDA driver version is insufficient for CUDA runtime version")    \
+  X(cudaErrorInvalidDeviceFunction, 98, "invalid device function")                                      \
+  X(cudaErrorNoDevice, 100, "no CUDA-capable device is detected")                                       \
+  X(cudaErrorInvalidDevice, 101, "invalid device ordinal")                                              \
+  X(cudaErrorDeviceUninitialized, 201, "invalid device context")                                        \
+  X(cudaErrorNoKernelImageForDevice, 209, "no kernel image is available for execution on the device")   \
+  X(cudaErrorInvalidPtx, 218, "a PTX JIT compilation failed")                                           \
   X(cudaErrorUnsupportedPtxVersion, 222, "the provided PTX was compiled with an unsupported toolchain") \
-  X(cudaErrorInvalidSource, 300, "device kernel image is invalid")                              \
-  X(cudaErrorInvalidResourceHandle, 400, "invalid resource handle")                             \
-  X(cudaErrorSymbolNotFound, 500, "named symbol not found")                                     \
-  X(cudaErrorNotReady, 600, "device not ready")                                                 \
-  X(cudaErrorIllegalAddress, 700, "an illegal memory access was encountered")                   \
-  X(cudaErrorLaunchOutOfResources, 701, "too many resources requested for launch")              \
-  X(cudaErrorLaunchTimeout, 702, "the launch timed out and was terminated")                     \
-  X(cudaErrorAssert, 710, "device-side assert triggered")                                       \
-  X(cudaErrorIllegalInstruction, 715, "an illegal instruction was encountered")                 \
-  X(cudaErrorMisalignedAddress, 716, "misaligned address")                                      \
-  X(cudaErrorLaunchFailure, 719, "unspecified launch failure")                                  \
-  X(cudaErrorNotSupported, 801, "operation not supported")                                      \
+  X(cudaErrorInvalidSource, 300, "device kernel image is invalid")                                      \
+  X(cudaErrorInvalidResourceHandle, 400, "invalid resource handle")                                     \
+  X(cudaErrorSymbolNotFound, 500, "named symbol not found")                                             \
+  X(cudaErrorNotReady, 600, "device not ready")                                                         \
+  X(cudaErrorIllegalAddress, 700, "an illegal memory access was encountered")                           \
+  X(cudaErrorLaunchOutOfResources, 701, "too many resources requested for launch")                      \
+  X(cudaErrorLaunchTimeout, 702, "the launch timed out and was terminated")                             \
+  X(cudaErrorAssert, 710, "device-side assert triggered")                                               \
+  X(cudaErrorIllegalInstruction, 715, "an illegal instruction was encountered")                         \
+  X(cudaErrorMisalignedAddress, 716, "misaligned address")                                              \
+  X(cudaErrorLaunchFailure, 719, "unspecified launch failure")                                          \
+  X(cudaErrorNotSupported, 801, "operation not supported")                                              \
   X(cudaErrorUnknown, 999, "unknown error")
 
 enum cudaError_t {

@@ -15,8 +15,27 @@ namespace lockstep::emu {
 enum class barrier_reduce { none, count, all, any };
 int block_barrier(barrier_reduce reduce, int predicate);
 
-enum class warp_op : std::uint8_t { sync, shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all, reduce_add, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor, match_any, active,
-                                 wmma_load, wmma_store, wmma_mma };  // nvcuda::wmma's *_sync functions (emu/wmma.h)
+enum class warp_op : std::uint8_t {
+  sync,
+  shfl_idx,
+  shfl_up,
+  shfl_down,
+  shfl_xor,
+  ballot,
+  any,
+  all,
+  reduce_add,
+  reduce_min,
+  reduce_max,
+  reduce_and,
+  reduce_or,
+  reduce_xor,
+  match_any,
+  active,
+  wmma_load,
+  wmma_store,
+  wmma_mma
+};  // nvcuda::wmma's *_sync functions (emu/wmma.h)
 std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width);
 
 template <class T>
@@ -38,19 +57,25 @@ inline T from_bits(std::uint64_t bits) {
 #define LOCKSTEP_SYNC_WRAPPER inline __attribute__((always_inline))
 
 LOCKSTEP_SYNC_WRAPPER void __syncthreads() { ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::none, 0); }
-LOCKSTEP_SYNC_WRAPPER int __syncthreads_count(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::count, predicate); }
+LOCKSTEP_SYNC_WRAPPER int __syncthreads_count(int predicate) {
+  return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::count, predicate);
+}
 LOCKSTEP_SYNC_WRAPPER int __syncthreads_and(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::all, predicate); }
 LOCKSTEP_SYNC_WRAPPER int __syncthreads_or(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::any, predicate); }
 
-LOCKSTEP_SYNC_WRAPPER void __syncwarp(unsigned mask = 0xffffffffu) { ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::sync, mask, 0, 0, 32); }
+LOCKSTEP_SYNC_WRAPPER void __syncwarp(unsigned mask = 0xffffffffu) {
+  ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::sync, mask, 0, 0, 32);
+}
 // The lanes that reach __activemask together: it waits for the warp's other
 // lanes until each has arrived, exited, or stopped at another barrier.
-LOCKSTEP_SYNC_WRAPPER unsigned __activemask() { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::active, 0, 0, 0, 32)); }
+LOCKSTEP_SYNC_WRAPPER unsigned __activemask() {
+  return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::active, 0, 0, 0, 32));
+}
 
 #define LOCKSTEP_SHFL(fn, op, arg_t)                                                                          \
-  template <class T>                                                                                      \
-  LOCKSTEP_SYNC_WRAPPER T fn(unsigned mask, T var, arg_t lane_arg, int width = 32) {                      \
-    using namespace ::lockstep::emu;                                                                      \
+  template <class T>                                                                                          \
+  LOCKSTEP_SYNC_WRAPPER T fn(unsigned mask, T var, arg_t lane_arg, int width = 32) {                          \
+    using namespace ::lockstep::emu;                                                                          \
     return from_bits<T>(warp_collective(warp_op::op, mask, to_bits(var), static_cast<int>(lane_arg), width)); \
   }
 LOCKSTEP_SHFL(__shfl_sync, shfl_idx, int)
@@ -70,15 +95,31 @@ LOCKSTEP_SYNC_WRAPPER int __all_sync(unsigned mask, int predicate) {
 }
 
 // sm_80 warp reductions over 32-bit integers; lane_arg 1 marks a signed min/max.
-LOCKSTEP_SYNC_WRAPPER unsigned __reduce_add_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_add, mask, v, 0, 32)); }
+LOCKSTEP_SYNC_WRAPPER unsigned __reduce_add_sync(unsigned mask, unsigned v) {
+  return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_add, mask, v, 0, 32));
+}
 LOCKSTEP_SYNC_WRAPPER int __reduce_add_sync(unsigned mask, int v) { return static_cast<int>(__reduce_add_sync(mask, static_cast<unsigned>(v))); }
-LOCKSTEP_SYNC_WRAPPER unsigned __reduce_min_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_min, mask, v, 0, 32)); }
-LOCKSTEP_SYNC_WRAPPER int __reduce_min_sync(unsigned mask, int v) { return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_min, mask, static_cast<unsigned>(v), 1, 32)); }
-LOCKSTEP_SYNC_WRAPPER unsigned __reduce_max_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_max, mask, v, 0, 32)); }
-LOCKSTEP_SYNC_WRAPPER int __reduce_max_sync(unsigned mask, int v) { return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_max, mask, static_cast<unsigned>(v), 1, 32)); }
-LOCKSTEP_SYNC_WRAPPER unsigned __reduce_and_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_and, mask, v, 0, 32)); }
-LOCKSTEP_SYNC_WRAPPER unsigned __reduce_or_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_or, mask, v, 0, 32)); }
-LOCKSTEP_SYNC_WRAPPER unsigned __reduce_xor_sync(unsigned mask, unsigned v) { return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_xor, mask, v, 0, 32)); }
+LOCKSTEP_SYNC_WRAPPER unsigned __reduce_min_sync(unsigned mask, unsigned v) {
+  return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_min, mask, v, 0, 32));
+}
+LOCKSTEP_SYNC_WRAPPER int __reduce_min_sync(unsigned mask, int v) {
+  return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_min, mask, static_cast<unsigned>(v), 1, 32));
+}
+LOCKSTEP_SYNC_WRAPPER unsigned __reduce_max_sync(unsigned mask, unsigned v) {
+  return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_max, mask, v, 0, 32));
+}
+LOCKSTEP_SYNC_WRAPPER int __reduce_max_sync(unsigned mask, int v) {
+  return static_cast<int>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_max, mask, static_cast<unsigned>(v), 1, 32));
+}
+LOCKSTEP_SYNC_WRAPPER unsigned __reduce_and_sync(unsigned mask, unsigned v) {
+  return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_and, mask, v, 0, 32));
+}
+LOCKSTEP_SYNC_WRAPPER unsigned __reduce_or_sync(unsigned mask, unsigned v) {
+  return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_or, mask, v, 0, 32));
+}
+LOCKSTEP_SYNC_WRAPPER unsigned __reduce_xor_sync(unsigned mask, unsigned v) {
+  return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::reduce_xor, mask, v, 0, 32));
+}
 template <class T>
 LOCKSTEP_SYNC_WRAPPER unsigned __match_any_sync(unsigned mask, T value) {
   return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::match_any, mask, ::lockstep::emu::to_bits(value), 0, 32));

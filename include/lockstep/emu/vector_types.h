@@ -3,14 +3,22 @@
 #pragma once
 #include <cstddef>
 
-#define LOCKSTEP_VECTOR_TYPES(T, name, a2, a4)                                  \
-  struct name##1 { T x; };                                                      \
-  struct alignas(a2) name##2 { T x, y; };                                       \
-  struct name##3 { T x, y, z; };                                                \
-  struct alignas(a4) name##4 { T x, y, z, w; };                                 \
-  inline constexpr name##1 make_##name##1(T x) { return {x}; }                  \
-  inline constexpr name##2 make_##name##2(T x, T y) { return {x, y}; }          \
-  inline constexpr name##3 make_##name##3(T x, T y, T z) { return {x, y, z}; }  \
+#define LOCKSTEP_VECTOR_TYPES(T, name, a2, a4)                                 \
+  struct name##1 {                                                             \
+    T x;                                                                       \
+  };                                                                           \
+  struct alignas(a2) name##2 {                                                 \
+    T x, y;                                                                    \
+  };                                                                           \
+  struct name##3 {                                                             \
+    T x, y, z;                                                                 \
+  };                                                                           \
+  struct alignas(a4) name##4 {                                                 \
+    T x, y, z, w;                                                              \
+  };                                                                           \
+  inline constexpr name##1 make_##name##1(T x) { return {x}; }                 \
+  inline constexpr name##2 make_##name##2(T x, T y) { return {x, y}; }         \
+  inline constexpr name##3 make_##name##3(T x, T y, T z) { return {x, y, z}; } \
   inline constexpr name##4 make_##name##4(T x, T y, T z, T w) { return {x, y, z, w}; }
 
 // Alignments follow CUDA's vector_types.h: the 2-vector is aligned to its

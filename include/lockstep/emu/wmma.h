@@ -61,8 +61,10 @@ enum layout_t { mem_row_major, mem_col_major };
 inline float __float_to_tf32(float in) {
   std::uint32_t x;
   std::memcpy(&x, &in, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) x = 0x7fffffffu;  // NaN: the canonical NaN
-  else x = (x + 0x1000u) & 0xffffe000u;                  // magnitude + half a tf32 unit, truncated: ties away from zero
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    x = 0x7fffffffu;  // NaN: the canonical NaN
+  else
+    x = (x + 0x1000u) & 0xffffe000u;  // magnitude + half a tf32 unit, truncated: ties away from zero
   float out;
   std::memcpy(&out, &x, 4);
   return out;
@@ -106,9 +108,11 @@ template <int m, int n>
 inline constexpr int lane_elements<accumulator, m, n, 16, float> = (m == 16 && n == 16) || (m == 32 && n == 8) || (m == 8 && n == 32) ? 8 : 0;
 // __nv_bfloat16: no duplicated elements, so A is m*16/32 and B 16*n/32.
 template <int m, int n>
-inline constexpr int lane_elements<matrix_a, m, n, 16, __nv_bfloat16> = (m == 16 && n == 16) || (m == 32 && n == 8) || (m == 8 && n == 32) ? m / 2 : 0;
+inline constexpr int lane_elements<matrix_a, m, n, 16, __nv_bfloat16> = (m == 16 && n == 16) || (m == 32 && n == 8) || (m == 8 && n == 32) ? m / 2
+                                                                                                                                           : 0;
 template <int m, int n>
-inline constexpr int lane_elements<matrix_b, m, n, 16, __nv_bfloat16> = (m == 16 && n == 16) || (m == 32 && n == 8) || (m == 8 && n == 32) ? n / 2 : 0;
+inline constexpr int lane_elements<matrix_b, m, n, 16, __nv_bfloat16> = (m == 16 && n == 16) || (m == 32 && n == 8) || (m == 8 && n == 32) ? n / 2
+                                                                                                                                           : 0;
 // m16n16k8 with precision::tf32.
 template <>
 inline constexpr int lane_elements<matrix_a, 16, 16, 8, precision::tf32> = 4;
@@ -221,9 +225,8 @@ __attribute__((noinline, no_sanitize("thread"))) void mma_lane(FD& d, const FC& 
 
 // matrix_a and matrix_b: the layout is the fragment's; ldm counts elements.
 template <typename Use, int m, int n, int k, typename T, typename Layout>
-  requires(!std::is_same_v<Use, accumulator>)
-LOCKSTEP_SYNC_WRAPPER void load_matrix_sync(fragment<Use, m, n, k, T, Layout>& a, const typename helper_traits<T>::storage_element_type* p,
-                                            unsigned ldm) {
+requires(!std::is_same_v<Use, accumulator>) LOCKSTEP_SYNC_WRAPPER
+    void load_matrix_sync(fragment<Use, m, n, k, T, Layout>& a, const typename helper_traits<T>::storage_element_type* p, unsigned ldm) {
   ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::wmma_load, 0xffffffffu, 0, 0, 32);
   detail::load_lane<fragment<Use, m, n, k, T, Layout>, Use, m, n, k>(a, p, ldm, std::is_same_v<Layout, row_major>);
 }
@@ -250,10 +253,10 @@ LOCKSTEP_SYNC_WRAPPER void store_matrix_sync(T* p, const fragment<accumulator, m
 // D = A * B + C. A and B take the same element type; C and D are float or
 // (with __half inputs) __half, in any combination, as in mma.h.
 template <int m, int n, int k, typename TAB, typename LA, typename LB, typename TD, typename TC>
-  requires((std::is_same_v<TD, float> || (std::is_same_v<TD, __half> && std::is_same_v<TAB, __half>)) &&
-           (std::is_same_v<TC, float> || (std::is_same_v<TC, __half> && std::is_same_v<TAB, __half>)))
-LOCKSTEP_SYNC_WRAPPER void mma_sync(fragment<accumulator, m, n, k, TD>& d, const fragment<matrix_a, m, n, k, TAB, LA>& a,
-                                    const fragment<matrix_b, m, n, k, TAB, LB>& b, const fragment<accumulator, m, n, k, TC>& c) {
+requires((std::is_same_v<TD, float> || (std::is_same_v<TD, __half> && std::is_same_v<TAB, __half>)) &&
+         (std::is_same_v<TC, float> || (std::is_same_v<TC, __half> && std::is_same_v<TAB, __half>))) LOCKSTEP_SYNC_WRAPPER
+    void mma_sync(fragment<accumulator, m, n, k, TD>& d, const fragment<matrix_a, m, n, k, TAB, LA>& a, const fragment<matrix_b, m, n, k, TAB, LB>& b,
+                  const fragment<accumulator, m, n, k, TC>& c) {
   const __frag_base<TAB, detail::lane_elements<matrix_a, m, n, k, TAB>>& a_elements = a;
   const __frag_base<TAB, detail::lane_elements<matrix_b, m, n, k, TAB>>& b_elements = b;
   detail::publish(&a_elements, &b_elements);

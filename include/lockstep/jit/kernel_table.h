@@ -15,7 +15,19 @@ namespace lockstep::jit {
 
 enum class scalar_type : unsigned char {
   none = 0,  // void (for void*), or not a scalar (a struct)
-  boolean, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16, bfloat16, float32, float64,
+  boolean,
+  int8,
+  uint8,
+  int16,
+  uint16,
+  int32,
+  uint32,
+  int64,
+  uint64,
+  float16,
+  bfloat16,
+  float32,
+  float64,
 };
 
 enum class param_kind : unsigned char { scalar = 0, pointer = 1, by_value = 2 };
@@ -36,50 +48,127 @@ struct signature {
   param_desc params[max_params];
 };
 
-template <class T> struct scalar_of { static constexpr scalar_type value = scalar_type::none; };
-template <> struct scalar_of<bool> { static constexpr scalar_type value = scalar_type::boolean; };
-template <> struct scalar_of<signed char> { static constexpr scalar_type value = scalar_type::int8; };
-template <> struct scalar_of<char> { static constexpr scalar_type value = static_cast<char>(-1) < 0 ? scalar_type::int8 : scalar_type::uint8; };
-template <> struct scalar_of<unsigned char> { static constexpr scalar_type value = scalar_type::uint8; };
-template <> struct scalar_of<short> { static constexpr scalar_type value = scalar_type::int16; };
-template <> struct scalar_of<unsigned short> { static constexpr scalar_type value = scalar_type::uint16; };
-template <> struct scalar_of<int> { static constexpr scalar_type value = scalar_type::int32; };
-template <> struct scalar_of<unsigned int> { static constexpr scalar_type value = scalar_type::uint32; };
-template <> struct scalar_of<long> { static constexpr scalar_type value = sizeof(long) == 8 ? scalar_type::int64 : scalar_type::int32; };
-template <> struct scalar_of<unsigned long> { static constexpr scalar_type value = sizeof(long) == 8 ? scalar_type::uint64 : scalar_type::uint32; };
-template <> struct scalar_of<long long> { static constexpr scalar_type value = scalar_type::int64; };
-template <> struct scalar_of<unsigned long long> { static constexpr scalar_type value = scalar_type::uint64; };
-template <> struct scalar_of<float> { static constexpr scalar_type value = scalar_type::float32; };
-template <> struct scalar_of<double> { static constexpr scalar_type value = scalar_type::float64; };
+template <class T>
+struct scalar_of {
+  static constexpr scalar_type value = scalar_type::none;
+};
+template <>
+struct scalar_of<bool> {
+  static constexpr scalar_type value = scalar_type::boolean;
+};
+template <>
+struct scalar_of<signed char> {
+  static constexpr scalar_type value = scalar_type::int8;
+};
+template <>
+struct scalar_of<char> {
+  static constexpr scalar_type value = static_cast<char>(-1) < 0 ? scalar_type::int8 : scalar_type::uint8;
+};
+template <>
+struct scalar_of<unsigned char> {
+  static constexpr scalar_type value = scalar_type::uint8;
+};
+template <>
+struct scalar_of<short> {
+  static constexpr scalar_type value = scalar_type::int16;
+};
+template <>
+struct scalar_of<unsigned short> {
+  static constexpr scalar_type value = scalar_type::uint16;
+};
+template <>
+struct scalar_of<int> {
+  static constexpr scalar_type value = scalar_type::int32;
+};
+template <>
+struct scalar_of<unsigned int> {
+  static constexpr scalar_type value = scalar_type::uint32;
+};
+template <>
+struct scalar_of<long> {
+  static constexpr scalar_type value = sizeof(long) == 8 ? scalar_type::int64 : scalar_type::int32;
+};
+template <>
+struct scalar_of<unsigned long> {
+  static constexpr scalar_type value = sizeof(long) == 8 ? scalar_type::uint64 : scalar_type::uint32;
+};
+template <>
+struct scalar_of<long long> {
+  static constexpr scalar_type value = scalar_type::int64;
+};
+template <>
+struct scalar_of<unsigned long long> {
+  static constexpr scalar_type value = scalar_type::uint64;
+};
+template <>
+struct scalar_of<float> {
+  static constexpr scalar_type value = scalar_type::float32;
+};
+template <>
+struct scalar_of<double> {
+  static constexpr scalar_type value = scalar_type::float64;
+};
 #if defined(__CUDA_FP16_TYPES_EXIST__) || defined(__CUDA_FP16_HPP__) || defined(LOCKSTEP_EMU_HALF)
-template <> struct scalar_of<__half> { static constexpr scalar_type value = scalar_type::float16; };
+template <>
+struct scalar_of<__half> {
+  static constexpr scalar_type value = scalar_type::float16;
+};
 #endif
 #if defined(__CUDA_BF16_TYPES_EXIST__) || defined(__CUDA_BF16_HPP__) || defined(LOCKSTEP_EMU_HALF)
-template <> struct scalar_of<__nv_bfloat16> { static constexpr scalar_type value = scalar_type::bfloat16; };
+template <>
+struct scalar_of<__nv_bfloat16> {
+  static constexpr scalar_type value = scalar_type::bfloat16;
+};
 #endif
 
-template <class T> struct strip_const { using type = T; };
-template <class T> struct strip_const<const T> { using type = T; };
-template <class T> struct strip_const<volatile T> { using type = T; };
-template <class T> struct strip_const<const volatile T> { using type = T; };
-template <class T> struct is_const_type { static constexpr bool value = false; };
-template <class T> struct is_const_type<const T> { static constexpr bool value = true; };
-template <class T> struct is_const_type<const volatile T> { static constexpr bool value = true; };
+template <class T>
+struct strip_const {
+  using type = T;
+};
+template <class T>
+struct strip_const<const T> {
+  using type = T;
+};
+template <class T>
+struct strip_const<volatile T> {
+  using type = T;
+};
+template <class T>
+struct strip_const<const volatile T> {
+  using type = T;
+};
+template <class T>
+struct is_const_type {
+  static constexpr bool value = false;
+};
+template <class T>
+struct is_const_type<const T> {
+  static constexpr bool value = true;
+};
+template <class T>
+struct is_const_type<const volatile T> {
+  static constexpr bool value = true;
+};
 
 template <class T>
 struct describe {
-  static constexpr param_desc value{scalar_of<T>::value == scalar_type::none ? param_kind::by_value : param_kind::scalar,
-                                    scalar_of<T>::value, 0, 0, sizeof(T), alignof(T)};
+  static constexpr param_desc value{
+      scalar_of<T>::value == scalar_type::none ? param_kind::by_value : param_kind::scalar, scalar_of<T>::value, 0, 0, sizeof(T), alignof(T)};
 };
 template <class T>
 struct describe<T*> {
-  static constexpr param_desc value{param_kind::pointer, scalar_of<typename strip_const<T>::type>::value,
-                                    is_const_type<T>::value ? (unsigned char)1 : (unsigned char)0, 0, sizeof(T*), alignof(T*)};
+  static constexpr param_desc value{param_kind::pointer,
+                                    scalar_of<typename strip_const<T>::type>::value,
+                                    is_const_type<T>::value ? (unsigned char)1 : (unsigned char)0,
+                                    0,
+                                    sizeof(T*),
+                                    alignof(T*)};
 };
 template <class T>
 struct describe<const T> : describe<T> {};
 
-template <class F> struct signature_of;
+template <class F>
+struct signature_of;
 template <class... P>
 struct signature_of<void(P...)> {
   static_assert(sizeof...(P) <= max_params, "lockstep: kernels with more than 32 parameters are not supported");

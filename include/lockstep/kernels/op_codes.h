@@ -1,11 +1,78 @@
-// The operations of the elementwise and reduction kernels, numbered once for
-// the kernels (which switch on them) and the tensor layer (which picks them).
+// The operations of the elementwise and reduction kernels, listed once. Each
+// list generates the op's enumerator (the tensor layer passes it to the
+// kernels as an int), its name (lockstep::op_name, parse_*_op), its row of
+// properties, and its case in the kernels' switch (kernels/elementwise.cu,
+// kernels/reduce.cu), so an op is one row: nothing pairs lists by position.
+// Plain C++, read by the host compiler, nvcc and NVRTC; the result
+// expressions are only expanded inside the kernel files.
 #pragma once
+
+// X(name, floating_only, result...): result is the op of `x` in `C`, the
+// compute type (float for the half types, else the element type itself);
+// floating_only ops refuse integer tensors.
+#define LOCKSTEP_UNARY_OPS(X)                                                  \
+  X(copy, false, x)                                                            \
+  X(neg, false, -x)                                                            \
+  X(abs, false, x < C(0) ? -x : x)                                             \
+  X(exp, true, static_cast<C>(exp(static_cast<double>(x))))                    \
+  X(log, true, static_cast<C>(log(static_cast<double>(x))))                    \
+  X(sqrt, true, static_cast<C>(sqrt(static_cast<double>(x))))                  \
+  X(relu, false, x > C(0) ? x : C(0))                                          \
+  X(sigmoid, true, static_cast<C>(1.0 / (1.0 + exp(-static_cast<double>(x))))) \
+  X(tanh, true, static_cast<C>(tanh(static_cast<double>(x))))                  \
+  X(square, false, x* x)                                                       \
+  X(reciprocal, true, static_cast<C>(1.0 / static_cast<double>(x)))
+
+// X(name, result...): the op of `a` and `b` in the compute type `C` (divide
+// and power are kernels/elementwise.cu's integer-safe forms).
+#define LOCKSTEP_BINARY_OPS(X) \
+  X(add, a + b)                \
+  X(sub, a - b)                \
+  X(mul, a* b)                 \
+  X(div, divide(a, b))         \
+  X(maximum, a > b ? a : b)    \
+  X(minimum, a < b ? a : b)    \
+  X(pow, power(a, b))          \
+  X(eq, a == b ? C(1) : C(0))  \
+  X(lt, a < b ? C(1) : C(0))   \
+  X(gt, a > b ? C(1) : C(0))
+
+// X(name, divides_by_count, identity, combine...): in the accumulate type
+// `A`, the value of no elements, and `acc` combined with the next element `x`;
+// divides_by_count: the result is the combination divided by the element count.
+// max and min skip NaNs (a comparison with NaN keeps acc).
+#define LOCKSTEP_REDUCE_OPS(X)                         \
+  X(sum, false, A(0), acc + x)                         \
+  X(max, false, lowest_value<A>(), x > acc ? x : acc)  \
+  X(min, false, highest_value<A>(), x < acc ? x : acc) \
+  X(prod, false, A(1), acc* x)                         \
+  X(mean, true, A(0), acc + x)
 
 namespace lockstep::kernels {
 
-enum class unary_op : int { copy, neg, abs, exp, log, sqrt, relu, sigmoid, tanh, square, reciprocal };
-enum class binary_op : int { add, sub, mul, div, maximum, minimum, pow, eq, lt, gt };
-enum class reduce_op : int { sum, max, min, prod, mean };
+#define LOCKSTEP_OP_ENUMERATOR(name, ...) name,
+enum class unary_op : int { LOCKSTEP_UNARY_OPS(LOCKSTEP_OP_ENUMERATOR) };
+enum class binary_op : int { LOCKSTEP_BINARY_OPS(LOCKSTEP_OP_ENUMERATOR) };
+enum class reduce_op : int { LOCKSTEP_REDUCE_OPS(LOCKSTEP_OP_ENUMERATOR) };
+#undef LOCKSTEP_OP_ENUMERATOR
+
+// One row per op, for the tensor layer (names, and which ops refuse integers).
+template <class Op>
+struct op_row {
+  Op op;
+  const char* name;
+  bool floating_only;
+};
+
+#define LOCKSTEP_UNARY_ROW(name, floating_only, ...) {unary_op::name, #name, floating_only},
+#define LOCKSTEP_BINARY_ROW(name, ...) {binary_op::name, #name, false},
+#define LOCKSTEP_REDUCE_ROW(name, divides_by_count, ...) {reduce_op::name, #name, divides_by_count},
+inline constexpr op_row<unary_op> unary_ops[] = {LOCKSTEP_UNARY_OPS(LOCKSTEP_UNARY_ROW)};
+inline constexpr op_row<binary_op> binary_ops[] = {LOCKSTEP_BINARY_OPS(LOCKSTEP_BINARY_ROW)};
+// The ops that divide (mean) refuse integer tensors.
+inline constexpr op_row<reduce_op> reduce_ops[] = {LOCKSTEP_REDUCE_OPS(LOCKSTEP_REDUCE_ROW)};
+#undef LOCKSTEP_UNARY_ROW
+#undef LOCKSTEP_BINARY_ROW
+#undef LOCKSTEP_REDUCE_ROW
 
 }  // namespace lockstep::kernels

@@ -26,9 +26,7 @@ inline void on_access(const void* address, std::size_t size, unsigned flags, voi
   LOCKSTEP_HOOK void __tsan_volatile_read##n(void* a) { on_access(a, n, 0, __builtin_return_address(0)); }                        \
   LOCKSTEP_HOOK void __tsan_volatile_write##n(void* a) { on_access(a, n, check::is_write, __builtin_return_address(0)); }         \
   LOCKSTEP_HOOK void __tsan_unaligned_read##n(void* a) { on_access(a, n, check::may_be_unaligned, __builtin_return_address(0)); } \
-  LOCKSTEP_HOOK void __tsan_unaligned_write##n(void* a) {                                                                         \
-    on_access(a, n, check::is_write | check::may_be_unaligned, __builtin_return_address(0));                                      \
-  }
+  LOCKSTEP_HOOK void __tsan_unaligned_write##n(void* a) { on_access(a, n, check::is_write | check::may_be_unaligned, __builtin_return_address(0)); }
 LOCKSTEP_ACCESS_HOOKS(1)
 LOCKSTEP_ACCESS_HOOKS(2)
 LOCKSTEP_ACCESS_HOOKS(4)

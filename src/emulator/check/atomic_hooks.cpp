@@ -22,10 +22,10 @@ constexpr unsigned rmw = check::is_write | check::is_rmw;
 #define LOCKSTEP_HOOK extern "C" __attribute__((visibility("default")))
 #define LOCKSTEP_PC __builtin_return_address(0)
 
-#define LOCKSTEP_ATOMIC_FETCH(bits, T, op)                                            \
-  LOCKSTEP_HOOK T __tsan_atomic##bits##_fetch_##op(volatile T* a, T v, int) {         \
-    on_atomic(a, sizeof(T), rmw, LOCKSTEP_PC);                                        \
-    return __atomic_fetch_##op(a, v, __ATOMIC_SEQ_CST);                               \
+#define LOCKSTEP_ATOMIC_FETCH(bits, T, op)                                    \
+  LOCKSTEP_HOOK T __tsan_atomic##bits##_fetch_##op(volatile T* a, T v, int) { \
+    on_atomic(a, sizeof(T), rmw, LOCKSTEP_PC);                                \
+    return __atomic_fetch_##op(a, v, __ATOMIC_SEQ_CST);                       \
   }
 
 #define LOCKSTEP_ATOMIC_HOOKS(bits, T)                                                                          \
@@ -95,18 +95,18 @@ LOCKSTEP_HOOK void __tsan_atomic128_store(volatile u128* a, u128 v, int) {
   on_atomic(a, 16, check::is_write, LOCKSTEP_PC);
   update_128(a, [v](u128) { return v; });
 }
-#define LOCKSTEP_ATOMIC128(name, expr)                           \
+#define LOCKSTEP_ATOMIC128(name, expr)                                        \
   LOCKSTEP_HOOK u128 __tsan_atomic128_##name(volatile u128* a, u128 v, int) { \
-    on_atomic(a, 16, rmw, LOCKSTEP_PC);                          \
-    return update_128(a, [v]([[maybe_unused]] u128 old) { return expr; });        \
+    on_atomic(a, 16, rmw, LOCKSTEP_PC);                                       \
+    return update_128(a, [v]([[maybe_unused]] u128 old) { return expr; });    \
   }
 LOCKSTEP_ATOMIC128(exchange, v)
 LOCKSTEP_ATOMIC128(fetch_add, old + v)
 LOCKSTEP_ATOMIC128(fetch_sub, old - v)
-LOCKSTEP_ATOMIC128(fetch_and, old & v)
+LOCKSTEP_ATOMIC128(fetch_and, old& v)
 LOCKSTEP_ATOMIC128(fetch_or, old | v)
 LOCKSTEP_ATOMIC128(fetch_xor, old ^ v)
-LOCKSTEP_ATOMIC128(fetch_nand, ~(old & v))
+LOCKSTEP_ATOMIC128(fetch_nand, ~(old& v))
 #undef LOCKSTEP_ATOMIC128
 namespace {
 bool compare_exchange_128(volatile u128* a, u128* expected, u128 v, void* pc) {

@@ -1,18 +1,23 @@
 #include "check/block_checker.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
 
-#include "block_runner.h"
+#include "dynamic_shared.h"
 #include "lockstep/emu/builtins.h"
+#include "warp_ops.h"
 
 namespace lockstep::emu::check {
 
 thread_local block_checker* active_checker = nullptr;
 
 namespace {
+
+// sync_finding's last argument: the two places are one finding only if their source lines differ.
+constexpr bool same_line_is_none = true;
 
 std::string hex(std::uintptr_t v) {
   char text[24];
@@ -56,8 +61,9 @@ void block_checker::advance_clock() {
   }
 }
 
-void block_checker::begin_block(launch_session& session, unsigned threads, unsigned char* dynamic_shared, std::size_t dynamic_bytes) {
+void block_checker::block_started(launch_session& session, unsigned threads, unsigned char* dynamic_shared, std::size_t dynamic_bytes) {
   session_ = &session;
+  threads_ = threads;
   last_range_ = nullptr;
   last_array_ = nullptr;
   if (thread_locals_of_ != std::this_thread::get_id()) read_thread_locals();
@@ -69,7 +75,9 @@ void block_checker::begin_block(launch_session& session, unsigned threads, unsig
     shared_module_ = &kernel;
   }
   dynamic_ = {reinterpret_cast<std::uintptr_t>(dynamic_shared), reinterpret_cast<std::uintptr_t>(dynamic_shared) + dynamic_bytes};
-  dynamic_window_ = dynamic_bytes ? address_range{dynamic_.begin - redzone_bytes, dynamic_.end + redzone_bytes} : address_range{};
+  // Past the end, the whole guard region (dynamic_shared.h) is the buffer's:
+  // an index past a forgotten (0) or too small launch size lands there.
+  dynamic_window_ = address_range{dynamic_.begin - redzone_bytes, dynamic_.end + dynamic_shared_guard_after};
   if (dynamic_shadow_.size() < dynamic_bytes) dynamic_shadow_.resize(dynamic_bytes);
   advance_clock();
   clock_.block_start = clock_.now;
@@ -80,7 +88,7 @@ void block_checker::begin_block(launch_session& session, unsigned threads, unsig
   if (wants_any(memory_checks)) active_checker = this;  // synccheck alone leaves the hooks off
 }
 
-void block_checker::end_block() {
+void block_checker::block_ended() {
   active_checker = nullptr;
   if (holding_) release_held_race();
   static_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::static_shared, r); });
@@ -89,11 +97,68 @@ void block_checker::end_block() {
   unlisted_ = 0;
 }
 
-void block_checker::barrier_released() {
+void block_checker::barrier_released(std::span<const unsigned> waiting, std::span<const std::uintptr_t> pc, unsigned first_exited) {
   if (holding_) release_held_race();
   static_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::static_shared, r); });
   dynamic_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::dynamic_shared, r); });
   advance_clock();
+  if (wants(check_tool::synccheck) && !waiting.empty()) check_barrier_round(waiting, pc, first_exited);
+}
+
+// synccheck: one barrier round, reached by every thread of the block at the
+// same __syncthreads(). Exited threads do not hold a barrier up (as on Volta
+// and later), but a kernel that relies on that is waiting for threads that
+// never come, which is undefined on older GPUs and usually a bug.
+void block_checker::check_barrier_round(std::span<const unsigned> waiting, std::span<const std::uintptr_t> pc, unsigned first_exited) {
+  // Divergence: name the barrier fewer threads reached, as the misplaced one.
+  const std::uintptr_t first_pc = pc[waiting.front()];
+  unsigned other = waiting.front(), same = 0;
+  for (unsigned t : waiting) {
+    if (pc[t] == first_pc)
+      ++same;
+    else if (other == waiting.front())
+      other = t;
+  }
+  if (other != waiting.front()) {
+    unsigned minority = waiting.front(), majority = other;
+    if (same > waiting.size() - same) std::swap(minority, majority);
+    // Two copies of one source barrier (the compiler may duplicate code) are no finding: same_line_is_none.
+    sync_finding(
+        "divergent __syncthreads(): threads of one block wait at different barriers in the same round "
+        "(thread " +
+            std::to_string(minority) + " here, thread " + std::to_string(majority) +
+            " at the other); every thread must reach the same __syncthreads()",
+        minority, pc[minority], majority, pc[majority], same_line_is_none);
+  }
+  if (first_exited < threads_) {
+    sync_finding("__syncthreads() released with only " + std::to_string(waiting.size()) + " of " + std::to_string(threads_) + " threads: thread " +
+                     std::to_string(first_exited) +
+                     " (and any other missing) exited without reaching it; a barrier must be reached by every thread of the block",
+                 waiting.front(), pc[waiting.front()], first_exited, 0);
+  }
+}
+
+void block_checker::warp_completed(unsigned warp, warp_op op, std::uint32_t lanes, std::span<const std::uint32_t, 32> mask,
+                                   std::span<const std::uintptr_t, 32> pc) {
+  if (op == warp_op::sync || warp_ops::is_wmma(op)) ++clock_.warp_syncs[warp];
+  // synccheck: the lanes of one warp collective passed the same mask (__activemask takes none).
+  if (!wants(check_tool::synccheck) || op == warp_op::active) return;
+  const unsigned first = static_cast<unsigned>(__builtin_ctz(lanes));
+  for (std::uint32_t m = lanes; m; m &= m - 1) {
+    const unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
+    if (mask[lane] == mask[first]) continue;
+    const unsigned base = warp * 32;
+    sync_finding(std::string(warp_ops::name(op)) + " called by lanes of one warp with different masks: lane " + std::to_string(first) + " passes " +
+                     warp_ops::mask_text(mask[first]) + ", lane " + std::to_string(lane) + " passes " + warp_ops::mask_text(mask[lane]),
+                 base + lane, pc[lane], base + first, pc[first]);
+    return;
+  }
+}
+
+void block_checker::refused(const std::string& what, unsigned thread, std::uintptr_t pc) {
+  if (!wants(check_tool::synccheck)) return;
+  sync_finding(what, thread, pc, thread, 0);
+  throw block_stopped{};
 }
 
 void block_checker::fenced() {
@@ -145,9 +210,12 @@ const thread_local_symbol* block_checker::shared_array_at(std::size_t offset) co
 
 std::string block_checker::memory_name(memory_kind kind, const device_range* range, std::uintptr_t address) const {
   switch (kind) {
-    case memory_kind::static_shared: return shared_name(kind, address - shared_.begin);
-    case memory_kind::dynamic_shared: return shared_name(kind, address - dynamic_.begin);
-    case memory_kind::global: return range->describe() + " + " + std::to_string(address - range->begin);
+    case memory_kind::static_shared:
+      return shared_name(kind, address - shared_.begin);
+    case memory_kind::dynamic_shared:
+      return shared_name(kind, address - dynamic_.begin);
+    case memory_kind::global:
+      return range->describe() + " + " + std::to_string(address - range->begin);
   }
   return "?";
 }
@@ -174,6 +242,11 @@ void block_checker::shared_static(std::uintptr_t address, std::size_t size, unsi
 
 void block_checker::shared_dynamic(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
   if (address < dynamic_.begin || address + size > dynamic_.end) {
+    if (dynamic_.begin == dynamic_.end)
+      return out_of_bounds(address, size, flags, pc,
+                           "of extern __shared__ memory, but the kernel was launched with 0 bytes of dynamic shared memory (give the "
+                           "size as the launch's third argument)",
+                           outside(address, size, dynamic_.begin, dynamic_.end, "the launch's 0 bytes of dynamic shared memory"));
     return out_of_bounds(address, size, flags, pc, "outside the dynamic shared memory",
                          outside(address, size, dynamic_.begin, dynamic_.end,
                                  "the launch's " + std::to_string(dynamic_.end - dynamic_.begin) + " bytes of dynamic shared memory"));
@@ -219,8 +292,8 @@ void block_checker::report_race(const race& r, bool stack_is_the_access) {
       f.report.what = "thread " + text_of(f.report.thread) + " " + verb(r.flags) + " global memory that thread " + text_of(f.report.other_thread) +
                       " of block " + text_of(block_index(r.other_block)) + " " + what_other + " in this launch, unordered by any barrier";
     else
-      f.report.what = "thread " + text_of(f.report.thread) + " " + verb(r.flags) + " shared memory that thread " +
-                      text_of(f.report.other_thread) + " " + what_other + " since the last __syncthreads()";
+      f.report.what = "thread " + text_of(f.report.thread) + " " + verb(r.flags) + " shared memory that thread " + text_of(f.report.other_thread) +
+                      " " + what_other + " since the last __syncthreads()";
   });
 }
 
@@ -242,8 +315,7 @@ void block_checker::global(const device_range& range, std::uintptr_t address, st
     return out_of_bounds(address, size, flags, pc, "past the end of a device allocation",
                          outside(address, size, range.begin, range.end, range.describe()));
   const std::size_t offset = address - range.begin;
-  if (!(flags & may_be_unaligned) && (address & (size - 1)))
-    misaligned(address, size, flags, pc, range.describe() + " + " + std::to_string(offset));
+  if (!(flags & may_be_unaligned) && (address & (size - 1))) misaligned(address, size, flags, pc, range.describe() + " + " + std::to_string(offset));
   if (range.written && wants(check_tool::initcheck)) {
     unsigned char* written = range.written.get() + offset;
     if (!(flags & is_write) || (flags & is_rmw))
@@ -267,8 +339,7 @@ void block_checker::global(const device_range& range, std::uintptr_t address, st
     check_global_races(range, address, size, flags, pc);
 }
 
-void block_checker::check_global_races(const device_range& range, std::uintptr_t address, std::size_t size, unsigned flags,
-                                       std::uintptr_t pc) {
+void block_checker::check_global_races(const device_range& range, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
   const dim3 g = session_->grid();
   const uint3 b = current.block_idx;
   const global_access me{session_->launch_tag(), b.x + std::uint64_t(g.x) * (b.y + std::uint64_t(g.y) * b.z), current.linear_tid,
@@ -308,8 +379,7 @@ void block_checker::misaligned(std::uintptr_t address, std::size_t size, unsigne
   });
 }
 
-void block_checker::out_of_bounds(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc, std::string what,
-                                  std::string memory) {
+void block_checker::out_of_bounds(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc, std::string what, std::string memory) {
   if (!wants(check_tool::memcheck)) return;  // without memcheck the access goes ahead, as in normal mode
   note(check_tool::memcheck, hazard::none, pc, 0, true, [&](finding& f) {
     f.report.address = address;
@@ -319,7 +389,7 @@ void block_checker::out_of_bounds(std::uintptr_t address, std::size_t size, unsi
     f.report.what = "thread " + text_of(current.thread_idx) + " " + verb(flags) + " " + std::to_string(size) + " bytes " + what;
   });
   // The access must not happen: the thread stops here, and with it its block.
-  current.block->abandon_running_thread();
+  stop_running_thread(std::make_exception_ptr(block_stopped{}));
 }
 
 void block_checker::index_out_of_bounds(std::uintptr_t pc, const source_line& at, const std::string& what) {
@@ -329,7 +399,7 @@ void block_checker::index_out_of_bounds(std::uintptr_t pc, const source_line& at
     f.report.at = at;
     f.report.what = "thread " + text_of(current.thread_idx) + ": " + what;
   });
-  current.block->abandon_running_thread();
+  stop_running_thread(std::make_exception_ptr(block_stopped{}));
 }
 
 void block_checker::sync_finding(const std::string& what, unsigned thread, std::uintptr_t pc, unsigned other_thread, std::uintptr_t other_pc,

@@ -1,18 +1,21 @@
 // The checker of one worker: sorts each memory access of the running
 // emulated thread (reported by the sanitizer hooks) into the thread's own
 // stack, shared memory, device memory or other memory the program owns, and
-// applies memcheck, racecheck and initcheck to it. Its block_runner tells it
-// about blocks, fiber switches, barriers and __syncwarp, and hands it
-// synccheck's findings. Findings are kept per block, folded by kind and
-// instruction, and handed to the launch's session when the block ends.
+// applies memcheck, racecheck and initcheck to it. As its block_runner's
+// block_observer it hears of blocks, fiber switches, barrier and warp rounds
+// (applying synccheck to them) and of the misuses the runner refuses.
+// Findings are kept per block, folded by kind and instruction, and handed to
+// the launch's session when the block ends.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "block_observer.h"
 #include "check/finding.h"
 #include "check/global_races.h"
 #include "check/launch_session.h"
@@ -25,24 +28,24 @@ namespace lockstep::emu::check {
 // store is_atomic | is_write, an atomic load is_atomic.
 enum access_flags : unsigned { is_write = 1, is_atomic = 2, is_rmw = 4, may_be_unaligned = 8 };
 
-// sync_finding's last argument: the two places are one finding only if their source lines differ.
-inline constexpr bool same_line_is_none = true;
-
 class block_checker;
 // The checker of the block running on this OS thread; null when no checked
 // block runs here (the hooks then return at once).
 extern thread_local block_checker* active_checker;
 
-class block_checker {
+class block_checker final : public block_observer {
  public:
-  void begin_block(launch_session& session, unsigned threads, unsigned char* dynamic_shared, std::size_t dynamic_bytes);
-  void end_block();
-  void running_on(const void* stack, std::size_t bytes) {
+  void block_started(launch_session& session, unsigned threads, unsigned char* dynamic_shared, std::size_t dynamic_bytes) override;
+  void block_ended() override;
+  void running_on(const void* stack, std::size_t bytes) override {
     stack_.begin = reinterpret_cast<std::uintptr_t>(stack);
     stack_.end = stack_.begin + bytes;
   }
-  void barrier_released();
-  void warp_synced(unsigned warp) { ++clock_.warp_syncs[warp]; }
+  void barrier_released(std::span<const unsigned> waiting, std::span<const std::uintptr_t> pc, unsigned first_exited) override;
+  void warp_completed(unsigned warp, warp_op op, std::uint32_t lanes, std::span<const std::uint32_t, 32> mask,
+                      std::span<const std::uintptr_t, 32> pc) override;
+  // With synccheck a finding that stops the block (throws block_stopped).
+  void refused(const std::string& what, unsigned thread, std::uintptr_t pc) override;
   void fenced();  // the running thread called __threadfence*()
   bool wants(check_tool tool) const { return session_->wants(tool); }
   bool wants_any(unsigned tools) const { return session_->checks() & tools; }
@@ -53,21 +56,19 @@ class block_checker {
     if (stack_.contains(address)) return;
     if (shared_.contains(address)) return shared_static(address, size, flags, pc);
     if (dynamic_window_.contains(address)) return shared_dynamic(address, size, flags, pc);
-    if (last_range_ && address - last_range_->begin < last_range_->end - last_range_->begin)
-      return global(*last_range_, address, size, flags, pc);
+    if (last_range_ && address - last_range_->begin < last_range_->end - last_range_->begin) return global(*last_range_, address, size, flags, pc);
     if (lockstep_thread_locals_.contains(address)) return;  // threadIdx and friends
     elsewhere(address, size, flags, pc);
   }
 
   // -fsanitize=bounds found an index outside an array's declared size.
   void index_out_of_bounds(std::uintptr_t pc, const source_line& at, const std::string& what);
-  // synccheck: `thread` (linear) at the barrier or collective at `pc`; `other`, if
-  // any, the thread and place it disagrees with. Fatal ones stop the block
-  // (the caller throws block_stopped).
-  void sync_finding(const std::string& what, unsigned thread, std::uintptr_t pc, unsigned other_thread, std::uintptr_t other_pc,
-                    bool both_lines_must_differ = false);
 
  private:
+  // synccheck: `thread` (linear) at the barrier or collective at `pc`; `other`, if
+  // any, the thread and place it disagrees with.
+  void sync_finding(const std::string& what, unsigned thread, std::uintptr_t pc, unsigned other_thread, std::uintptr_t other_pc,
+                    bool both_lines_must_differ = false);
   enum class memory_kind { static_shared, dynamic_shared, global };
   // A racing access, reported when found, or (a write over another thread's
   // write) once its value is known: writing the value already there is no
@@ -87,6 +88,7 @@ class block_checker {
   void shared_dynamic(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc);
   void shared(memory_kind kind, std::size_t offset, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc);
   void report_uninitialised_shared(memory_kind kind, const shared_shadow::uninitialised_read& read);
+  void check_barrier_round(std::span<const unsigned> waiting, std::span<const std::uintptr_t> pc, unsigned first_exited);
   void global(const device_range& range, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc);
   void check_global_races(const device_range& range, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc);
   void found_race(const race& r);
@@ -113,13 +115,14 @@ class block_checker {
   void advance_clock();
 
   launch_session* session_ = nullptr;
+  unsigned threads_ = 0;  // of the running block
   const thread_local_symbol* last_array_ = nullptr;
   const device_range* last_range_ = nullptr;
   address_range stack_, shared_, dynamic_window_, dynamic_;
   address_range lockstep_thread_locals_;
   address_ranges all_thread_locals_;
-  std::thread::id thread_locals_of_;        // the OS thread the ranges above were read on
-  const void* shared_module_ = nullptr;     // the kernel whose module shared_ is of
+  std::thread::id thread_locals_of_;     // the OS thread the ranges above were read on
+  const void* shared_module_ = nullptr;  // the kernel whose module shared_ is of
 
   block_clock clock_;
   shared_shadow static_shadow_{clock_}, dynamic_shadow_{clock_};

@@ -42,8 +42,8 @@ std::string index_text(const type_descriptor* type, void* value) {
 void out_of_bounds(const out_of_bounds_data* data, void* index, void* pc) {
   const std::string what = index_text(data->index_type, index) + " is outside the bounds of " + data->array_type->name;  // the name comes quoted
   if (auto* checker = lockstep::emu::check::active_checker) {
-    checker->index_out_of_bounds(reinterpret_cast<std::uintptr_t>(pc),
-                                 {data->location.file ? data->location.file : "", data->location.line, ""}, what);
+    checker->index_out_of_bounds(reinterpret_cast<std::uintptr_t>(pc), {data->location.file ? data->location.file : "", data->location.line, ""},
+                                 what);
     return;
   }
   static std::mutex mutex;

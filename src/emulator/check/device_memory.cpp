@@ -22,7 +22,7 @@ std::size_t rounded(std::size_t bytes) { return bytes == 0 ? 256 : (bytes + 255)
 
 struct entry {
   device_range range;
-  void* block = nullptr;   // what to free; null for host memory
+  void* block = nullptr;    // what to free; null for host memory
   int host_references = 0;  // host memory registered by several tensors at once
 };
 
@@ -175,8 +175,7 @@ void remove_host_memory(const void* address) {
   registry& r = the_registry();
   std::lock_guard lock(r.mutex);
   auto it = r.live.find(reinterpret_cast<std::uintptr_t>(address));
-  if (it != r.live.end() && it->second.range.from == device_range::origin::host_memory && --it->second.host_references == 0)
-    r.live.erase(it);
+  if (it != r.live.end() && it->second.range.from == device_range::origin::host_memory && --it->second.host_references == 0) r.live.erase(it);
 }
 
 memory_snapshot snapshot(bool with_races) {
@@ -198,8 +197,6 @@ memory_snapshot snapshot(bool with_races) {
 }  // namespace lockstep::emu::check
 
 namespace lockstep::emu {
-void register_host_memory(const void* address, std::size_t bytes, const std::string& name) {
-  check::add_host_memory(address, bytes, name);
-}
+void register_host_memory(const void* address, std::size_t bytes, const std::string& name) { check::add_host_memory(address, bytes, name); }
 void unregister_host_memory(const void* address) { check::remove_host_memory(address); }
 }  // namespace lockstep::emu

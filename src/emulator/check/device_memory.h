@@ -24,20 +24,20 @@ struct device_range {
   enum class origin : std::uint8_t { cuda_malloc, host_memory, freed };
   std::uintptr_t begin = 0, end = 0;  // the bytes asked for
   origin from = origin::cuda_malloc;
-  std::string name;                   // registered host memory's name
+  std::string name;  // registered host memory's name
   // Null when not tracked (allocated in normal mode, host memory): such
   // memory counts as initialised and is not race-checked.
   std::shared_ptr<unsigned char[]> written;
   std::shared_ptr<word_races[]> races;
-  bool checked = false;               // allocated in check mode: has redzones
+  bool checked = false;  // allocated in check mode: has redzones
 
-  std::string describe() const;       // "cudaMalloc'd 4096 bytes at 0x..." / "host memory 'x' (...)"
+  std::string describe() const;  // "cudaMalloc'd 4096 bytes at 0x..." / "host memory 'x' (...)"
 };
 
 // The ranges a launch may touch, frozen when it starts (allocations do not
 // change while a launch runs; launches are synchronous).
 struct memory_snapshot {
-  std::vector<device_range> live;        // sorted by begin
+  std::vector<device_range> live;         // sorted by begin
   std::vector<device_range> quarantined;  // freed in check mode, sorted by begin
   // The range holding [address, address + size) in part, or null.
   const device_range* find_live(std::uintptr_t address) const;

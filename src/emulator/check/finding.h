@@ -18,8 +18,8 @@ struct finding {
   // Return addresses from the access (or barrier) outwards: the first one
   // outside lockstep's own headers names the user's line.
   std::uintptr_t stack[stack_depth] = {};
-  std::uintptr_t other_pc = 0;  // the other access of a race, the other barrier
-  bool located = false;         // report.at was given by the compiler (bounds checks)
+  std::uintptr_t other_pc = 0;        // the other access of a race, the other barrier
+  bool located = false;               // report.at was given by the compiler (bounds checks)
   bool only_if_lines_differ = false;  // dropped if the access and the other side are one source line
 
   // Findings with the same key are the same bug seen again (by another thread or block).
@@ -28,9 +28,7 @@ struct finding {
     unsigned kind;
     bool operator==(const key&) const = default;
   };
-  key fold_key() const {
-    return {stack[0], other_pc, static_cast<unsigned>(report.tool) * 8 + static_cast<unsigned>(report.race)};
-  }
+  key fold_key() const { return {stack[0], other_pc, static_cast<unsigned>(report.tool) * 8 + static_cast<unsigned>(report.race)}; }
 };
 
 // Captures the caller's return addresses into f.stack, skipping liblockstep's own frames.

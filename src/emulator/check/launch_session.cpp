@@ -113,7 +113,8 @@ std::string launch_session::message(const std::vector<check_report>& reports, st
   std::ostringstream text;
   text << "lockstep check: kernel '" << kernel_.name << "' has " << total_ << (total_ == 1 ? " finding" : " findings");
   if (total_ > reports.size())
-    text << " (" << reports.size() << (reports.size() == 1 ? " kind at one place" : " kinds and places") << " listed, each with how often it occurred)";
+    text << " (" << reports.size() << (reports.size() == 1 ? " kind at one place" : " kinds and places")
+         << " listed, each with how often it occurred)";
   text << ":";
   for (const check_report& r : reports) text << "\n  " << r.str();
   if (failure) {

@@ -10,20 +10,28 @@ std::ostream& operator<<(std::ostream& out, const uint3& v) { return out << "(" 
 
 const char* to_string(check_tool tool) {
   switch (tool) {
-    case check_tool::memcheck: return "memcheck";
-    case check_tool::racecheck: return "racecheck";
-    case check_tool::synccheck: return "synccheck";
-    case check_tool::initcheck: return "initcheck";
+    case check_tool::memcheck:
+      return "memcheck";
+    case check_tool::racecheck:
+      return "racecheck";
+    case check_tool::synccheck:
+      return "synccheck";
+    case check_tool::initcheck:
+      return "initcheck";
   }
   return "?";
 }
 
 const char* to_string(hazard race) {
   switch (race) {
-    case hazard::none: return "";
-    case hazard::read_after_write: return "read-after-write";
-    case hazard::write_after_read: return "write-after-read";
-    case hazard::write_after_write: return "write-after-write";
+    case hazard::none:
+      return "";
+    case hazard::read_after_write:
+      return "read-after-write";
+    case hazard::write_after_read:
+      return "write-after-read";
+    case hazard::write_after_write:
+      return "write-after-write";
   }
   return "?";
 }
@@ -42,7 +50,8 @@ std::string check_report::kind() const {
 std::string check_report::str() const {
   std::ostringstream s;
   s << kind() << " at " << at.str() << ": " << what << "\n    kernel '" << kernel << "', block " << block << ", thread " << thread;
-  if (address) s << "; " << (write ? "write" : "read") << " of " << size << " bytes at 0x" << std::hex << address << std::dec << " (" << memory << ")";
+  if (address)
+    s << "; " << (write ? "write" : "read") << " of " << size << " bytes at 0x" << std::hex << address << std::dec << " (" << memory << ")";
   if (!other.file.empty()) s << "; the other side: " << other.str();
   if (repeats > 1) s << "; seen " << repeats << " times";
   return s.str();

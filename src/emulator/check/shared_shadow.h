@@ -23,8 +23,8 @@
 namespace lockstep::emu::check {
 
 struct block_clock {
-  std::uint32_t now = 1;          // the epoch: advances at each barrier and each block
-  std::uint32_t block_start = 1;  // `now` when the running block began
+  std::uint32_t now = 1;                  // the epoch: advances at each barrier and each block
+  std::uint32_t block_start = 1;          // `now` when the running block began
   std::vector<std::uint16_t> warp_syncs;  // __syncwarp rounds completed, per warp of the block
   std::vector<std::uint16_t> fences;      // __threadfence*() calls, per thread of the block
 };
@@ -70,8 +70,8 @@ class shared_shadow {
   void flush_uninitialised(Report report) {
     for (const uninitialised_read& r : pending_) {
       const cell& c = cells_[r.offset / 4];
-      const bool written_after = c.write_epoch == r.epoch && c.writer != r.thread && c.writer != atomic_writer &&
-                                 (c.write_bytes >> (r.offset % 4) & 1);
+      const bool written_after =
+          c.write_epoch == r.epoch && c.writer != r.thread && c.writer != atomic_writer && (c.write_bytes >> (r.offset % 4) & 1);
       if (!written_after) report(r);
     }
     pending_.clear();
@@ -81,11 +81,11 @@ class shared_shadow {
   static constexpr std::uint16_t nobody = 0xffff, atomic_writer = 0xfffe;
   struct cell {
     std::uint32_t write_epoch, read_epoch;
-    std::uint16_t writer, first_reader, other_reader;  // other_reader: a second, different reader, or nobody
-    std::uint16_t write_syncs, read_syncs;             // the warp's __syncwarp count at the access
-    std::uint16_t write_fences;                        // the writer's fence count at the write
+    std::uint16_t writer, first_reader, other_reader;              // other_reader: a second, different reader, or nobody
+    std::uint16_t write_syncs, read_syncs;                         // the warp's __syncwarp count at the access
+    std::uint16_t write_fences;                                    // the writer's fence count at the write
     std::uint8_t write_bytes, first_read_bytes, other_read_bytes;  // which bytes of the word each touched
-    std::uint8_t initialised;  // bytes written since write_epoch's block began
+    std::uint8_t initialised;                                      // bytes written since write_epoch's block began
     std::uintptr_t write_pc, first_read_pc, other_read_pc;
   };
   // Calls f(cell, bytes of the word the access covers, offset of its first byte) per word.

@@ -10,7 +10,7 @@
 #include <string>
 #include <system_error>
 
-#include "emulator/process.h"
+#include "toolchain/process.h"
 
 namespace lockstep::emu::check {
 namespace {
@@ -84,9 +84,9 @@ std::map<std::uintptr_t, std::vector<frame>> look_up(const std::string& module, 
     std::snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(offset - 1));  // inside the call instruction
     argv.push_back(hex);
   }
-  process_result result;
+  toolchain::process_result result;
   try {
-    result = run_process(argv);
+    result = toolchain::run_process(argv);
   } catch (const std::system_error&) {
     return found;  // no addr2line (binutils): reports say "?" for the line
   }

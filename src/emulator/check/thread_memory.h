@@ -20,7 +20,9 @@ struct address_range {
 class address_ranges {
  public:
   void add(address_range r) { ranges_.push_back(r); }
-  void sort() { std::sort(ranges_.begin(), ranges_.end(), [](address_range a, address_range b) { return a.begin < b.begin; }); }
+  void sort() {
+    std::sort(ranges_.begin(), ranges_.end(), [](address_range a, address_range b) { return a.begin < b.begin; });
+  }
   bool contains(std::uintptr_t a) const {
     auto it = std::upper_bound(ranges_.begin(), ranges_.end(), a, [](std::uintptr_t x, address_range r) { return x < r.begin; });
     return it != ranges_.begin() && (it - 1)->contains(a);

@@ -1,3 +1,5 @@
+// Tests assert the line numbers of statements in this file, so it keeps its layout.
+// clang-format off
 // Planted bugs: small kernels written the way CUDA code is written, each with
 // one classic bug, beside its correct twin (the same kernel with the bug
 // fixed, or the same kernel used correctly).

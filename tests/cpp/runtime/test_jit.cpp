@@ -1,7 +1,7 @@
 // Run-time compilation on the cpu device (the emulator): compile, launch,
 // the disk cache, argument checking, compile errors, several processes.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -130,10 +130,22 @@ TEST_P(Jit, EveryScalarTypeTypedAndConverted) {
   buffer out(dev(), 14 * sizeof(double));
   out.fill_bytes(0xff);
   f(dim3(1), dim3(1), 0, true, char(-5), static_cast<signed char>(-100), static_cast<unsigned char>(200), short(-30000),
-    static_cast<unsigned short>(60000), -2000000000, 4000000000u, -9000000000000L, 18000000000000000000UL, -9000000000000LL,
-    18000000000000000000ULL, 1.5f, -2.25, out.data_as<double>());
-  const std::vector<double> want{1, -5, -100, 200, -30000, 60000, -2000000000, 4000000000.0, -9000000000000.0, 18000000000000000000.0,
-                                 -9000000000000.0, 18000000000000000000.0, 1.5, -2.25};
+    static_cast<unsigned short>(60000), -2000000000, 4000000000u, -9000000000000L, 18000000000000000000UL, -9000000000000LL, 18000000000000000000ULL,
+    1.5f, -2.25, out.data_as<double>());
+  const std::vector<double> want{1,
+                                 -5,
+                                 -100,
+                                 200,
+                                 -30000,
+                                 60000,
+                                 -2000000000,
+                                 4000000000.0,
+                                 -9000000000000.0,
+                                 18000000000000000000.0,
+                                 -9000000000000.0,
+                                 18000000000000000000.0,
+                                 1.5,
+                                 -2.25};
   EXPECT_EQ(out.to_host<double>(), want);
 
   // Untyped numbers (as from Python) convert when they fit.
@@ -148,8 +160,8 @@ TEST_P(Jit, EveryScalarTypeTypedAndConverted) {
   args.push_back(arg(out.data_as<double>()));
   out.fill_bytes(0xff);
   f.launch({dim3(1), dim3(1), 0, nullptr}, args);
-  const std::vector<double> converted{1, -5, -100, 200, -30000, 60000, -2000000000, 4000000000.0, -9000000000000.0, 9000000000000.0,
-                                      -9000000000000.0, 9000000000000.0, 1.5, 3};
+  const std::vector<double> converted{
+      1, -5, -100, 200, -30000, 60000, -2000000000, 4000000000.0, -9000000000000.0, 9000000000000.0, -9000000000000.0, 9000000000000.0, 1.5, 3};
   EXPECT_EQ(out.to_host<double>(), converted);
 }
 

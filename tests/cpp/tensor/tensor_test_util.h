@@ -177,9 +177,12 @@ inline std::int64_t ordinal_of(const shape_t& index, const shape_t& shape) {
 inline double half_bits_to_double(std::uint16_t bits) {
   const int exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
   double magnitude;
-  if (exponent == 0x1f) magnitude = mantissa ? NAN : INFINITY;
-  else if (exponent == 0) magnitude = std::ldexp(mantissa, -24);
-  else magnitude = std::ldexp(1024 + mantissa, exponent - 25);
+  if (exponent == 0x1f)
+    magnitude = mantissa ? NAN : INFINITY;
+  else if (exponent == 0)
+    magnitude = std::ldexp(mantissa, -24);
+  else
+    magnitude = std::ldexp(1024 + mantissa, exponent - 25);
   return bits & 0x8000 ? -magnitude : magnitude;
 }
 
@@ -198,13 +201,20 @@ inline double decode(dtype t, const unsigned char* p) {
     return v;
   };
   switch (t) {
-    case dtype::uint8: return load(std::uint8_t{});
-    case dtype::int32: return load(std::int32_t{});
-    case dtype::int64: return static_cast<double>(load(std::int64_t{}));
-    case dtype::float16: return half_bits_to_double(load(std::uint16_t{}));
-    case dtype::bfloat16: return bfloat16_bits_to_double(load(std::uint16_t{}));
-    case dtype::float32: return load(float{});
-    case dtype::float64: return load(double{});
+    case dtype::uint8:
+      return load(std::uint8_t{});
+    case dtype::int32:
+      return load(std::int32_t{});
+    case dtype::int64:
+      return static_cast<double>(load(std::int64_t{}));
+    case dtype::float16:
+      return half_bits_to_double(load(std::uint16_t{}));
+    case dtype::bfloat16:
+      return bfloat16_bits_to_double(load(std::uint16_t{}));
+    case dtype::float32:
+      return load(float{});
+    case dtype::float64:
+      return load(double{});
   }
   return NAN;
 }
@@ -213,13 +223,20 @@ inline double decode(dtype t, const unsigned char* p) {
 inline void encode(dtype t, double value, unsigned char* p) {
   auto store = [p](auto v) { std::memcpy(p, &v, sizeof v); };
   switch (t) {
-    case dtype::uint8: return store(static_cast<std::uint8_t>(value));
-    case dtype::int32: return store(static_cast<std::int32_t>(value));
-    case dtype::int64: return store(static_cast<std::int64_t>(value));
-    case dtype::float16: return store(lockstep::emu::float_to_half_bits(static_cast<float>(value)));
-    case dtype::bfloat16: return store(lockstep::emu::float_to_bfloat16_bits(static_cast<float>(value)));
-    case dtype::float32: return store(static_cast<float>(value));
-    case dtype::float64: return store(value);
+    case dtype::uint8:
+      return store(static_cast<std::uint8_t>(value));
+    case dtype::int32:
+      return store(static_cast<std::int32_t>(value));
+    case dtype::int64:
+      return store(static_cast<std::int64_t>(value));
+    case dtype::float16:
+      return store(lockstep::emu::float_to_half_bits(static_cast<float>(value)));
+    case dtype::bfloat16:
+      return store(lockstep::emu::float_to_bfloat16_bits(static_cast<float>(value)));
+    case dtype::float32:
+      return store(static_cast<float>(value));
+    case dtype::float64:
+      return store(value);
   }
 }
 
@@ -246,8 +263,8 @@ struct value_range {
 inline double random_value(dtype t, const value_range& r, std::mt19937_64& rng) {
   double v;
   if (r.integers || !lockstep::is_floating(t)) {
-    v = static_cast<double>(std::uniform_int_distribution<long long>(static_cast<long long>(std::ceil(r.lo)),
-                                                                     static_cast<long long>(std::floor(r.hi)))(rng));
+    v = static_cast<double>(
+        std::uniform_int_distribution<long long>(static_cast<long long>(std::ceil(r.lo)), static_cast<long long>(std::floor(r.hi)))(rng));
   } else {
     v = std::uniform_real_distribution<double>(r.lo, r.hi)(rng);
   }
@@ -316,10 +333,14 @@ inline constexpr layout_kind all_layouts[] = {layout_kind::contiguous, layout_ki
 
 inline const char* layout_name(layout_kind k) {
   switch (k) {
-    case layout_kind::contiguous: return "contiguous";
-    case layout_kind::transposed: return "transposed";
-    case layout_kind::strided_slice: return "sliced with step 2";
-    case layout_kind::expanded: return "expanded";
+    case layout_kind::contiguous:
+      return "contiguous";
+    case layout_kind::transposed:
+      return "transposed";
+    case layout_kind::strided_slice:
+      return "sliced with step 2";
+    case layout_kind::expanded:
+      return "expanded";
   }
   return "?";
 }
@@ -384,22 +405,32 @@ inline random_view make_view(const shape_t& shape, layout_kind kind, dtype t, co
 // Relative error one rounding to the dtype may make (0: integers are exact).
 inline double rounding_bound(dtype t) {
   switch (t) {
-    case dtype::float16: return 1e-3;
-    case dtype::bfloat16: return 1e-2;
-    case dtype::float32: return 1e-6;
-    case dtype::float64: return 1e-12;
-    default: return 0;
+    case dtype::float16:
+      return 1e-3;
+    case dtype::bfloat16:
+      return 1e-2;
+    case dtype::float32:
+      return 1e-6;
+    case dtype::float64:
+      return 1e-12;
+    default:
+      return 0;
   }
 }
 
 // The smallest normal magnitude: below it a dtype's error is absolute.
 inline double smallest_normal(dtype t) {
   switch (t) {
-    case dtype::float16: return 6.103515625e-05;
-    case dtype::bfloat16: return 1.1754943508222875e-38;
-    case dtype::float32: return 1.1754943508222875e-38;
-    case dtype::float64: return 2.2250738585072014e-308;
-    default: return 0;
+    case dtype::float16:
+      return 6.103515625e-05;
+    case dtype::bfloat16:
+      return 1.1754943508222875e-38;
+    case dtype::float32:
+      return 1.1754943508222875e-38;
+    case dtype::float64:
+      return 2.2250738585072014e-308;
+    default:
+      return 0;
   }
 }
 
@@ -413,8 +444,8 @@ inline std::vector<double> rounding_errors(const std::vector<double>& want, dtyp
 // got[i] within allowed[i] of want[i] for every element (NaN, as from a
 // poisoned element nobody wrote, never is); failures name the first few
 // indices of `shape`.
-inline ::testing::AssertionResult all_within(const std::vector<double>& got, const std::vector<double>& want,
-                                             const std::vector<double>& allowed, const shape_t& shape) {
+inline ::testing::AssertionResult all_within(const std::vector<double>& got, const std::vector<double>& want, const std::vector<double>& allowed,
+                                             const shape_t& shape) {
   if (got.size() != want.size())
     return ::testing::AssertionFailure() << got.size() << " elements, want " << want.size() << " for shape " << shape_text(shape);
   std::ostringstream bad;
@@ -436,12 +467,12 @@ inline ::testing::AssertionResult all_equal(const std::vector<double>& got, cons
 
 // `action` throws Error whose message contains every fragment.
 template <class Error, class Action>
-::testing::AssertionResult throws_with(Action&& action, std::initializer_list<std::string_view> fragments) {
+::testing::AssertionResult throws_with(Action&& action, const std::vector<std::string>& fragments) {
   try {
     action();
   } catch (const Error& e) {
     const std::string message = e.what();
-    for (std::string_view f : fragments)
+    for (const std::string& f : fragments)
       if (message.find(f) == std::string::npos)
         return ::testing::AssertionFailure() << "message \"" << message << "\" does not contain \"" << f << "\"";
     return ::testing::AssertionSuccess();
@@ -449,6 +480,11 @@ template <class Error, class Action>
     return ::testing::AssertionFailure() << "threw another exception type: " << e.what();
   }
   return ::testing::AssertionFailure() << "did not throw";
+}
+
+template <class Error, class Action>
+::testing::AssertionResult throws_with(Action&& action, std::initializer_list<std::string_view> fragments) {
+  return throws_with<Error>(std::forward<Action>(action), std::vector<std::string>(fragments.begin(), fragments.end()));
 }
 
 // A new output: the shape, dtype and device wanted, packed row-major.

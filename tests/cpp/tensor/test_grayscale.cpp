@@ -20,7 +20,8 @@ std::vector<double> grayscale_reference(const std::vector<double>& rgb, const sh
   std::vector<double> grey;
   for (std::int64_t image = 0; image < images; ++image) {
     const double* planes = rgb.data() + image * 3 * pixels;
-    for (std::int64_t p = 0; p < pixels; ++p) grey.push_back(std::floor(0.2989 * planes[p] + 0.5870 * planes[p + pixels] + 0.1140 * planes[p + 2 * pixels]));
+    for (std::int64_t p = 0; p < pixels; ++p)
+      grey.push_back(std::floor(0.2989 * planes[p] + 0.5870 * planes[p + pixels] + 0.1140 * planes[p + 2 * pixels]));
   }
   return grey;
 }
@@ -143,7 +144,11 @@ TEST_P(Grayscale, EmptyImages) {
 TEST_P(Grayscale, ErrorsSayWhatIsWrong) {
   const tensor image = tensor::empty({3, 4, 5}, dtype::uint8, dev());
   EXPECT_TRUE(throws_with<std::invalid_argument>([&] { lockstep::rgb_to_grayscale(image.to(dtype::float32)); }, {"uint8", "float32"}));
-  EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::rgb_to_grayscale(tensor::empty({4, 4, 5}, dtype::uint8, dev())); }, {"(3, H, W)", "(4, 4, 5)"}));
+  EXPECT_TRUE(throws_with<shape_error>(
+      [&] {
+        lockstep::rgb_to_grayscale(tensor::empty({4, 4, 5}, dtype::uint8, dev()));
+      },
+      {"(3, H, W)", "(4, 4, 5)"}));
   EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::rgb_to_grayscale(image.select(0, 0)); }, {"(3, H, W)", "(4, 5)"}));
   EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::rgb_to_grayscale(tensor::empty({2, 4, 4, 5}, dtype::uint8, dev())); }, {"(B, 3, H, W)"}));
   EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::rgb_to_grayscale(image.unsqueeze(0).unsqueeze(0)); }, {"(1, 1, 3, 4, 5)"}));

@@ -19,35 +19,56 @@ bool needs_floating(unary_op op) {
 // integers (no overflow; uint8 wraps as C++ does).
 value_range input_range(unary_op op, dtype t) {
   switch (t) {
-    case dtype::uint8: return {0, 255};
-    case dtype::int32: return op == unary_op::square ? value_range{-40000, 40000} : value_range{-2e9, 2e9};
-    case dtype::int64: return op == unary_op::square ? value_range{-3e7, 3e7} : value_range{-1e15, 1e15};
-    default: break;
+    case dtype::uint8:
+      return {0, 255};
+    case dtype::int32:
+      return op == unary_op::square ? value_range{-40000, 40000} : value_range{-2e9, 2e9};
+    case dtype::int64:
+      return op == unary_op::square ? value_range{-3e7, 3e7} : value_range{-1e15, 1e15};
+    default:
+      break;
   }
   switch (op) {
-    case unary_op::exp: return {-3, 3};
-    case unary_op::log: return {0.1, 10};
-    case unary_op::sqrt: return {0, 10};
+    case unary_op::exp:
+      return {-3, 3};
+    case unary_op::log:
+      return {0.1, 10};
+    case unary_op::sqrt:
+      return {0, 10};
     case unary_op::sigmoid:
-    case unary_op::tanh: return {-4, 4};
-    case unary_op::reciprocal: return {0.25, 4, false, true};
-    default: return {-10, 10};
+    case unary_op::tanh:
+      return {-4, 4};
+    case unary_op::reciprocal:
+      return {0.25, 4, false, true};
+    default:
+      return {-10, 10};
   }
 }
 
 double unary_reference(unary_op op, double x) {
   switch (op) {
-    case unary_op::copy: return x;
-    case unary_op::neg: return -x;
-    case unary_op::abs: return std::abs(x);
-    case unary_op::exp: return std::exp(x);
-    case unary_op::log: return std::log(x);
-    case unary_op::sqrt: return std::sqrt(x);
-    case unary_op::relu: return x > 0 ? x : 0;
-    case unary_op::sigmoid: return 1 / (1 + std::exp(-x));
-    case unary_op::tanh: return std::tanh(x);
-    case unary_op::square: return x * x;
-    case unary_op::reciprocal: return 1 / x;
+    case unary_op::copy:
+      return x;
+    case unary_op::neg:
+      return -x;
+    case unary_op::abs:
+      return std::abs(x);
+    case unary_op::exp:
+      return std::exp(x);
+    case unary_op::log:
+      return std::log(x);
+    case unary_op::sqrt:
+      return std::sqrt(x);
+    case unary_op::relu:
+      return x > 0 ? x : 0;
+    case unary_op::sigmoid:
+      return 1 / (1 + std::exp(-x));
+    case unary_op::tanh:
+      return std::tanh(x);
+    case unary_op::square:
+      return x * x;
+    case unary_op::reciprocal:
+      return 1 / x;
   }
   return NAN;
 }
@@ -60,7 +81,8 @@ TEST_P(Map, EveryDtypeAndLayout) {
     SCOPED_TRACE(lockstep::dtype_name(t));
     if (needs_floating(op) && !lockstep::is_floating(t)) {
       const tensor x = tensor::empty({3}, t, dev());
-      EXPECT_TRUE(throws_with<std::invalid_argument>([&] { lockstep::map(op, x); }, {lockstep::op_name(op), "floating-point", lockstep::dtype_name(t)}));
+      EXPECT_TRUE(
+          throws_with<std::invalid_argument>([&] { lockstep::map(op, x); }, {lockstep::op_name(op), "floating-point", lockstep::dtype_name(t)}));
       continue;
     }
     for (const shape_t& shape : elementwise_shapes) {
@@ -78,8 +100,7 @@ TEST_P(Map, EveryDtypeAndLayout) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, Map, ::testing::Combine(::testing::ValuesIn(devices_here()), ::testing::ValuesIn(all_unary_ops)),
-                         device_param_name());
+INSTANTIATE_TEST_SUITE_P(Ops, Map, ::testing::Combine(::testing::ValuesIn(devices_here()), ::testing::ValuesIn(all_unary_ops)), device_param_name());
 
 using LargeMap = tensor_test<device>;
 

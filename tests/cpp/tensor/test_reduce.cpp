@@ -24,17 +24,23 @@ value_range input_range(reduce_op op, dtype t, std::int64_t extent) {
     if (floating) return extent <= 17 ? value_range{0.5, 1.5, false, true} : value_range{0.99, 1.01, false, true};
     if (extent > 17) return {1, 1, true, !is_unsigned};
     switch (t) {
-      case dtype::uint8: return {0, 3};
-      case dtype::int32: return {-3, 3};
-      default: return {-8, 8};  // |product| <= 2^51: exact in double
+      case dtype::uint8:
+        return {0, 3};
+      case dtype::int32:
+        return {-3, 3};
+      default:
+        return {-8, 8};  // |product| <= 2^51: exact in double
     }
   }
   if (floating) return {-10, 10};
   const bool summed = op == reduce_op::sum;
   switch (t) {
-    case dtype::uint8: return {0, 255};
-    case dtype::int32: return summed ? value_range{-1e6, 1e6} : value_range{-2e9, 2e9};
-    default: return summed ? value_range{-1e12, 1e12} : value_range{-1e15, 1e15};
+    case dtype::uint8:
+      return {0, 255};
+    case dtype::int32:
+      return summed ? value_range{-1e6, 1e6} : value_range{-2e9, 2e9};
+    default:
+      return summed ? value_range{-1e12, 1e12} : value_range{-1e15, 1e15};
   }
 }
 
@@ -61,10 +67,18 @@ reduction reduce_reference(reduce_op op, const std::vector<double>& x, const sha
       magnitude += std::abs(v);
       switch (op) {
         case reduce_op::sum:
-        case reduce_op::mean: acc += v; break;
-        case reduce_op::prod: acc *= v; break;
-        case reduce_op::max: acc = j == 0 ? v : std::max(acc, v); break;
-        case reduce_op::min: acc = j == 0 ? v : std::min(acc, v); break;
+        case reduce_op::mean:
+          acc += v;
+          break;
+        case reduce_op::prod:
+          acc *= v;
+          break;
+        case reduce_op::max:
+          acc = j == 0 ? v : std::max(acc, v);
+          break;
+        case reduce_op::min:
+          acc = j == 0 ? v : std::min(acc, v);
+          break;
       }
     }
     if (op == reduce_op::mean) acc /= static_cast<double>(extent), magnitude /= static_cast<double>(extent);
@@ -72,9 +86,15 @@ reduction reduce_reference(reduce_op op, const std::vector<double>& x, const sha
     const double floor = rounding_bound(t) * smallest_normal(t);
     switch (op) {
       case reduce_op::sum:
-      case reduce_op::mean: r.allowed_error.push_back(rounding_bound(t) * magnitude + floor); break;
-      case reduce_op::prod: r.allowed_error.push_back(rounding_bound(t) * std::abs(acc) + floor); break;
-      default: r.allowed_error.push_back(0); break;
+      case reduce_op::mean:
+        r.allowed_error.push_back(rounding_bound(t) * magnitude + floor);
+        break;
+      case reduce_op::prod:
+        r.allowed_error.push_back(rounding_bound(t) * std::abs(acc) + floor);
+        break;
+      default:
+        r.allowed_error.push_back(0);
+        break;
     }
   });
   return r;
@@ -92,7 +112,8 @@ TEST_P(Reduce, EveryDimDtypeAndLayout) {
       for (layout_kind layout : all_layouts) {
         const random_view in = make_view(shape, layout, t, dev(), input_range(op, t, longest), rng);
         if (op == reduce_op::mean && !lockstep::is_floating(t)) {
-          EXPECT_TRUE(throws_with<std::invalid_argument>([&] { lockstep::reduce(op, in.view, 0); }, {"mean", "floating-point", lockstep::dtype_name(t), ".to(float32)"}));
+          EXPECT_TRUE(throws_with<std::invalid_argument>([&] { lockstep::reduce(op, in.view, 0); },
+                                                         {"mean", "floating-point", lockstep::dtype_name(t), ".to(float32)"}));
           continue;
         }
         const std::vector<double> x = elements(in.source, in.view);

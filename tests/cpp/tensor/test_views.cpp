@@ -20,7 +20,8 @@ const value_range distinct_values{-1e9, 1e9};
 template <class F>
 std::vector<double> picked(const known_tensor& x, const shape_t& view_shape, F&& source_index) {
   std::vector<double> out;
-  for_each_index(view_shape, [&](const shape_t& i) { out.push_back(x.memory.at(static_cast<std::size_t>(ordinal_of(source_index(i), x.t.shape())))); });
+  for_each_index(view_shape,
+                 [&](const shape_t& i) { out.push_back(x.memory.at(static_cast<std::size_t>(ordinal_of(source_index(i), x.t.shape())))); });
   return out;
 }
 
@@ -82,8 +83,8 @@ TEST_P(Views, SliceFollowsPythonRules) {
       {-2, 18, -1, 1, {18}},
   };
   for (const slice_case& c : cases) {
-    SCOPED_TRACE("slice(" + std::to_string(c.dim) + ", " + std::to_string(c.start) + ", " + std::to_string(c.stop) + ", " +
-                 std::to_string(c.step) + ")");
+    SCOPED_TRACE("slice(" + std::to_string(c.dim) + ", " + std::to_string(c.start) + ", " + std::to_string(c.stop) + ", " + std::to_string(c.step) +
+                 ")");
     const tensor s = x.t.slice(c.dim, c.start, c.stop, c.step);
     const int d = c.dim < 0 ? c.dim + 2 : c.dim;
     shape_t want_shape = x.t.shape();
@@ -125,7 +126,8 @@ TEST_P(Views, SelectDropsADim) {
 TEST_P(Views, UnsqueezeAddsAnExtentOfOne) {
   const known_tensor x = random_tensor({3, 4}, dtype::int32, dev(), distinct_values, rng);
   const std::vector<double> same = x.memory;
-  for (const auto& [dim, want] : std::vector<std::pair<int, shape_t>>{{0, {1, 3, 4}}, {1, {3, 1, 4}}, {2, {3, 4, 1}}, {-1, {3, 4, 1}}, {-3, {1, 3, 4}}}) {
+  for (const auto& [dim, want] :
+       std::vector<std::pair<int, shape_t>>{{0, {1, 3, 4}}, {1, {3, 1, 4}}, {2, {3, 4, 1}}, {-1, {3, 4, 1}}, {-3, {1, 3, 4}}}) {
     SCOPED_TRACE("unsqueeze(" + std::to_string(dim) + ")");
     const tensor u = x.t.unsqueeze(dim);
     EXPECT_EQ(u.shape(), want);
@@ -211,14 +213,21 @@ TEST_P(Views, ReshapeOfStridedViewsWhereTheStridesAllow) {
     const char* what;
     shape_t source_shape;
     std::function<tensor(const tensor&)> make_view;
-    shape_t view_shape;     // a legal view
-    shape_t view_strides;   // its strides
-    shape_t needs_copy;     // a shape only a copy can give
+    shape_t view_shape;    // a legal view
+    shape_t view_strides;  // its strides
+    shape_t needs_copy;    // a shape only a copy can give
   };
   const reshape_case cases[] = {
       {"every other matrix", {8, 3, 5}, [](const tensor& t) { return t.slice(0, 0, 8, 2); }, {2, 2, 15}, {60, 30, 1}, {-1}},
       {"transposed", {4, 5}, [](const tensor& t) { return t.transpose(0, 1); }, {5, 2, 2}, {1, 10, 5}, {20}},
-      {"expanded", {3, 1}, [](const tensor& t) { return t.expand({3, 4}); }, {3, 2, 2}, {1, 0, 0}, {12}},
+      {"expanded",
+       {3, 1},
+       [](const tensor& t) {
+         return t.expand({3, 4});
+       },
+       {3, 2, 2},
+       {1, 0, 0},
+       {12}},
   };
   for (const reshape_case& c : cases) {
     SCOPED_TRACE(c.what);
@@ -231,8 +240,8 @@ TEST_P(Views, ReshapeOfStridedViewsWhereTheStridesAllow) {
     EXPECT_EQ(r.strides(), c.view_strides);
     expect_view_of(x, r, want);
 
-    EXPECT_TRUE(throws_with<shape_error>([&] { view.reshape(c.needs_copy); },
-                                         {"reshape", shape_text(view.shape()), "without copying", "contiguous()"}));
+    EXPECT_TRUE(
+        throws_with<shape_error>([&] { view.reshape(c.needs_copy); }, {"reshape", shape_text(view.shape()), "without copying", "contiguous()"}));
     const tensor copied = view.contiguous().reshape(c.needs_copy);
     EXPECT_NE(copied.base(), x.t.base());
     EXPECT_TRUE(all_equal(read_back(copied), want, copied.shape()));
@@ -315,7 +324,8 @@ TEST_P(Views, FloatToIntegerTruncatesTowardZero) {
     for (dtype to : {dtype::uint8, dtype::int32, dtype::int64}) {
       SCOPED_TRACE(std::string(lockstep::dtype_name(from)) + " to " + lockstep::dtype_name(to));
       const bool is_unsigned = to == dtype::uint8;
-      const std::vector<double> values = is_unsigned ? std::vector<double>{0.5, 2.75, 99.5, 200.5} : std::vector<double>{-99.5, -2.75, -0.5, 0.5, 2.75};
+      const std::vector<double> values =
+          is_unsigned ? std::vector<double>{0.5, 2.75, 99.5, 200.5} : std::vector<double>{-99.5, -2.75, -0.5, 0.5, 2.75};
       const std::vector<double> want = is_unsigned ? std::vector<double>{0, 2, 99, 200} : std::vector<double>{-99, -2, 0, 0, 2};
       const known_tensor x = tensor_of(values, {static_cast<std::int64_t>(values.size())}, from, dev());
       EXPECT_TRUE(all_equal(read_back(x.t.to(to)), want, x.t.shape()));
@@ -325,8 +335,8 @@ TEST_P(Views, FloatToIntegerTruncatesTowardZero) {
 
 TEST(BroadcastShapes, NumPyRules) {
   const std::vector<std::tuple<shape_t, shape_t, shape_t>> cases{
-      {{4, 1, 3}, {5, 3}, {4, 5, 3}}, {{1}, {17}, {17}},          {{17}, {1}, {17}},      {{}, {2, 3}, {2, 3}},
-      {{2, 3}, {}, {2, 3}},           {{0, 4}, {1, 4}, {0, 4}}, {{1}, {0}, {0}},        {{8, 1, 6, 1}, {7, 1, 5}, {8, 7, 6, 5}},
+      {{4, 1, 3}, {5, 3}, {4, 5, 3}}, {{1}, {17}, {17}},        {{17}, {1}, {17}}, {{}, {2, 3}, {2, 3}},
+      {{2, 3}, {}, {2, 3}},           {{0, 4}, {1, 4}, {0, 4}}, {{1}, {0}, {0}},   {{8, 1, 6, 1}, {7, 1, 5}, {8, 7, 6, 5}},
       {{3, 1}, {1, 1, 4}, {1, 3, 4}},
   };
   for (const auto& [a, b, want] : cases) EXPECT_EQ(broadcast_shapes(a, b), want) << shape_text(a) << " with " << shape_text(b);

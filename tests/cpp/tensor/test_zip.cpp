@@ -37,14 +37,23 @@ operand_ranges input_ranges(binary_op op, dtype t) {
       if (t == dtype::int32) return {{-40000, 40000}, {-40000, 40000}};
       if (t == dtype::int64) return {{-3e7, 3e7}, {-3e7, 3e7}};
       break;
-    default: break;
+    default:
+      break;
   }
   value_range wide;
   switch (t) {
-    case dtype::uint8: wide = {0, 255}; break;
-    case dtype::int32: wide = {-1e9, 1e9}; break;
-    case dtype::int64: wide = {-1e15, 1e15}; break;
-    default: wide = {-10, 10}; break;
+    case dtype::uint8:
+      wide = {0, 255};
+      break;
+    case dtype::int32:
+      wide = {-1e9, 1e9};
+      break;
+    case dtype::int64:
+      wide = {-1e15, 1e15};
+      break;
+    default:
+      wide = {-10, 10};
+      break;
   }
   if (op == binary_op::div) return {wide, {1, 9, true, !is_unsigned}};
   return {wide, wide};
@@ -52,16 +61,26 @@ operand_ranges input_ranges(binary_op op, dtype t) {
 
 double binary_reference(binary_op op, double a, double b, bool floating) {
   switch (op) {
-    case binary_op::add: return a + b;
-    case binary_op::sub: return a - b;
-    case binary_op::mul: return a * b;
-    case binary_op::div: return floating ? a / b : std::trunc(a / b);
-    case binary_op::maximum: return std::max(a, b);
-    case binary_op::minimum: return std::min(a, b);
-    case binary_op::pow: return std::pow(a, b);
-    case binary_op::eq: return a == b;
-    case binary_op::lt: return a < b;
-    case binary_op::gt: return a > b;
+    case binary_op::add:
+      return a + b;
+    case binary_op::sub:
+      return a - b;
+    case binary_op::mul:
+      return a * b;
+    case binary_op::div:
+      return floating ? a / b : std::trunc(a / b);
+    case binary_op::maximum:
+      return std::max(a, b);
+    case binary_op::minimum:
+      return std::min(a, b);
+    case binary_op::pow:
+      return std::pow(a, b);
+    case binary_op::eq:
+      return a == b;
+    case binary_op::lt:
+      return a < b;
+    case binary_op::gt:
+      return a > b;
   }
   return NAN;
 }
@@ -70,7 +89,7 @@ struct broadcast_case {
   shape_t a, b, out;
 };
 const broadcast_case broadcast_cases[] = {
-    {{4, 1, 3}, {5, 3}, {4, 5, 3}}, {{1}, {17}, {17}},      {{255}, {1}, {255}}, {{255}, {255}, {255}},
+    {{4, 1, 3}, {5, 3}, {4, 5, 3}},    {{1}, {17}, {17}},        {{255}, {1}, {255}},  {{255}, {255}, {255}},
     {{3, 17, 5}, {17, 1}, {3, 17, 5}}, {{0, 4}, {1, 4}, {0, 4}}, {{}, {2, 3}, {2, 3}},
 };
 
@@ -101,8 +120,7 @@ TEST_P(Zip, EveryDtypeBroadcastAndLayout) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, Zip, ::testing::Combine(::testing::ValuesIn(devices_here()), ::testing::ValuesIn(all_binary_ops)),
-                         device_param_name());
+INSTANTIATE_TEST_SUITE_P(Ops, Zip, ::testing::Combine(::testing::ValuesIn(devices_here()), ::testing::ValuesIn(all_binary_ops)), device_param_name());
 
 TEST_P(ZipEdgeCases, DifferentDtypesAreRefused) {
   const tensor a = tensor::empty({3}, dtype::float32, dev()), b = tensor::empty({3}, dtype::int32, dev());
@@ -126,8 +144,13 @@ TEST_P(ZipEdgeCases, DifferentDevicesAreRefused) {
     return;
   }
   const tensor here = tensor::empty({3}, dtype::float32, dev()), there = tensor::empty({3}, dtype::float32, other);
-  EXPECT_TRUE(throws_with<std::invalid_argument>([&] { lockstep::zip(binary_op::add, here, there); }, {"add", "different devices", dev().str(), other.str()}));
-  EXPECT_TRUE(throws_with<std::invalid_argument>([&] { lockstep::matmul(there.reshape({1, 3}), here.reshape({3, 1})); }, {"matmul", "different devices"}));
+  EXPECT_TRUE(throws_with<std::invalid_argument>([&] { lockstep::zip(binary_op::add, here, there); },
+                                                 {"add", "different devices", dev().str(), other.str()}));
+  EXPECT_TRUE(throws_with<std::invalid_argument>(
+      [&] {
+        lockstep::matmul(there.reshape({1, 3}), here.reshape({3, 1}));
+      },
+      {"matmul", "different devices"}));
 }
 
 TEST_P(ZipEdgeCases, DivisionByZero) {

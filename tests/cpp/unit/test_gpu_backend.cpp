@@ -108,7 +108,9 @@ TEST(Nvrtc, CompilesToCubinWithLoweredNames) {
   if (const std::string why = nvrtc_missing_reason(); !why.empty()) GTEST_SKIP() << why;
   const nvrtc_output out = compile_with_nvrtc(saxpy_source, "kernel.cu", sm90_options, {"saxpy", "k<16>"});
   ASSERT_GE(out.cubin.size(), 64u);
-  EXPECT_EQ(out.cubin.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(out.cubin.substr(0, 4),
+            "\x7f"
+            "ELF");
   ASSERT_EQ(out.lowered_names.size(), 2u);
   EXPECT_EQ(out.lowered_names[0], "_Z5saxpyfPKfPfi");  // saxpy(float, const float*, float*, int)
   EXPECT_EQ(out.lowered_names[1].rfind("_Z", 0), 0u) << out.lowered_names[1];
@@ -150,6 +152,5 @@ TEST(Nvrtc, AVirtualArchitectureIsRefusedWithAHint) {
 
 TEST(Nvrtc, AnUnknownOptionIsACompileError) {
   if (const std::string why = nvrtc_missing_reason(); !why.empty()) GTEST_SKIP() << why;
-  EXPECT_THROW(compile_with_nvrtc("__global__ void k() {}\n", "kernel.cu", {"-arch=sm_90", "--no-such-option"}, {"k"}),
-               lockstep::compile_error);
+  EXPECT_THROW(compile_with_nvrtc("__global__ void k() {}\n", "kernel.cu", {"-arch=sm_90", "--no-such-option"}, {"k"}), lockstep::compile_error);
 }

@@ -1,7 +1,7 @@
 // The host-build rewrite of dynamic shared memory declarations.
 #include <gtest/gtest.h>
 
-#include "host_source.h"
+#include "emulator/host_source/host_source.h"
 
 using lockstep::emu::host_source;
 
@@ -36,4 +36,25 @@ TEST(HostSource, LeavesCommentsStringsAndOtherExternsAlone) {
       "extern int counter;\n"
       "__shared__ float tile[16][16];\n";
   EXPECT_EQ(host_source(in), in);
+}
+
+TEST(HostSource, ReadsDeclarationsAsTokens) {
+  const std::string out = host_source("extern /* dynamic */ __shared__\n  pair<int, float> cells [ ] ;\nint after;\n");
+  EXPECT_EQ(out, "pair<int, float>* const cells = reinterpret_cast<pair<int, float>*>(::lockstep::emu::dynamic_shared_memory());\n\nint after;\n");
+}
+
+TEST(HostSource, LeavesWhatIsNotOneUnsizedArrayAlone) {
+  const std::string in =
+      "extern __shared__ float two[], arrays[];\n"
+      "extern __shared__ float sized[4];\n"
+      "extern __shared__ float rows[][4];\n"
+      "#define DECLARE extern __shared__ float in_macro[];\n"
+      "const char* raw = R\"(extern __shared__ float in_raw_string[];)\";\n";
+  EXPECT_EQ(host_source(in), in);
+}
+
+TEST(HostSource, RewritesEveryDeclaration) {
+  const std::string out = host_source("void a() { extern __shared__ int x[]; }\nvoid b() { extern __shared__ double y[]; }\n");
+  EXPECT_NE(out.find("int* const x = reinterpret_cast<int" + pointer_to_dynamic), std::string::npos) << out;
+  EXPECT_NE(out.find("double* const y = reinterpret_cast<double" + pointer_to_dynamic), std::string::npos) << out;
 }

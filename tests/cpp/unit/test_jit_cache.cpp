@@ -18,12 +18,13 @@
 #include <vector>
 
 #include "jit/cache.h"
+#include "toolchain/hash.h"
 
 namespace fs = std::filesystem;
 using lockstep::jit::cache_directory;
 using lockstep::jit::cache_lookup_or_build;
 using lockstep::jit::cached_artifact;
-using lockstep::jit::hash_hex;
+using lockstep::toolchain::hash_hex;
 
 namespace {
 
@@ -52,9 +53,7 @@ std::string read_file(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-void write_file(const fs::path& path, const std::string& contents) {
-  std::ofstream(path, std::ios::binary) << contents;
-}
+void write_file(const fs::path& path, const std::string& contents) { std::ofstream(path, std::ios::binary) << contents; }
 
 // A build that writes `contents` and counts its calls.
 struct counting_build {
@@ -97,21 +96,6 @@ class JitCache : public ::testing::Test {
   fs::path scratch_, cache_;
   std::optional<scoped_environment_variable> cache_dir_variable_;
 };
-
-TEST(JitCacheHash, Is32HexDigitsOfTwoDifferentHalves) {
-  const std::string hash = hash_hex("__global__ void k() {}");
-  ASSERT_EQ(hash.size(), 32u);
-  EXPECT_EQ(hash.find_first_not_of("0123456789abcdef"), std::string::npos) << hash;
-  EXPECT_NE(hash.substr(0, 16), hash.substr(16));
-  EXPECT_EQ(hash, hash_hex("__global__ void k() {}"));
-}
-
-TEST(JitCacheHash, DiffersForSmallChanges) {
-  const std::vector<std::string> texts{"", "a", "b", "ab", "ba", std::string("a\0", 2), "12345678", "123456789", "12345679"};
-  std::set<std::string> hashes;
-  for (const std::string& text : texts) hashes.insert(hash_hex(text));
-  EXPECT_EQ(hashes.size(), texts.size());
-}
 
 TEST_F(JitCache, DirectoryComesFromTheEnvironmentOnEachCall) {
   EXPECT_EQ(cache_directory(), cache_);
@@ -212,8 +196,7 @@ TEST_F(JitCache, GarbageOrMissingMetadataIsRebuilt) {
   counting_build build{"artifact"};
   const cached_artifact first = cache_lookup_or_build("key", ".so", build.as_function());
   const std::string good_metadata = read_file(metadata_path("key"));
-  const std::vector<std::string> garbage_metadata{"", "garbage\n", good_metadata.substr(0, good_metadata.size() - 1),
-                                                  good_metadata + "x"};
+  const std::vector<std::string> garbage_metadata{"", "garbage\n", good_metadata.substr(0, good_metadata.size() - 1), good_metadata + "x"};
   for (const std::string& garbage : garbage_metadata) {
     write_file(metadata_path("key"), garbage);
     const cached_artifact rebuilt = cache_lookup_or_build("key", ".so", build.as_function());

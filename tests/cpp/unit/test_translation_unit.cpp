@@ -36,6 +36,21 @@ TEST(TranslationUnit, IgnoresCommentsStringsDeclarationsTwiceAndMembers) {
             (names{"declared"}));
 }
 
+TEST(TranslationUnit, QualifiesNestedNamespaceDefinitions) {
+  EXPECT_EQ(discover_kernel_names("namespace a::b { __global__ void k() {} }\n"
+                                  "namespace c { inline namespace v1 { __global__ void l() {} } }\n"
+                                  "struct s { static __global__ void member() {} };\n"
+                                  "namespace d { class e { }; __global__ void m(e*) {} }\n"),
+            (names{"a::b::k", "c::v1::l", "d::m"}));
+}
+
+TEST(TranslationUnit, IgnoresRawStringsAndContinuedMacros) {
+  EXPECT_EQ(discover_kernel_names("const char* doc = R\"(\n__global__ void in_raw() {}\n)\";\n"
+                                  "#define KERNEL \\\n  __global__ void continued() {}\n"
+                                  "__global__ void __launch_bounds__(128) __maxnreg__(64) real() {}\n"),
+            (names{"real"}));
+}
+
 TEST(TranslationUnit, AssemblesTableAndKeepsUserLines) {
   const std::string tu = assemble_translation_unit("__global__ void k(int* p) {}\n", "user.cu", {"k", "t<4>"}, compile_target::host);
   EXPECT_NE(tu.find("#line 1 \"user.cu\"\n__global__ void k"), std::string::npos) << tu;

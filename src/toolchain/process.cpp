@@ -1,6 +1,6 @@
 // Running a program and collecting what it prints: the host compiler for the
-// JIT, addr2line for check mode's source lines.
-#include "process.h"
+// JIT and the tools, addr2line for check mode's source lines.
+#include "toolchain/process.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -13,7 +13,7 @@
 
 extern char** environ;
 
-namespace lockstep::emu {
+namespace lockstep::toolchain {
 namespace {
 
 std::system_error errno_error(const std::string& what) { return {errno, std::generic_category(), what}; }
@@ -86,4 +86,4 @@ process_result run_process(const std::vector<std::string>& argv) {
   return result;
 }
 
-}  // namespace lockstep::emu
+}  // namespace lockstep::toolchain

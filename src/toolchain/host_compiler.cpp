@@ -1,8 +1,9 @@
-#include "jit/host_compiler.h"
+#include "toolchain/host_compiler.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -10,9 +11,9 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "lockstep/errors.h"
+#include "toolchain/process.h"
 
-namespace lockstep::jit {
+namespace lockstep::toolchain {
 namespace {
 
 namespace fs = std::filesystem;
@@ -23,7 +24,8 @@ class temporary_directory {
   temporary_directory() {
     std::string pattern = (fs::temp_directory_path() / "lockstep-XXXXXX").string();
     if (!::mkdtemp(pattern.data()))
-      throw std::system_error(errno, std::generic_category(), "cannot create a temporary directory " + pattern + " (set TMPDIR to a writable directory)");
+      throw std::system_error(errno, std::generic_category(),
+                              "cannot create a temporary directory " + pattern + " (set TMPDIR to a writable directory)");
     path_ = pattern;
   }
   temporary_directory(const temporary_directory&) = delete;
@@ -73,23 +75,20 @@ std::optional<host_compiler> identify_compiler(const fs::path& path) {
   if (version.exit_code != 0) return std::nullopt;
   std::error_code ignored;
   const fs::path resolved = fs::canonical(path, ignored);  // /usr/bin/c++ -> /usr/bin/g++-12
-  return host_compiler{path.string(), (resolved.empty() ? path : resolved).string() + " " +
-                                          version.output.substr(0, version.output.find('\n'))};
+  return host_compiler{path.string(), (resolved.empty() ? path : resolved).string() + " " + version.output.substr(0, version.output.find('\n'))};
 }
 
 host_compiler locate_host_compiler() {
   if (const std::string requested = environment("CXX"); !requested.empty()) {
     if (const auto path = find_program(requested))
       if (auto compiler = identify_compiler(*path)) return *compiler;
-    throw device_unavailable("CXX is set to '" + requested +
-                             "', which is not a working C++ compiler for the emulator's run-time compilation: set CXX "
-                             "to a compiler's path or name (no arguments), or unset it");
+    throw compiler_not_found("CXX is set to '" + requested +
+                             "', which is not a working C++ compiler: set CXX to a compiler's path or name (no arguments), or unset it");
   }
   for (const char* name : {"c++", "g++", "clang++"})
     if (const auto path = find_program(name))
       if (auto compiler = identify_compiler(*path)) return *compiler;
-  throw device_unavailable(
-      "no C++ compiler found for the emulator's run-time compilation: install g++ (apt-get install g++) or set CXX");
+  throw compiler_not_found("no C++ compiler found (tried c++, g++ and clang++ on PATH): install g++ (apt-get install g++) or set CXX");
 }
 
 // The file name that compiler messages should show for `source_name`.
@@ -110,8 +109,8 @@ const host_compiler& find_host_compiler() {
   return compiler;
 }
 
-void compile_shared_object(const std::string& source_text, const std::string& source_name,
-                           const std::vector<std::string>& flags, const fs::path& output) {
+void compile_shared_object(const std::string& source_text, const std::string& source_name, const std::vector<std::string>& flags,
+                           const fs::path& output) {
   const host_compiler& compiler = find_host_compiler();
   const temporary_directory directory;
   const fs::path source_file = directory.path() / source_file_name(source_name);
@@ -129,8 +128,8 @@ void compile_shared_object(const std::string& source_text, const std::string& so
   if (result.exit_code != 0)
     // #line directives name the user's file in most messages; the rest
     // ("In file included from ...") would show the temporary directory.
-    throw compile_error("the host compiler could not compile " + source_name,
-                        without_prefix_everywhere(result.output, directory.path().string() + "/"));
+    throw compile_failure("the host compiler could not compile " + source_name,
+                          without_prefix_everywhere(result.output, directory.path().string() + "/"));
 }
 
-}  // namespace lockstep::jit
+}  // namespace lockstep::toolchain

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-namespace lockstep::emu {
+namespace lockstep::toolchain {
 
 struct process_result {
   int exit_code;       // 128 + the signal's number when killed by a signal, as shells report it
@@ -15,4 +15,4 @@ struct process_result {
 // std::system_error when it cannot be started (no such program).
 process_result run_process(const std::vector<std::string>& argv);
 
-}  // namespace lockstep::emu
+}  // namespace lockstep::toolchain

@@ -1,5 +1,5 @@
-// Running the host compiler: finding it, running processes, building and
-// loading a shared object, and compile errors in the user's terms.
+// Running the host compiler: finding it, building and loading a shared object,
+// and compile errors in the user's terms.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -10,14 +10,14 @@
 #include <optional>
 #include <system_error>
 
-#include "jit/host_compiler.h"
-#include "lockstep/errors.h"
+#include "toolchain/host_compiler.h"
+#include "toolchain/process.h"
 
 namespace fs = std::filesystem;
-using lockstep::compile_error;
-using lockstep::jit::compile_shared_object;
-using lockstep::jit::find_host_compiler;
-using lockstep::jit::run_process;
+using lockstep::toolchain::compile_failure;
+using lockstep::toolchain::compile_shared_object;
+using lockstep::toolchain::find_host_compiler;
+using lockstep::toolchain::run_process;
 
 namespace {
 
@@ -57,36 +57,9 @@ TEST_F(HostCompiler, FindsGxxOnce) {
   EXPECT_EQ(&find_host_compiler(), &compiler);
 }
 
-TEST_F(HostCompiler, RunProcessCapturesOutputAndExitCode) {
-  const auto result = run_process({"sh", "-c", "echo to stdout; echo to stderr >&2; exit 3"});
-  EXPECT_EQ(result.exit_code, 3);
-  EXPECT_NE(result.output.find("to stdout\n"), std::string::npos) << result.output;
-  EXPECT_NE(result.output.find("to stderr\n"), std::string::npos) << result.output;
-  EXPECT_EQ(run_process({"true"}).exit_code, 0);
-}
-
-TEST_F(HostCompiler, RunProcessPassesArgumentsAsTheyAre) {
-  const auto result = run_process({"printf", "[%s]", "two words", "'quotes\" $HOME;", ""});
-  EXPECT_EQ(result.exit_code, 0);
-  EXPECT_EQ(result.output, "[two words]['quotes\" $HOME;][]");
-}
-
-TEST_F(HostCompiler, RunProcessReportsSignalsAndMissingPrograms) {
-  EXPECT_EQ(run_process({"sh", "-c", "kill -9 $$"}).exit_code, 128 + 9);
-  EXPECT_THROW(run_process({"lockstep-no-such-program"}), std::system_error);
-}
-
-TEST_F(HostCompiler, RunProcessReadsLargeOutput) {
-  // More than a pipe holds (64 KiB), so the child blocks unless it is read.
-  const auto result = run_process({"head", "-c", "1000000", "/dev/zero"});
-  EXPECT_EQ(result.exit_code, 0);
-  EXPECT_EQ(result.output.size(), 1000000u);
-}
-
 TEST_F(HostCompiler, BuildsASharedObjectThatLoads) {
   const fs::path library = scratch_ / "forty_two.so";
-  compile_shared_object("extern \"C\" int forty_two() { return 42; }\n", "forty_two.cu", {"-shared", "-fPIC", "-O1"},
-                        library);
+  compile_shared_object("extern \"C\" int forty_two() { return 42; }\n", "forty_two.cu", {"-shared", "-fPIC", "-O1"}, library);
   void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(handle, nullptr) << ::dlerror();
   const auto forty_two = reinterpret_cast<int (*)()>(::dlsym(handle, "forty_two"));
@@ -98,11 +71,11 @@ TEST_F(HostCompiler, BuildsASharedObjectThatLoads) {
 
 TEST_F(HostCompiler, ErrorsNameTheUsersFileAndLine) {
   try {
-    compile_shared_object("#line 1 \"user.cu\"\nint fine = 1;\nint broken = ;\n", "user.cu", {"-shared", "-fPIC"},
-                          scratch_ / "user.so");
+    compile_shared_object("#line 1 \"user.cu\"\nint fine = 1;\nint broken = ;\n", "user.cu", {"-shared", "-fPIC"}, scratch_ / "user.so");
     FAIL() << "expected a compile error";
-  } catch (const compile_error& error) {
-    EXPECT_TRUE(std::string(error.what()).starts_with("the host compiler could not compile user.cu")) << error.what();
+  } catch (const compile_failure& error) {
+    EXPECT_EQ(error.summary(), "the host compiler could not compile user.cu");
+    EXPECT_TRUE(std::string(error.what()).starts_with(error.summary() + "\n" + error.log())) << error.what();
     EXPECT_NE(error.log().find("user.cu:2"), std::string::npos) << error.log();
     EXPECT_EQ(error.log().find(temporaries_.string()), std::string::npos) << error.log();
   }
@@ -114,7 +87,7 @@ TEST_F(HostCompiler, ErrorsWithoutLineDirectivesHideTheTemporaryDirectory) {
   try {
     compile_shared_object("int broken = ;\n", "dir/plain.cu", {"-fsyntax-only"}, scratch_ / "plain.so");
     FAIL() << "expected a compile error";
-  } catch (const compile_error& error) {
+  } catch (const compile_failure& error) {
     EXPECT_NE(error.log().find("plain.cu:1"), std::string::npos) << error.log();
     EXPECT_EQ(error.log().find(temporaries_.string()), std::string::npos) << error.log();
   }

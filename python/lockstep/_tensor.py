@@ -1,0 +1,70 @@
+"""Making tensors: from arrays (DLPack, the buffer protocol, lists and scalars), empty ones, and dtype names."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _core
+from ._core import Tensor
+from ._devices import DeviceLike, device_name_or_default, enclosing_device
+
+DTypeLike = Any  # "float32", numpy.float32, numpy.dtype("float32"), torch.float32
+
+
+def from_dlpack(array: Any) -> Tensor:
+    """A tensor over ``array``'s memory (NumPy, PyTorch, CuPy; CPU or CUDA), no copy."""
+    return _core.from_dlpack(array)
+
+
+def asarray(obj: Any, device: DeviceLike = None, dtype: DTypeLike = None) -> Tensor:
+    """``obj`` as a lockstep tensor on ``device``: the given one, else the
+    device of an enclosing ``with lockstep.device(...)`` block, else the
+    array's own. Arrays with DLPack or the buffer protocol (NumPy, PyTorch,
+    CuPy) are used in place when already there, copied otherwise; lists and
+    scalars go through NumPy. ``dtype`` converts (a copy) when it differs."""
+    if isinstance(obj, Tensor):
+        t = obj
+    elif hasattr(obj, "__dlpack__"):
+        t = _core.from_dlpack(obj)
+    else:
+        t = _core.from_dlpack(np.asarray(obj, order="C"))  # (np.ascontiguousarray would make scalars 1-D)
+    target = device if device is not None else enclosing_device()
+    if target is not None and t.device != _core.check_device(str(target)):
+        t = t.to_device(_core.check_device(str(target)))
+    if dtype is not None and t.dtype != dtype_name(dtype):
+        t = t.to_dtype(dtype_name(dtype))
+    return t
+
+
+def empty(shape: Sequence[int], dtype: DTypeLike = "float32", device: DeviceLike = None) -> Tensor:
+    """A new uninitialised contiguous tensor."""
+    return _core.empty(list(shape), dtype_name(dtype), device_name_or_default(device))
+
+
+def dtype_name(dtype: Any) -> str:
+    """ "float32" for "float32", numpy.float32, numpy.dtype("float32") or torch.float32."""
+    if isinstance(dtype, str):
+        return dtype
+    text = str(dtype)
+    if text.startswith("torch."):
+        return text[len("torch.") :]
+    try:
+        return str(np.dtype(dtype).name)
+    except TypeError:
+        return text
+
+
+def operand(x: Any, like: Tensor | None = None) -> Tensor:
+    """``x`` as a tensor for an op; a Python number beside the tensor ``like`` takes its dtype and device."""
+    if isinstance(x, Tensor):
+        return x
+    if like is not None and not hasattr(x, "__dlpack__"):
+        if isinstance(x, (float, np.floating)) and like.dtype in ("uint8", "int32", "int64"):
+            raise TypeError(f"{x!r} with a {like.dtype} tensor would be truncated; convert the tensor first, e.g. .to('float32')")
+        if like.dtype == "bfloat16":  # NumPy has none: through float32
+            return asarray(np.asarray(x, dtype=np.float32), device=like.device).to_dtype("bfloat16")
+        return asarray(np.asarray(x, dtype=like.dtype), device=like.device)
+    return asarray(x)

@@ -1,0 +1,86 @@
+// `extern __shared__ T name[];`, the dynamic shared memory declaration, cannot
+// be a per-launch buffer through a macro (`__shared__` is `thread_local` for
+// the emulator, and an extern array has no storage), so it becomes a pointer
+// to the buffer the launch allocated.
+#include <string>
+
+#include "emulator/host_source/transformations.h"
+
+namespace lockstep::emu::host_transforms {
+namespace {
+
+using toolchain::token_kind;
+
+// An alignment specifier, `__align__(16)` or `alignas(T)`: it may qualify the
+// declaration but not the type named in a cast.
+bool is_alignment(const token& t) { return t.is("__align__") || t.is("alignas"); }
+
+// Whether tokens [first, last) can be the T of `T name[]`: a type, perhaps
+// with alignment specifiers, and no brackets, parentheses, initializer or comma
+// outside template arguments (`a[], b[]` declares two arrays: left alone).
+bool is_plain_type(const std::vector<token>& code, std::size_t first, std::size_t last) {
+  if (first == last) return false;
+  int angle_depth = 0;
+  for (std::size_t i = first; i < last; ++i) {
+    const token& t = code[i];
+    if (is_alignment(t) && i + 1 < last && code[i + 1].is("(")) {
+      toolchain::token_cursor cursor(code, i + 1);
+      i = cursor.skip_balanced();
+      if (i >= last) return false;
+      continue;
+    }
+    if (t.is("<"))
+      ++angle_depth;
+    else if (t.is(">"))
+      --angle_depth;
+    else if (t.is(">>"))
+      angle_depth -= 2;
+    else if (t.is("[") || t.is("]") || t.is("=") || t.is("(") || t.is(")") || t.is("{") || t.is("}") || (t.is(",") && angle_depth <= 0))
+      return false;
+  }
+  return true;
+}
+
+// Tokens [first, last) on one line, a space wherever the source has blanks or
+// comments between two of them; alignment specifiers dropped if asked.
+std::string joined(const std::vector<token>& code, std::size_t first, std::size_t last, bool drop_alignment) {
+  std::string text;
+  const token* previous = nullptr;
+  for (std::size_t i = first; i < last; ++i) {
+    if (drop_alignment && is_alignment(code[i]) && code[i + 1].is("(")) {
+      toolchain::token_cursor cursor(code, i + 1);
+      i = cursor.skip_balanced();
+      continue;
+    }
+    if (previous && previous->end_offset() != code[i].offset) text += ' ';
+    text += code[i].text;
+    previous = &code[i];
+  }
+  return text;
+}
+
+}  // namespace
+
+void dynamic_shared_memory(const std::vector<token>& code, source_rewriter& edits) {
+  for (std::size_t i = 0; i + 1 < code.size(); ++i) {
+    if (!code[i].is("extern") || !code[i + 1].is("__shared__")) continue;
+    std::size_t semicolon = i + 2;
+    while (semicolon + 1 < code.size() && !code[semicolon].is(";") && !code[semicolon].is("{") && !code[semicolon].is("}")) ++semicolon;
+    if (!code[semicolon].is(";")) continue;
+    // `T name [ ] ;` with T from i + 2 to the name.
+    const std::size_t type_begin = i + 2;
+    if (semicolon < type_begin + 4 || !code[semicolon - 1].is("]") || !code[semicolon - 2].is("[") ||
+        code[semicolon - 3].kind != token_kind::identifier)
+      continue;
+    const std::size_t name = semicolon - 3;
+    if (!is_plain_type(code, type_begin, name)) continue;
+    const std::string cast_type = joined(code, type_begin, name, true);
+    if (cast_type.empty()) continue;
+    edits.replace(code[i], code[semicolon],
+                  joined(code, type_begin, name, false) + "* const " + std::string(code[name].text) + " = reinterpret_cast<" + cast_type +
+                      "*>(::lockstep::emu::dynamic_shared_memory());");
+    i = semicolon;
+  }
+}
+
+}  // namespace lockstep::emu::host_transforms

@@ -1,0 +1,18 @@
+// The transformations host_source() applies, one per file. Each reads the
+// source's code tokens (no comments, no directives) and adds its edits; the
+// edits of all of them are applied together, so each sees the original text.
+#pragma once
+#include <vector>
+
+#include "toolchain/lexer.h"
+#include "toolchain/rewriter.h"
+
+namespace lockstep::emu::host_transforms {
+
+using toolchain::source_rewriter;
+using toolchain::token;
+
+// `extern __shared__ T name[];` -> `T* const name = reinterpret_cast<T*>(::lockstep::emu::dynamic_shared_memory());`
+void dynamic_shared_memory(const std::vector<token>& code, source_rewriter& edits);
+
+}  // namespace lockstep::emu::host_transforms
