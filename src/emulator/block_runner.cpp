@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "lockstep/errors.h"
+#include "message_text.h"
 #include "warp_ops.h"
 
 namespace lockstep::emu {
@@ -31,12 +32,8 @@ void block_runner::resume_thread(const fiber* f) {
 }
 
 std::string block_runner::where() const {
-  std::ostringstream s;
-  const uint3& b = current.block_idx;
-  const uint3& t = current.thread_idx;
-  s << "kernel '" << (plan_ ? *plan_->kernel_name : std::string("?")) << "', block (" << b.x << ", " << b.y << ", " << b.z << "), thread (" << t.x
-    << ", " << t.y << ", " << t.z << ")";
-  return s.str();
+  return "kernel '" + (plan_ ? *plan_->kernel_name : std::string("?")) + "', block " + coordinates_text(current.block_idx) + ", thread " +
+         coordinates_text(current.thread_idx);
 }
 
 void block_runner::fail(const std::string& what) const { throw kernel_error(cudaErrorLaunchFailure, where() + ": " + what); }

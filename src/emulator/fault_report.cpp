@@ -14,6 +14,7 @@
 #include "check/device_memory.h"
 #include "check/symbolizer.h"
 #include "dynamic_shared.h"
+#include "message_text.h"
 #include "stack_pool.h"
 #include "x86_operand.h"
 
@@ -27,18 +28,6 @@ constexpr std::uintptr_t null_page_bytes = 64 * 1024;
 const char* check_mode_hint =
     " For the exact access, run it again under check mode: `with lockstep.check():` in Python, LOCKSTEP_CHECK=1 for a program "
     "built with lockstep_check_sources, or `lockstep check FILE.cu`.";
-
-std::string hex(std::uintptr_t v) {
-  char text[24];
-  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(v));
-  return text;
-}
-
-std::string coordinates(const uint3& v) {
-  char text[48];
-  std::snprintf(text, sizeof text, "(%u, %u, %u)", v.x, v.y, v.z);
-  return text;
-}
 
 // The bytes of code from pc to the end of its executable segment, at most `limit`.
 std::size_t code_bytes_at(std::uintptr_t pc, std::size_t limit) {
@@ -81,7 +70,7 @@ std::string line_of(const std::vector<std::uintptr_t>& return_addresses) {
   Dl_info dl{};
   if (!return_addresses.empty() && dladdr(reinterpret_cast<void*>(return_addresses.front() - 1), &dl) && dl.dli_sname)
     return std::string(" in ") + dl.dli_sname + " (" + (dl.dli_fname ? dl.dli_fname : "?") + "; no line: compile the kernel with -g for one)";
-  return " at " + hex(return_addresses.empty() ? 0 : return_addresses.front() - 1) + " (no line: compile the kernel with -g for one)";
+  return " at " + hex_text(return_addresses.empty() ? 0 : return_addresses.front() - 1) + " (no line: compile the kernel with -g for one)";
 }
 
 // The faulting instruction's line; inside a library function without line
@@ -103,7 +92,7 @@ std::string past_the_end(std::size_t n) { return (n == 0 ? std::string("just") :
 
 // "the cudaMalloc'd buffer of 1024 bytes at 0x...", "a host array (host memory, 1024 bytes at 0x...)"
 std::string buffer_name(const check::device_range& r) {
-  const std::string where = bytes_text(r.end - r.begin) + " at " + hex(r.begin);
+  const std::string where = bytes_text(r.end - r.begin) + " at " + hex_text(r.begin);
   if (r.from == check::device_range::origin::host_memory) return r.name + " (host memory, " + where + ")";
   return "the cudaMalloc'd buffer of " + where;
 }
@@ -165,7 +154,7 @@ verdict memory_fault(const fault::record& r, const fault_site& site) {
   const std::string line = fault_line(r, site);
   if (misaligned) {
     const std::string need = alignment ? "a multiple of " + std::to_string(alignment) : "aligned to its size";
-    return {cudaErrorMisalignedAddress, verb(r) + " address " + hex(a) + ", which is not " + need + line +
+    return {cudaErrorMisalignedAddress, verb(r) + " address " + hex_text(a) + ", which is not " + need + line +
                                             ": a vector type (float4, int4, double2...) must be aligned to its size, as on a GPU; a "
                                             "pointer into the middle of an array (x[1:] in Python) is not. The address is " +
                                             near_what(a) + "."};
@@ -200,7 +189,7 @@ verdict memory_fault(const fault::record& r, const fault_site& site) {
     case dynamic_shared_buffer::place::elsewhere:
       break;
   }
-  return {cudaErrorIllegalAddress, verb(r) + " address " + hex(a) + ", " + near_what(a) + "," + line + "."};
+  return {cudaErrorIllegalAddress, verb(r) + " address " + hex_text(a) + ", " + near_what(a) + "," + line + "."};
 }
 
 verdict classify(const fault::record& r, const fault_site& site) {
@@ -269,7 +258,7 @@ std::string running_threads(const std::vector<fault::record>& stopped) {
   std::string text;
   for (const fault::record& r : stopped) {
     if (!text.empty()) text += "; ";
-    text += "block " + coordinates(r.block) + ", thread " + coordinates(r.thread) + line_of({r.pc + 1});
+    text += "block " + coordinates_text(r.block) + ", thread " + coordinates_text(r.thread) + line_of({r.pc + 1});
   }
   return text;
 }
@@ -282,7 +271,7 @@ kernel_error fault_error(const fault::record& r, const fault_site& site) {
   static std::mutex one_at_a_time;
   std::lock_guard lock(one_at_a_time);
   const verdict v = classify(r, site);
-  const std::string thread = "block " + coordinates(r.block) + ", thread " + coordinates(r.thread);
+  const std::string thread = "block " + coordinates_text(r.block) + ", thread " + coordinates_text(r.thread);
   std::string text = (v.headline.empty() ? "kernel '" + site.kernel + "', " + thread : v.headline + ": " + thread) + v.text +
                      " The launch stopped there (" + signal_name(r.signal) + "); what the kernel wrote before stays written.";
   if (v.check_mode_helps) text += check_mode_hint;

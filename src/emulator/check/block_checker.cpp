@@ -8,6 +8,7 @@
 
 #include "dynamic_shared.h"
 #include "lockstep/emu/builtins.h"
+#include "message_text.h"
 #include "warp_ops.h"
 
 namespace lockstep::emu::check {
@@ -18,18 +19,6 @@ namespace {
 
 // sync_finding's last argument: the two places are one finding only if their source lines differ.
 constexpr bool same_line_is_none = true;
-
-std::string hex(std::uintptr_t v) {
-  char text[24];
-  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(v));
-  return text;
-}
-
-std::string text_of(const uint3& v) {
-  char text[48];
-  std::snprintf(text, sizeof text, "(%u, %u, %u)", v.x, v.y, v.z);
-  return text;
-}
 
 // Where [address, address + size) lies against [begin, end), which it leaves.
 std::string outside(std::uintptr_t address, std::size_t size, std::uintptr_t begin, std::uintptr_t end, const std::string& what) {
@@ -289,11 +278,12 @@ void block_checker::report_race(const race& r, bool stack_is_the_access) {
     f.report.memory = memory_name(r.where, r.range, r.address);
     const char* what_other = r.kind == hazard::write_after_read ? "read" : "wrote";
     if (r.where == memory_kind::global)
-      f.report.what = "thread " + text_of(f.report.thread) + " " + verb(r.flags) + " global memory that thread " + text_of(f.report.other_thread) +
-                      " of block " + text_of(block_index(r.other_block)) + " " + what_other + " in this launch, unordered by any barrier";
+      f.report.what = "thread " + coordinates_text(f.report.thread) + " " + verb(r.flags) + " global memory that thread " +
+                      coordinates_text(f.report.other_thread) + " of block " + coordinates_text(block_index(r.other_block)) + " " + what_other +
+                      " in this launch, unordered by any barrier";
     else
-      f.report.what = "thread " + text_of(f.report.thread) + " " + verb(r.flags) + " shared memory that thread " + text_of(f.report.other_thread) +
-                      " " + what_other + " since the last __syncthreads()";
+      f.report.what = "thread " + coordinates_text(f.report.thread) + " " + verb(r.flags) + " shared memory that thread " +
+                      coordinates_text(f.report.other_thread) + " " + what_other + " since the last __syncthreads()";
   });
 }
 
@@ -304,7 +294,7 @@ void block_checker::report_uninitialised_shared(memory_kind kind, const shared_s
     f.report.address = (kind == memory_kind::dynamic_shared ? dynamic_.begin : shared_.begin) + r.offset;
     f.report.size = r.size;
     f.report.memory = shared_name(kind, r.offset);
-    f.report.what = "thread " + text_of(f.report.thread) + " reads shared memory that no thread of its block has written";
+    f.report.what = "thread " + coordinates_text(f.report.thread) + " reads shared memory that no thread of its block has written";
   });
 }
 
@@ -325,7 +315,7 @@ void block_checker::global(const device_range& range, std::uintptr_t address, st
             f.report.address = address;
             f.report.size = size;
             f.report.memory = range.describe() + " + " + std::to_string(offset + i);
-            f.report.what = "thread " + text_of(current.thread_idx) + " " + verb(flags) +
+            f.report.what = "thread " + coordinates_text(current.thread_idx) + " " + verb(flags) +
                             " device memory that neither a kernel nor cudaMemcpy/cudaMemset has written";
           });
           break;
@@ -364,7 +354,7 @@ void block_checker::elsewhere(std::uintptr_t address, std::size_t size, unsigned
   }
   if (session_->is_static_data(address) || all_thread_locals_.contains(address)) return;
   out_of_bounds(address, size, flags, pc, "not device memory",
-                "no device allocation, __shared__ array or stack holds " + hex(address) +
+                "no device allocation, __shared__ array or stack holds " + hex_text(address) +
                     " (host memory must be registered with lockstep::emu::register_host_memory)");
 }
 
@@ -386,7 +376,7 @@ void block_checker::out_of_bounds(std::uintptr_t address, std::size_t size, unsi
     f.report.size = size;
     f.report.write = flags & is_write;
     f.report.memory = std::move(memory);
-    f.report.what = "thread " + text_of(current.thread_idx) + " " + verb(flags) + " " + std::to_string(size) + " bytes " + what;
+    f.report.what = "thread " + coordinates_text(current.thread_idx) + " " + verb(flags) + " " + std::to_string(size) + " bytes " + what;
   });
   // The access must not happen: the thread stops here, and with it its block.
   stop_running_thread(std::make_exception_ptr(block_stopped{}));
@@ -397,7 +387,7 @@ void block_checker::index_out_of_bounds(std::uintptr_t pc, const source_line& at
   note(check_tool::memcheck, hazard::none, pc, 0, true, [&](finding& f) {
     f.located = true;
     f.report.at = at;
-    f.report.what = "thread " + text_of(current.thread_idx) + ": " + what;
+    f.report.what = "thread " + coordinates_text(current.thread_idx) + ": " + what;
   });
   stop_running_thread(std::make_exception_ptr(block_stopped{}));
 }
