@@ -158,7 +158,9 @@ std::optional<cached_artifact> valid_artifact(const std::shared_ptr<const checke
 // has loaded stays loaded; its new one gets another name.
 void remove_entry_files(const checked_directory& directory, const std::string& hash) {
   const std::string lock_name = hash + ".lock";
-  const int listing_fd = ::dup(directory.fd());  // closedir closes it
+  // A descriptor of its own (closedir closes it): a dup would share the
+  // folder's read position with the other threads listing it.
+  const int listing_fd = ::openat(directory.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR* listing = listing_fd < 0 ? nullptr : ::fdopendir(listing_fd);
   if (!listing) {
     if (listing_fd >= 0) ::close(listing_fd);

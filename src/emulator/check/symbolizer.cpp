@@ -82,7 +82,7 @@ std::map<std::uintptr_t, std::vector<frame>> look_up(const std::string& module, 
   // Kernels from the cache are loaded as /proc/self/fd/<folder>/<file>
   // (src/jit/cache.h); in addr2line, /proc/self would be addr2line.
   std::string file = module;
-  if (file.starts_with("/proc/self/")) file.replace(0, 10, "/proc/" + std::to_string(::getpid()));
+  if (file.starts_with("/proc/self/")) file = "/proc/" + std::to_string(::getpid()) + file.substr(10);
   std::vector<std::string> argv{"addr2line", "-C", "-f", "-i", "-a", "-e", file};
   for (std::uintptr_t offset : offsets) {
     char hex[32];

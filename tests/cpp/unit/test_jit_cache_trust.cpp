@@ -223,6 +223,25 @@ TEST_F(JitCacheTrust, FolderThatIsASymbolicLinkToAPrivateFolderIsUsed) {
   EXPECT_EQ(again->contents, "artifact");
 }
 
+TEST_F(JitCacheTrust, FallbackFolderRebuildsCorruptEntriesLikeAnyOther) {
+  fs::create_directories(cache_);
+  fs::permissions(cache_, fs::perms::all);
+  fs::path previous;
+  stderr_of([&] { previous = lookup("artifact").path; });
+  // Twice: the fallback folder's descriptor is shared by every lookup.
+  for (int rebuild = 0; rebuild < 2; ++rebuild) {
+    fs::resize_file(previous, 3);
+    const cached_artifact next = lookup("artifact");
+    EXPECT_FALSE(next.hit);
+    EXPECT_EQ(next.contents, "artifact");
+    EXPECT_FALSE(fs::exists(previous)) << "rebuild " << rebuild << " left the corrupt artifact";
+    previous = next.path;
+  }
+  int files = 0;
+  for (const auto& file : fs::directory_iterator(previous.parent_path())) files += file.path().filename().string().starts_with(hash_hex(key_));
+  EXPECT_EQ(files, 3);  // artifact, metadata, lock
+}
+
 // --- Through lockstep::compile: a planted module is never run ---------------
 
 // Kernel `which` writes 1; the planted module's writes 2 and, when loaded,
