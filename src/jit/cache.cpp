@@ -8,8 +8,12 @@
 // whose artifact does not match its size and checksum is rebuilt under the
 // lock. That check also covers a crash that leaves renamed but unwritten
 // files, which is why nothing is fsync'd.
+// Every file is reached through the cache folder's checked descriptor
+// (src/jit/private_directory), written owner-only and exclusively, and read
+// only when it is this user's alone.
 #include "jit/cache.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -17,12 +21,11 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <random>
 #include <stdexcept>
 #include <system_error>
+#include <vector>
 
 #include "toolchain/hash.h"
 
@@ -45,39 +48,35 @@ std::string environment(const char* name) {
   return value ? value : "";
 }
 
-std::optional<std::string> read_whole_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string contents{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) return std::nullopt;
-  return contents;
-}
-
-// Removes a temporary file unless it was renamed into place.
+// Removes a temporary file of the cache folder unless it was renamed into place.
 class temporary_file {
  public:
-  explicit temporary_file(fs::path path) : path_(std::move(path)) {}
+  temporary_file(const checked_directory& directory, std::string name) : directory_(directory), name_(std::move(name)) {}
   temporary_file(const temporary_file&) = delete;
   temporary_file& operator=(const temporary_file&) = delete;
   ~temporary_file() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove(path_, ignored);
+    if (!name_.empty()) ::unlinkat(directory_.fd(), name_.c_str(), 0);
   }
-  const fs::path& path() const { return path_; }
-  void rename_to(const fs::path& final_path) {
-    fs::rename(path_, final_path);
-    path_.clear();
+  const std::string& name() const { return name_; }
+  fs::path path() const { return directory_.path() / name_; }
+  void rename_to(const std::string& final_name) {
+    if (::renameat(directory_.fd(), name_.c_str(), directory_.fd(), final_name.c_str()) != 0)
+      throw std::system_error(errno, std::generic_category(), "cannot rename the kernel cache file " + path().string() + " to " + final_name);
+    name_.clear();
   }
 
  private:
-  fs::path path_;
+  const checked_directory& directory_;
+  std::string name_;
 };
 
 // Held from construction to destruction; threads of one process exclude each
 // other too, as each opens the file anew.
 class exclusive_file_lock {
  public:
-  explicit exclusive_file_lock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+  exclusive_file_lock(const checked_directory& directory, const std::string& name)
+      : fd_(::openat(directory.fd(), name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) {
+    const fs::path path = directory.path() / name;
     if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "cannot open the kernel cache's lock file " + path.string());
     while (::flock(fd_, LOCK_EX) != 0) {
       if (errno == EINTR) continue;
@@ -140,80 +139,79 @@ std::optional<entry_metadata> parse_metadata(std::string_view text) {
   return entry_metadata{*artifact_name, *size, *checksum, std::string(text)};
 }
 
-// The artifact of the entry at `metadata_path` if that entry is for `key` and intact.
-std::optional<fs::path> valid_artifact(const fs::path& directory, const fs::path& metadata_path, const std::string& key) {
-  const auto metadata_text = read_whole_file(metadata_path);
+// The artifact of the entry `hash` if that entry is for `key`, intact and trusted.
+std::optional<cached_artifact> valid_artifact(const std::shared_ptr<const checked_directory>& directory, const std::string& hash,
+                                              const std::string& key) {
+  const auto metadata_text = read_trusted_file(*directory, hash + ".meta");
   if (!metadata_text) return std::nullopt;
   const auto entry = parse_metadata(*metadata_text);
   if (!entry || entry->key != key) return std::nullopt;
-  const fs::path artifact = directory / entry->artifact_name;
-  const auto contents = read_whole_file(artifact);
+  auto contents = read_trusted_file(*directory, entry->artifact_name);
   if (!contents || contents->size() != entry->size || hash_hex(*contents) != entry->checksum) return std::nullopt;
-  return artifact;
+  return cached_artifact{directory->path() / entry->artifact_name, directory->path_through_descriptor(entry->artifact_name), std::move(*contents),
+                         directory, true};
 }
 
 // Removes the files of the entry named `hash` but its lock: its metadata,
 // artifacts, and temporaries of builds that crashed. Only the lock's holder
 // writes them, so none of them is in use by a build. An artifact a process
 // has loaded stays loaded; its new one gets another name.
-void remove_entry_files(const fs::path& directory, const std::string& hash) {
+void remove_entry_files(const checked_directory& directory, const std::string& hash) {
   const std::string lock_name = hash + ".lock";
-  std::error_code ignored;
-  for (const auto& file : fs::directory_iterator(directory, ignored)) {
-    const std::string name = file.path().filename().string();
-    if (name.starts_with(hash) && name != lock_name) fs::remove(file.path(), ignored);
+  // A descriptor of its own (closedir closes it): a dup would share the
+  // folder's read position with the other threads listing it.
+  const int listing_fd = ::openat(directory.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* listing = listing_fd < 0 ? nullptr : ::fdopendir(listing_fd);
+  if (!listing) {
+    if (listing_fd >= 0) ::close(listing_fd);
+    return;  // what cannot be removed is overwritten by the rename that publishes the new entry, or left as litter
   }
+  std::vector<std::string> names;
+  while (const dirent* file = ::readdir(listing)) {
+    const std::string name = file->d_name;
+    if (name.starts_with(hash) && name != lock_name) names.push_back(name);
+  }
+  ::closedir(listing);
+  for (const std::string& name : names) ::unlinkat(directory.fd(), name.c_str(), 0);
+}
+
+// $LOCKSTEP_CACHE_DIR, $XDG_CACHE_HOME/lockstep or $HOME/.cache/lockstep.
+fs::path configured_cache_directory() {
+  if (const std::string configured = environment("LOCKSTEP_CACHE_DIR"); !configured.empty()) return configured;
+  if (const fs::path xdg = environment("XDG_CACHE_HOME"); xdg.is_absolute()) return xdg / "lockstep";  // the XDG spec ignores relative ones
+  if (const std::string home = environment("HOME"); !home.empty()) return fs::path(home) / ".cache" / "lockstep";
+  throw std::runtime_error("no directory for lockstep's kernel cache: set LOCKSTEP_CACHE_DIR (or HOME)");
 }
 
 }  // namespace
 
-fs::path cache_directory() {
-  fs::path directory;
-  if (const std::string configured = environment("LOCKSTEP_CACHE_DIR"); !configured.empty())
-    directory = configured;
-  else if (const fs::path xdg = environment("XDG_CACHE_HOME"); xdg.is_absolute())  // the XDG spec ignores relative ones
-    directory = xdg / "lockstep";
-  else if (const std::string home = environment("HOME"); !home.empty())
-    directory = fs::path(home) / ".cache" / "lockstep";
-  else
-    throw std::runtime_error("no directory for lockstep's kernel cache: set LOCKSTEP_CACHE_DIR (or HOME)");
-
-  std::error_code error;
-  fs::create_directories(directory, error);
-  if (error || !fs::is_directory(directory))
-    throw std::runtime_error("cannot create lockstep's kernel cache directory " + directory.string() +
-                             (error ? ": " + error.message() : ": not a directory") + "; set LOCKSTEP_CACHE_DIR to a writable directory");
-  return directory;
-}
+fs::path cache_directory() { return open_private_directory(configured_cache_directory())->path(); }
 
 cached_artifact cache_lookup_or_build(const std::string& key, const std::string& extension, const std::function<void(const fs::path&)>& build) {
-  const fs::path directory = cache_directory();
+  const auto directory = open_private_directory(configured_cache_directory());
   const std::string hash = hash_hex(key);
-  const fs::path metadata_path = directory / (hash + ".meta");
 
-  if (auto artifact = valid_artifact(directory, metadata_path, key)) return {*artifact, true};
-  const exclusive_file_lock lock(directory / (hash + ".lock"));
+  if (auto artifact = valid_artifact(directory, hash, key)) return std::move(*artifact);
+  const exclusive_file_lock lock(*directory, hash + ".lock");
   // Another thread or process may have built it while this one waited.
-  if (auto artifact = valid_artifact(directory, metadata_path, key)) return {*artifact, true};
-  remove_entry_files(directory, hash);
+  if (auto artifact = valid_artifact(directory, hash, key)) return std::move(*artifact);
+  remove_entry_files(*directory, hash);
 
-  temporary_file built(directory / (hash + ".tmp-" + random_hex() + extension));
+  // The build's output, made by a compiler with its own permissions, is
+  // copied into an owner-only file of this process's making.
+  const temporary_file built(*directory, hash + ".tmp-" + random_hex() + extension);
   build(built.path());
-  const auto contents = read_whole_file(built.path());
+  auto contents = read_built_file(*directory, built.name());
   if (!contents) throw std::runtime_error("building the kernel cache entry " + hash + " did not write " + built.path().string());
   const entry_metadata entry{hash + "-" + random_hex() + extension, contents->size(), hash_hex(*contents), key};
-  const fs::path artifact = directory / entry.artifact_name;
-  built.rename_to(artifact);
+  temporary_file artifact(*directory, hash + ".tmp-" + random_hex() + extension);
+  write_private_file(*directory, artifact.name(), *contents);
+  artifact.rename_to(entry.artifact_name);
 
-  temporary_file metadata(directory / (hash + ".tmp-" + random_hex() + ".meta"));
-  {
-    std::ofstream out(metadata.path(), std::ios::binary);
-    out << to_text(entry);
-    out.close();
-    if (!out) throw std::runtime_error("cannot write the kernel cache file " + metadata.path().string() + ": is the disk full?");
-  }
-  metadata.rename_to(metadata_path);
-  return {artifact, false};
+  temporary_file metadata(*directory, hash + ".tmp-" + random_hex() + ".meta");
+  write_private_file(*directory, metadata.name(), to_text(entry));
+  metadata.rename_to(hash + ".meta");
+  return {directory->path() / entry.artifact_name, directory->path_through_descriptor(entry.artifact_name), std::move(*contents), directory, false};
 }
 
 }  // namespace lockstep::jit

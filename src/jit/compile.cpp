@@ -134,7 +134,8 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
     if (linked.exit_code != 0) throw compile_error("the host compiler could not link " + o.source_name, linked.output);
   });
   hit = artifact.hit;
-  return detail::load_shared_object_module(artifact.path.string(), d);
+  // Loaded through the checked cache folder's descriptor, which the module keeps open.
+  return detail::load_shared_object_module(artifact.loadable_path, d, artifact.directory);
 }
 
 // A cached NVRTC result: the lowered kernel names, then the CUBIN.
@@ -162,7 +163,7 @@ std::shared_ptr<detail::module_impl> build_for_gpu(const std::string& tu, const 
     std::ofstream(out, std::ios::binary) << serialize_cubin(detail::compile_with_nvrtc(tu, o.source_name, options, names));
   });
   hit = artifact.hit;
-  std::ifstream in(artifact.path, std::ios::binary);
+  std::istringstream in(artifact.contents);  // the bytes that were checked, not the file again
   std::string header, count_line;
   std::getline(in, header);
   std::getline(in, count_line);

@@ -62,7 +62,9 @@ class module_impl {
 };
 
 // A shared object carrying lockstep_kernel_table (host compiler or nvcc build).
-std::shared_ptr<module_impl> load_shared_object_module(const std::string& path, const device& d);
+// `keep_alive` is held until the module is unloaded: whatever keeps `path`
+// valid (the descriptor of the folder a /proc/self/fd/... path goes through).
+std::shared_ptr<module_impl> load_shared_object_module(const std::string& path, const device& d, std::shared_ptr<const void> keep_alive = nullptr);
 // A CUBIN from NVRTC, its kernels found through their lowered (mangled) names.
 std::shared_ptr<module_impl> load_cubin_module(const device& d, const std::string& cubin, const std::vector<std::string>& names,
                                                const std::vector<std::string>& lowered_names);

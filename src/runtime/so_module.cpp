@@ -12,13 +12,14 @@ namespace {
 
 class so_module final : public module_impl {
  public:
-  so_module(void* handle, const jit::kernel_entry* table, unsigned count, device d) : handle_(handle), device_(d) {
+  so_module(void* handle, const jit::kernel_entry* table, unsigned count, device d, std::shared_ptr<const void> keep_alive)
+      : keep_alive_(std::move(keep_alive)), handle_(handle), device_(d) {
     for (unsigned i = 0; i < count; ++i) {
       entries_.push_back(table[i]);
       names_.emplace_back(table[i].name_expression);
     }
   }
-  ~so_module() override { dlclose(handle_); }
+  ~so_module() override { dlclose(handle_); }  // before keep_alive_ goes
 
   std::size_t count() const override { return entries_.size(); }
   const std::string& name(std::size_t i) const override { return names_.at(i); }
@@ -49,6 +50,7 @@ class so_module final : public module_impl {
   }
 
  private:
+  std::shared_ptr<const void> keep_alive_;
   void* handle_;
   device device_;
   std::vector<jit::kernel_entry> entries_;
@@ -57,7 +59,7 @@ class so_module final : public module_impl {
 
 }  // namespace
 
-std::shared_ptr<module_impl> load_shared_object_module(const std::string& path, const device& d) {
+std::shared_ptr<module_impl> load_shared_object_module(const std::string& path, const device& d, std::shared_ptr<const void> keep_alive) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) throw std::runtime_error("lockstep: cannot load kernel module " + path + ": " + dlerror());
   const auto* table = static_cast<const jit::kernel_entry*>(dlsym(handle, "lockstep_kernel_table"));
@@ -66,7 +68,7 @@ std::shared_ptr<module_impl> load_shared_object_module(const std::string& path, 
     dlclose(handle);
     throw std::runtime_error("lockstep: " + path + " is not a lockstep kernel module (it has no lockstep_kernel_table)");
   }
-  return std::make_shared<so_module>(handle, table, *count, d);
+  return std::make_shared<so_module>(handle, table, *count, d, std::move(keep_alive));
 }
 
 }  // namespace lockstep::detail

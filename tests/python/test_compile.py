@@ -330,6 +330,37 @@ def test_disk_cache(tmp_path, monkeypatch, device):
     assert child.stdout.strip() == "True", "a fresh process compiled again instead of using the cache"
 
 
+def test_world_writable_cache_folder_is_not_used(tmp_path, device):
+    # In a child process: the warning is once per process, on stderr.
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    token = uuid.uuid4().hex
+    value = int.from_bytes(os.urandom(2), "little")
+    source = f"// {token}\n__global__ void fill(int* out, int value) {{ out[threadIdx.x] = value; }}\n"
+    program = (
+        "import sys, numpy as np, lockstep\n"
+        f"m = lockstep.compile(sys.stdin.read(), device={device!r})\n"
+        f"out = lockstep.asarray(np.zeros(4, np.int32), device={device!r})\n"
+        f"m.fill[1, 4](out, {value})\n"
+        "print(out.to('cpu').numpy().tolist())\n"
+    )
+    package_parent = os.path.dirname(os.path.dirname(lockstep.__file__))
+    child = subprocess.run(
+        [sys.executable, "-c", program],
+        input=source,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, LOCKSTEP_CACHE_DIR=str(shared), PYTHONPATH=os.pathsep.join([package_parent, os.environ.get("PYTHONPATH", "")])),
+    )
+    assert child.returncode == 0, child.stderr
+    assert f"not using the kernel cache folder {shared}: it is writable by others" in child.stderr
+    assert f"chmod 700 {shared}" in child.stderr
+    assert child.stdout.strip() == str([value] * 4), "compiling must still work, in a private folder"
+    assert list(shared.iterdir()) == [], "nothing may be cached in a folder others can write"
+
+
 def test_kernel_printf_reaches_sys_stdout(mod, capsys):
     # Under capsys, sys.stdout is not file descriptor 1: what the kernel
     # writes to fd 1 must still land in sys.stdout.

@@ -1,6 +1,7 @@
 #include "check/symbolizer.h"
 
 #include <link.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -78,7 +79,11 @@ frame parse_frame(const std::string& function, const std::string& location) {
 std::map<std::uintptr_t, std::vector<frame>> look_up(const std::string& module, const std::vector<std::uintptr_t>& return_addresses,
                                                      const std::vector<std::uintptr_t>& offsets) {
   std::map<std::uintptr_t, std::vector<frame>> found;
-  std::vector<std::string> argv{"addr2line", "-C", "-f", "-i", "-a", "-e", module};
+  // Kernels from the cache are loaded as /proc/self/fd/<folder>/<file>
+  // (src/jit/cache.h); in addr2line, /proc/self would be addr2line.
+  std::string file = module;
+  if (file.starts_with("/proc/self/")) file = "/proc/" + std::to_string(::getpid()) + file.substr(10);
+  std::vector<std::string> argv{"addr2line", "-C", "-f", "-i", "-a", "-e", file};
   for (std::uintptr_t offset : offsets) {
     char hex[32];
     std::snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(offset - 1));  // inside the call instruction
