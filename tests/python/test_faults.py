@@ -349,3 +349,17 @@ def test_notebook_survives_a_crashing_kernel_and_an_interrupted_loop():
     assert [e.ename for e in errors[2]] == ["KeyboardInterrupt"]
     assert errors[3] == []
     assert notebook.cells[3].outputs[0].text.strip() == str(int(np.arange(64).sum() + 64))
+
+
+def test_lines_come_from_the_module_that_faulted_not_one_unloaded_before():
+    """Modules dropped and compiled again reuse addresses; each fault names its own module's line."""
+    import gc
+
+    kernel = "__global__ void null_read(float* out) { out[threadIdx.x] = *reinterpret_cast<volatile float*>(16 * threadIdx.x); }\n"
+    for blank_lines in range(1, 5):  # the same code, its line moving down
+        module = lockstep.compile("\n" * blank_lines + kernel, device="cpu")
+        with pytest.raises(lockstep.KernelError) as caught:
+            module.null_read[1, 1](np.zeros(1, np.float32))
+        assert f"kernel.cu:{blank_lines + 1} " in str(caught.value)
+        del module
+        gc.collect()

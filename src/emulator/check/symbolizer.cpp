@@ -61,7 +61,9 @@ struct frame {
 };
 
 std::mutex cache_mutex;
-std::map<std::uintptr_t, std::vector<frame>> cache;  // return address -> frames, innermost first
+// (module, offset in it) -> frames, innermost first. Not keyed by address: a
+// module unloaded (a JIT module dropped) leaves its addresses to the next one.
+std::map<std::pair<std::string, std::uintptr_t>, std::vector<frame>> cache;
 
 // "file:123 (discriminator 4)" -> file, 123; "??:0" -> "", 0.
 frame parse_frame(const std::string& function, const std::string& location) {
@@ -75,9 +77,8 @@ frame parse_frame(const std::string& function, const std::string& location) {
   return f;
 }
 
-// The frames of each return address in `module` (at `offsets` there).
-std::map<std::uintptr_t, std::vector<frame>> look_up(const std::string& module, const std::vector<std::uintptr_t>& return_addresses,
-                                                     const std::vector<std::uintptr_t>& offsets) {
+// The frames of each return address at `offsets` in `module`, by offset.
+std::map<std::uintptr_t, std::vector<frame>> look_up(const std::string& module, const std::vector<std::uintptr_t>& offsets) {
   std::map<std::uintptr_t, std::vector<frame>> found;
   // Kernels from the cache are loaded as /proc/self/fd/<folder>/<file>
   // (src/jit/cache.h); in addr2line, /proc/self would be addr2line.
@@ -100,7 +101,7 @@ std::map<std::uintptr_t, std::vector<frame>> look_up(const std::string& module, 
   int index = -1;
   std::vector<frame> frames;
   auto store = [&] {
-    if (index >= 0 && index < static_cast<int>(return_addresses.size())) found[return_addresses[index]] = frames;
+    if (index >= 0 && index < static_cast<int>(offsets.size())) found[offsets[index]] = frames;
     frames.clear();
   };
   while (std::getline(out, line)) {
@@ -125,22 +126,20 @@ bool is_lockstep_or_system(const std::string& file) {
 }  // namespace
 
 void prefetch_lines(const std::vector<std::uintptr_t>& return_addresses) {
-  std::map<std::string, std::pair<std::vector<std::uintptr_t>, std::vector<std::uintptr_t>>> by_module;
+  std::map<std::string, std::vector<std::uintptr_t>> by_module;  // module -> offsets not asked yet
   {
     std::lock_guard lock(cache_mutex);
     for (std::uintptr_t pc : return_addresses) {
-      if (!pc || cache.count(pc)) continue;
-      cache[pc] = {};  // asked once, even if nothing is found
+      if (!pc) continue;
       const module_address m = find_module(pc);
-      if (m.path.empty()) continue;
-      by_module[m.path].first.push_back(pc);
-      by_module[m.path].second.push_back(m.offset);
+      if (m.path.empty() || !cache.try_emplace({m.path, m.offset}).second) continue;  // asked once, even if nothing is found
+      by_module[m.path].push_back(m.offset);
     }
   }
-  for (const auto& [module, addresses] : by_module) {
-    auto found = look_up(module, addresses.first, addresses.second);
+  for (const auto& [module, offsets] : by_module) {
+    auto found = look_up(module, offsets);
     std::lock_guard lock(cache_mutex);
-    for (auto& [pc, frames] : found) cache[pc] = std::move(frames);
+    for (auto& [offset, frames] : found) cache[{module, offset}] = std::move(frames);
   }
 }
 
@@ -149,7 +148,8 @@ source_line user_line(const std::vector<std::uintptr_t>& stack) {
   std::lock_guard lock(cache_mutex);
   const frame* first_known = nullptr;
   for (std::uintptr_t pc : stack) {
-    auto it = cache.find(pc);
+    const module_address m = find_module(pc);
+    auto it = cache.find({m.path, m.offset});
     if (it == cache.end()) continue;
     for (const frame& f : it->second) {
       if (f.file.empty()) continue;
