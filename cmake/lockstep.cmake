@@ -59,10 +59,12 @@ function(lockstep_host_include_directories target)
 endfunction()
 
 # Check mode (lockstep/emu/check.h): debug info for source lines, and the
-# compiler's calls before every memory access (-fsanitize=thread) and after
-# every out-of-bounds array index (-fsanitize=bounds), which liblockstep
-# answers. Compile flags only: no sanitizer runtime is linked.
-set(LOCKSTEP_CHECK_COMPILE_OPTIONS -g -fsanitize=thread -fsanitize=bounds)
+# compiler's calls before every memory access (-fsanitize=thread), after
+# every out-of-bounds array index (-fsanitize=bounds) and every access through
+# a pointer misaligned for its type (-fsanitize=alignment: float4 loads GCC
+# splits into aligned 4-byte loads), which liblockstep answers; volatile
+# accesses get calls of their own (racecheck counts them as relaxed atomics). Compile flags only: no sanitizer runtime is linked.
+set(LOCKSTEP_CHECK_COMPILE_OPTIONS -g -fsanitize=thread -fsanitize=bounds -fsanitize=alignment --param=tsan-distinguish-volatile=1)
 
 # lockstep_check_sources(OUT_VAR a.cu ...): as lockstep_host_sources, but
 # compiled for check mode, for a target run with LOCKSTEP_CHECK=1 (or

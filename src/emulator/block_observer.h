@@ -41,6 +41,27 @@ class block_observer {
   // reach...), blamed on `thread` (linear) at `pc`. The observer may stop the
   // block by throwing; if it returns, the block fails with kernel_error `what`.
   virtual void refused(const std::string& what, unsigned thread, std::uintptr_t pc) = 0;
+  // The runner's own code (building a report) runs on the block's OS thread
+  // from `begins` true to false: its memory accesses are not the kernel's.
+  // (Library functions it calls may be a check-mode program's instrumented
+  // copies, std::string's say, which would otherwise report the heap.)
+  virtual void runner_code(bool begins) = 0;
+};
+
+// Marks a scope of the runner's own code for the observer, if any.
+class runner_code_scope {
+ public:
+  explicit runner_code_scope(block_observer* observer) : observer_(observer) {
+    if (observer_) observer_->runner_code(true);
+  }
+  ~runner_code_scope() {
+    if (observer_) observer_->runner_code(false);
+  }
+  runner_code_scope(const runner_code_scope&) = delete;
+  runner_code_scope& operator=(const runner_code_scope&) = delete;
+
+ private:
+  block_observer* observer_;
 };
 
 // For an observer, from inside the running emulated thread: ends that thread

@@ -66,7 +66,11 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
   barrier_true_ = 0;
   state_.assign(threads_, state::not_started);
   warps_.resize((threads_ + 31) / 32);
-  for (auto& w : warps_) w.arrived = w.wanted = 0;
+  for (unsigned w = 0; w < warps_.size(); ++w) {
+    warps_[w].resize(1);
+    warps_[w].front().warp = w;
+    warps_[w].front().arrived = warps_[w].front().wanted = 0;
+  }
   exited_.assign(warps_.size(), 0);
   start_order_.resize(threads_);
   for (unsigned t = 0; t < threads_; ++t) start_order_[t] = t;
@@ -88,12 +92,15 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
     } else if (live_ == 0) {
       break;
     } else if (!release_active_masks()) {
+      runner_code_scope own_code(observing_);
       const std::string report = deadlock_report();
       error_ = std::make_exception_ptr(kernel_error(cudaErrorLaunchFailure, report));
       if (observing_) {
         unsigned t = 0;
         while (t + 1 < threads_ && state_[t] != state::at_barrier && state_[t] != state::at_warp) ++t;
-        const std::uintptr_t pc = state_[t] == state::at_barrier ? barrier_pc_[t] : state_[t] == state::at_warp ? warps_[t / 32].pc[t % 32] : 0;
+        const std::uintptr_t pc = state_[t] == state::at_barrier ? barrier_pc_[t]
+                                  : state_[t] == state::at_warp  ? round_of(t / 32, 1u << t % 32)->pc[t % 32]
+                                                                 : 0;
         try {
           observing_->refused(report, t, pc);
         } catch (...) {
@@ -212,11 +219,14 @@ void block_runner::thread_exited(unsigned t) {
   --live_;
   const unsigned w = t / 32, lane = t % 32;
   exited_[w] |= 1u << lane;
-  warp_round& r = warps_[w];
-  if (r.arrived && r.op == warp_op::active) {
-    r.wanted &= ~(1u << lane);
-    if ((r.wanted & ~r.arrived) == 0) complete_warp(r, no_lane);
-  } else if (r.arrived && (r.wanted >> lane & 1u) && !(r.arrived >> lane & 1u)) {
+  for (warp_round& r : warps_[w]) {
+    if (!(r.arrived && (r.wanted >> lane & 1u))) continue;
+    if (r.op == warp_op::active) {
+      r.wanted &= ~(1u << lane);
+      if ((r.wanted & ~r.arrived) == 0) complete_warp(r, no_lane);
+      continue;
+    }
+    runner_code_scope own_code(observing_);
     const unsigned waiting = w * 32 + static_cast<unsigned>(__builtin_ctz(r.arrived));
     sync_failure(std::string("thread ") + std::to_string(t) + " exited while lanes " + mask_text(r.arrived) + " of its warp wait for it at " +
                      warp_ops::name(r.op) + " (mask " + mask_text(r.wanted) + "); every lane named in a warp collective's mask must reach it",
@@ -265,11 +275,12 @@ void block_runner::release_barrier() {
 
 bool block_runner::release_active_masks() {
   bool released = false;
-  for (auto& r : warps_)
-    if (r.arrived && r.op == warp_op::active) {
-      complete_warp(r, no_lane);
-      released = true;
-    }
+  for (auto& rounds : warps_)
+    for (auto& r : rounds)
+      if (r.arrived && r.op == warp_op::active) {
+        complete_warp(r, no_lane);
+        released = true;
+      }
   return released;
 }
 
@@ -278,17 +289,19 @@ std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value,
   const std::uint32_t present = lanes_in_warp(threads_, w);
   if (op == warp_op::active) mask = present & ~exited_[w];
   if (const auto misuse = warp_ops::misuse_of_call(op, lane, mask, width, present, exited_[w]); misuse != warp_ops::misuse::none) {
+    runner_code_scope own_code(observing_);
     const std::string what = warp_ops::describe(misuse, op, lane, mask, width, present, exited_[w]);
     if (warp_ops::is_synchronisation(misuse)) sync_failure(what, t, pc);
     fail(what);
   }
   const std::uint32_t mask_as_passed = mask;
   mask &= present;
-  warp_round& r = warps_[w];
+  warp_round& r = *round_to_join(w, op, mask);
   if (r.arrived == 0) {
     r.op = op;
     r.width = width;
   } else if (r.op != op || r.width != width) {
+    runner_code_scope own_code(observing_);
     sync_failure(std::string("lanes of one warp meet at different warp collectives: lanes ") + mask_text(r.arrived) + " wait at " +
                      warp_ops::name(r.op) + " (width " + std::to_string(r.width) + "), this lane calls " + warp_ops::name(op) + " (width " +
                      std::to_string(width) + ")",
@@ -311,9 +324,25 @@ std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value,
   return r.result[lane];
 }
 
+block_runner::warp_round* block_runner::round_of(unsigned w, std::uint32_t lanes) {
+  for (warp_round& r : warps_[w])
+    if (lanes ? (r.arrived & lanes) : !r.arrived) return &r;
+  return nullptr;
+}
+
+block_runner::warp_round* block_runner::round_to_join(unsigned w, warp_op op, std::uint32_t mask) {
+  // __activemask() names every lane, so it meets only others calling it.
+  for (warp_round& r : warps_[w])
+    if (r.arrived && (op == warp_op::active ? r.op == op : r.op != warp_op::active && ((r.wanted | r.arrived) & mask))) return &r;
+  if (warp_round* free = round_of(w, 0)) return free;
+  warp_round& added = warps_[w].emplace_back();
+  added.warp = w;
+  return &added;
+}
+
 void block_runner::complete_warp(warp_round& r, unsigned caller_lane) {
   const std::uint32_t lanes = r.arrived;
-  if (observing_) observing_->warp_completed(static_cast<unsigned>(&r - warps_.data()), r.op, lanes, r.mask, r.pc);
+  if (observing_) observing_->warp_completed(r.warp, r.op, lanes, r.mask, r.pc);
   warp_ops::results(r.op, lanes, r.width, r.value, r.lane_arg, r.result);
   std::vector<fiber*> woken;
   for (std::uint32_t m = lanes; m; m &= m - 1) {
@@ -334,12 +363,12 @@ std::string block_runner::deadlock_report() const {
   if (at_barrier)
     s << at_barrier << " of " << threads_ << " threads (first: thread " << first_at_barrier
       << ") wait at __syncthreads(), which releases only when every thread that has not exited reaches it. ";
-  for (unsigned w = 0; w < warps_.size(); ++w) {
-    const warp_round& r = warps_[w];
-    if (!r.arrived) continue;
-    s << "Warp " << w << ": lanes " << mask_text(r.arrived) << " wait at " << warp_ops::name(r.op) << " for lanes "
-      << mask_text(r.wanted & ~r.arrived) << ", which are at __syncthreads() instead. ";
-  }
+  for (unsigned w = 0; w < warps_.size(); ++w)
+    for (const warp_round& r : warps_[w]) {
+      if (!r.arrived) continue;
+      s << "Warp " << w << ": lanes " << mask_text(r.arrived) << " wait at " << warp_ops::name(r.op) << " for lanes "
+        << mask_text(r.wanted & ~r.arrived) << ", which are at __syncthreads() instead. ";
+    }
   s << "A barrier inside a branch that not all threads take, or a warp mask naming lanes that do not come, causes this.";
   return s.str();
 }

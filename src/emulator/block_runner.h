@@ -81,6 +81,7 @@ class block_runner {
     std::size_t slot = 0;  // index in fibers_
   };
   struct warp_round {
+    unsigned warp = 0;  // of the block
     std::uint32_t arrived = 0;
     std::uint32_t wanted = 0;
     warp_op op = warp_op::sync;
@@ -132,8 +133,15 @@ class block_runner {
   int released_true_ = 0;  // result of the last released barrier
   int released_arrived_ = 0;
 
-  std::vector<warp_round> warps_;
+  // Per warp, its rounds: lanes whose masks are disjoint (two half-warps
+  // shuffling with width 16) meet in rounds of their own. A deque, so that a
+  // waiting lane's round stays where it is when another is added.
+  std::vector<std::deque<warp_round>> warps_;
   std::vector<std::uint32_t> exited_;  // per warp, lanes that have exited
+  // The round of warp `w` that lanes of `lanes` have arrived at (0: a free
+  // round), or null; the round a lane calling `op` with `mask` joins.
+  warp_round* round_of(unsigned w, std::uint32_t lanes);
+  warp_round* round_to_join(unsigned w, warp_op op, std::uint32_t mask);
   dynamic_shared_buffer dynamic_shared_;
 
   std::unique_ptr<block_observer> observer_;  // made at the first checked block

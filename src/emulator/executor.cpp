@@ -219,12 +219,15 @@ void outside_kernel(const char* what) {
   throw std::logic_error(std::string("lockstep emulator: ") + what + " was used outside a kernel; device built-ins only exist while a kernel runs");
 }
 
+// Their messages are built on the checked thread: not the kernel's accesses (block_checker.h).
 void device_trap(const char* file, unsigned line, const char* function) {
+  const check::paused_checks paused;
   throw kernel_error(cudaErrorLaunchFailure, in_kernel("__trap()").block->where() + ": __trap() called at " + file + ":" + std::to_string(line) +
                                                  " in " + function + "; on a GPU the launch fails with this error too");
 }
 
 void device_assert_failed(const char* expression, const char* file, unsigned line, const char* function) {
+  const check::paused_checks paused;
   if (!current.block) {  // an assert in host code keeps its usual meaning
     std::fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, expression);
     std::abort();

@@ -2,12 +2,16 @@
 // memcpy, launches are synchronous, so synchronisation has nothing to wait for.
 #include "lockstep/emu/runtime_api.h"
 
+#include <cstdio>
 #include <cstring>
+#include <string>
 
+#include "check/api_findings.h"
 #include "check/device_memory.h"
 #include "kernel_info.h"
 #include "lockstep/emu/options.h"
 #include "lockstep/launch_limits.h"
+#include "message_text.h"
 
 namespace lockstep::emu {
 
@@ -17,6 +21,21 @@ thread_local cudaError_t last_error = cudaSuccess;
 cudaError_t record(cudaError_t e) {
   if (e != cudaSuccess) last_error = e;
   return e;
+}
+
+// A call that fails because of its arguments: in check mode also a finding.
+cudaError_t refuse(const char* call, cudaError_t e, const std::string& why, const void* caller) {
+  check::api_call_failed(call, e, why, caller);
+  return record(e);
+}
+
+// Whether [p, p + bytes) stays inside the allocation holding p (if any); else the reason.
+bool fits(const void* p, std::size_t bytes, const char* side, std::string& why) {
+  const std::size_t room = check::bytes_to_end(p);
+  if (bytes <= room) return true;
+  why = std::to_string(bytes) + " bytes from " + side + " " + hex_text(reinterpret_cast<std::uintptr_t>(p)) + " run " + std::to_string(bytes - room) +
+        " bytes past the end of its allocation (" + std::to_string(room) + " bytes left there)";
+  return false;
 }
 }  // namespace
 
@@ -36,13 +55,19 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
 
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
-  return lockstep::emu::check::release(ptr) ? cudaSuccess : record(cudaErrorInvalidDevicePointer);
+  if (lockstep::emu::check::release(ptr)) return cudaSuccess;
+  return lockstep::emu::refuse(
+      "cudaFree", cudaErrorInvalidDevicePointer,
+      "cannot free " + lockstep::emu::hex_text(reinterpret_cast<std::uintptr_t>(ptr)) + ": " + lockstep::emu::check::why_not_allocation(ptr),
+      __builtin_return_address(0));
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return record(cudaErrorInvalidMemcpyDirection);
   if (bytes && (!dst || !src)) return record(cudaErrorInvalidValue);
   if (!bytes) return cudaSuccess;
+  if (std::string why; !lockstep::emu::fits(dst, bytes, "destination", why) || !lockstep::emu::fits(src, bytes, "source", why))
+    return lockstep::emu::refuse("cudaMemcpy", cudaErrorInvalidValue, why + "; nothing was copied", __builtin_return_address(0));
   std::memmove(dst, src, bytes);
   if (kind == cudaMemcpyHostToDevice)
     lockstep::emu::check::mark_written(dst, bytes);
@@ -54,6 +79,8 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
   if (bytes && !ptr) return record(cudaErrorInvalidValue);
   if (!bytes) return cudaSuccess;
+  if (std::string why; !lockstep::emu::fits(ptr, bytes, "destination", why))
+    return lockstep::emu::refuse("cudaMemset", cudaErrorInvalidValue, why + "; nothing was set", __builtin_return_address(0));
   std::memset(ptr, value, bytes);
   lockstep::emu::check::mark_written(ptr, bytes);
   return cudaSuccess;

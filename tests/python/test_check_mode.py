@@ -51,3 +51,30 @@ def test_check_mode_is_silent_on_correct_kernels_and_library_ops(tmp_path, monke
 def test_unknown_check_name_is_a_value_error():
     with pytest.raises(ValueError, match="memcheck"):
         lockstep.set_emulator_options(checks="speedcheck")
+
+
+BLOCKS_WRITE = r"""
+__global__ void scale_forgot_block(const float* in, float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[threadIdx.x] = 2.0f * in[i];  // every block writes the first 64 outputs
+}
+__global__ void scale_all(const float* in, float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = 2.0f * in[i];
+}
+"""
+
+
+def test_racecheck_covers_numpy_arrays_passed_to_kernels(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOCKSTEP_CACHE_DIR", str(tmp_path))
+    data = np.random.rand(256).astype(np.float32)
+    out = np.zeros(256, dtype=np.float32)
+    with lockstep.check():
+        mod = lockstep.compile(BLOCKS_WRITE, source_name="blocks.cu")
+        with pytest.raises(lockstep.KernelError) as caught:
+            mod.scale_forgot_block[4, 64](data, out)
+        mod.scale_all[4, 64](data, out)  # the correct twin: no finding
+    message = str(caught.value)
+    assert "racecheck write-after-write" in message and "blocks.cu:4" in message, message
+    assert "host memory" in message, message
+    assert np.array_equal(out, 2.0 * data)

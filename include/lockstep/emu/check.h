@@ -1,6 +1,6 @@
 // Check mode: the emulator as a sanitizer of CUDA kernels, without a GPU.
 //
-// Kernel code compiled for check mode (-g -fsanitize=thread -fsanitize=bounds,
+// Kernel code compiled for check mode (-g -fsanitize=thread,bounds,alignment: check_compile_flags(),
 // compile flags only: liblockstep answers the calls they insert; see
 // lockstep_check_sources in cmake/lockstep.cmake and the lockstep-check tool)
 // reports, while checking is on (options::checks, or LOCKSTEP_CHECK=1):
@@ -80,6 +80,23 @@ class check_error : public kernel_error {
   std::vector<check_report> reports_;
   std::size_t total_;
 };
+
+// Regions of a device allocation no kernel may touch, as AddressSanitizer's
+// manual poisoning: a program that carves several arrays out of one
+// cudaMalloc leaves a gap after each and poisons it, and an index running off
+// one array into the gap is a memcheck finding (it would otherwise land in
+// memory the program owns). Effective on allocations made in check mode; a
+// no-op elsewhere (normal mode, host memory), so the calls can stay in.
+// unpoison_region makes bytes usable again (before the allocation is reused).
+void poison_region(const void* address, std::size_t bytes);
+void unpoison_region(const void* address, std::size_t bytes);
+
+// CUDA runtime calls that fail because of what the program passed them (a
+// double cudaFree, freeing a pointer cudaMalloc never gave, a cudaMemcpy or
+// cudaMemset past an allocation's end) still return their error code; with
+// memcheck on, each is also a finding (kernel empty, `at` the calling line),
+// printed to stderr when it happens and kept until taken here.
+std::vector<check_report> take_api_findings();
 
 // The compiler flags that build kernel code for check mode (to add to a
 // compile step, never to a link step): what lockstep_check_sources and

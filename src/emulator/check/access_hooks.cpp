@@ -4,7 +4,8 @@
 // calling OS thread, each access goes to that block's checker with the
 // address of the code that made it; otherwise the hooks return at once.
 // `nm -u` on an object built with -fsanitize=thread lists the ones GCC uses;
-// the unaligned_*, memcpy/memset/memmove ones are Clang's.
+// the unaligned_*, memcpy/memset/memmove ones are Clang's; the volatile_* ones
+// GCC's with --param=tsan-distinguish-volatile=1 (cmake/lockstep.cmake).
 #include <cstring>
 
 #include "check/block_checker.h"
@@ -20,12 +21,12 @@ inline void on_access(const void* address, std::size_t size, unsigned flags, voi
 
 #define LOCKSTEP_HOOK extern "C" __attribute__((visibility("default")))
 
-#define LOCKSTEP_ACCESS_HOOKS(n)                                                                                                  \
-  LOCKSTEP_HOOK void __tsan_read##n(void* a) { on_access(a, n, 0, __builtin_return_address(0)); }                                 \
-  LOCKSTEP_HOOK void __tsan_write##n(void* a) { on_access(a, n, check::is_write, __builtin_return_address(0)); }                  \
-  LOCKSTEP_HOOK void __tsan_volatile_read##n(void* a) { on_access(a, n, 0, __builtin_return_address(0)); }                        \
-  LOCKSTEP_HOOK void __tsan_volatile_write##n(void* a) { on_access(a, n, check::is_write, __builtin_return_address(0)); }         \
-  LOCKSTEP_HOOK void __tsan_unaligned_read##n(void* a) { on_access(a, n, check::may_be_unaligned, __builtin_return_address(0)); } \
+#define LOCKSTEP_ACCESS_HOOKS(n)                                                                                                               \
+  LOCKSTEP_HOOK void __tsan_read##n(void* a) { on_access(a, n, 0, __builtin_return_address(0)); }                                              \
+  LOCKSTEP_HOOK void __tsan_write##n(void* a) { on_access(a, n, check::is_write, __builtin_return_address(0)); }                               \
+  LOCKSTEP_HOOK void __tsan_volatile_read##n(void* a) { on_access(a, n, check::is_volatile, __builtin_return_address(0)); }                    \
+  LOCKSTEP_HOOK void __tsan_volatile_write##n(void* a) { on_access(a, n, check::is_write | check::is_volatile, __builtin_return_address(0)); } \
+  LOCKSTEP_HOOK void __tsan_unaligned_read##n(void* a) { on_access(a, n, check::may_be_unaligned, __builtin_return_address(0)); }              \
   LOCKSTEP_HOOK void __tsan_unaligned_write##n(void* a) { on_access(a, n, check::is_write | check::may_be_unaligned, __builtin_return_address(0)); }
 LOCKSTEP_ACCESS_HOOKS(1)
 LOCKSTEP_ACCESS_HOOKS(2)

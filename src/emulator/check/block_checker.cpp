@@ -74,12 +74,15 @@ void block_checker::block_started(launch_session& session, unsigned threads, uns
   clock_.fences.assign(threads, 0);
   global_races_.begin_block(threads);
   holding_ = false;
-  if (wants_any(memory_checks)) active_checker = this;  // synccheck alone leaves the hooks off
+  held_reads_.clear();
+  checking_ = wants_any(memory_checks) ? this : nullptr;  // synccheck alone leaves the hooks off
+  active_checker = checking_;
 }
 
 void block_checker::block_ended() {
-  active_checker = nullptr;
+  active_checker = checking_ = nullptr;
   if (holding_) release_held_race();
+  report_held_reads();
   static_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::static_shared, r); });
   dynamic_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::dynamic_shared, r); });
   if (!findings_.empty() || unlisted_) session_->add(findings_, unlisted_);
@@ -88,6 +91,7 @@ void block_checker::block_ended() {
 
 void block_checker::barrier_released(std::span<const unsigned> waiting, std::span<const std::uintptr_t> pc, unsigned first_exited) {
   if (holding_) release_held_race();
+  report_held_reads();
   static_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::static_shared, r); });
   dynamic_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::dynamic_shared, r); });
   advance_clock();
@@ -158,6 +162,7 @@ void block_checker::fenced() {
 
 template <class Fill>
 void block_checker::note(check_tool tool, hazard race, std::uintptr_t pc, std::uintptr_t other_pc, bool running_thread, Fill fill) {
+  const paused_checks paused;  // the report's strings
   const finding::key key{pc, other_pc, static_cast<unsigned>(tool) * 8 + static_cast<unsigned>(race)};
   for (finding& f : findings_)
     if (f.fold_key() == key) {
@@ -224,34 +229,62 @@ void block_checker::shared_static(std::uintptr_t address, std::size_t size, unsi
   const thread_local_symbol* array = last_array_;
   if (!array || offset - array->offset >= array->size) array = last_array_ = shared_array_at(offset);
   const bool arrays_known = !session_->kernel().module_shared.empty();
-  if (arrays_known && (!array || offset + size > array->offset + array->size))
+  if (arrays_known && (!array || offset + size > array->offset + array->size)) {
+    const paused_checks paused;
     return out_of_bounds(address, size, flags, pc, "outside every __shared__ array", shared_name(memory_kind::static_shared, offset));
+  }
   shared(memory_kind::static_shared, offset, address, size, flags, pc);
 }
 
 void block_checker::shared_dynamic(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
   if (address < dynamic_.begin || address + size > dynamic_.end) {
-    if (dynamic_.begin == dynamic_.end)
+    if (dynamic_.begin == dynamic_.end) {
+      const paused_checks paused;
       return out_of_bounds(address, size, flags, pc,
                            "of extern __shared__ memory, but the kernel was launched with 0 bytes of dynamic shared memory (give the "
                            "size as the launch's third argument)",
                            outside(address, size, dynamic_.begin, dynamic_.end, "the launch's 0 bytes of dynamic shared memory"));
-    return out_of_bounds(address, size, flags, pc, "outside the dynamic shared memory",
-                         outside(address, size, dynamic_.begin, dynamic_.end,
-                                 "the launch's " + std::to_string(dynamic_.end - dynamic_.begin) + " bytes of dynamic shared memory"));
+    }
+    {
+      const paused_checks paused;
+      return out_of_bounds(address, size, flags, pc, "outside the dynamic shared memory",
+                           outside(address, size, dynamic_.begin, dynamic_.end,
+                                   "the launch's " + std::to_string(dynamic_.end - dynamic_.begin) + " bytes of dynamic shared memory"));
+    }
   }
   shared(memory_kind::dynamic_shared, address - dynamic_.begin, address, size, flags, pc);
 }
 
 void block_checker::shared(memory_kind kind, std::size_t offset, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
-  if (!(flags & may_be_unaligned) && (address & (size - 1))) misaligned(address, size, flags, pc, shared_name(kind, offset));
+  if (!(flags & may_be_unaligned) && (address & (size - 1))) {
+    const paused_checks paused;
+    misaligned(address, size, flags, pc, shared_name(kind, offset));
+  }
   if (!wants(check_tool::racecheck) && !wants(check_tool::initcheck)) return;
   shared_shadow& shadow = kind == memory_kind::dynamic_shared ? dynamic_shadow_ : static_shadow_;
   const shared_shadow::access who{static_cast<std::uint16_t>(current.linear_tid), pc};
-  if ((flags & is_atomic) && (flags & is_write)) return shadow.atomic(offset, size, who, flags & is_rmw);
-  const shared_shadow::conflict c = flags & is_write ? shadow.write(offset, size, who) : shadow.read(offset, size, who);
-  if (c.race != hazard::none && wants(check_tool::racecheck))
-    found_race({c.race, kind, nullptr, address, size, flags, pc, c.other_pc, current.linear_tid, c.other_thread, 0});
+  const shared_shadow::conflict c = flags & is_atomic  ? shadow.atomic(offset, size, who, !(flags & is_write) || (flags & is_rmw), flags & is_write)
+                                    : flags & is_write ? shadow.write(offset, size, who)
+                                                       : shadow.read(offset, size, who);
+  if ((flags & is_atomic) && (flags & is_rmw) && !held_reads_.empty()) reader_updated(kind, offset, size);
+  if (c.race == hazard::none || !wants(check_tool::racecheck)) return;
+  const race r{c.race, kind, nullptr, address, size, flags, pc, c.other_pc, current.linear_tid, c.other_thread, 0};
+  if (c.unless_reader_updates && held_reads_.size() < kept_findings) {
+    const unsigned reader = c.race == hazard::read_after_write ? current.linear_tid : c.other_thread;
+    return held_reads_.push_back({r, reader, offset / 4});
+  }
+  found_race(r);
+}
+
+void block_checker::reader_updated(memory_kind kind, std::size_t offset, std::size_t size) {
+  const unsigned me = current.linear_tid;
+  std::erase_if(held_reads_,
+                [&](const held_read& h) { return h.reader == me && h.r.where == kind && h.word >= offset / 4 && h.word <= (offset + size - 1) / 4; });
+}
+
+void block_checker::report_held_reads() {
+  for (const held_read& h : held_reads_) report_race(h.r, false);
+  held_reads_.clear();
 }
 
 void block_checker::found_race(const race& r) {
@@ -301,11 +334,23 @@ void block_checker::report_uninitialised_shared(memory_kind kind, const shared_s
 // --- global memory -------------------------------------------------------
 
 void block_checker::global(const device_range& range, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
-  if (address + size > range.end)
+  if (address + size > range.end) {
+    const paused_checks paused;
     return out_of_bounds(address, size, flags, pc, "past the end of a device allocation",
                          outside(address, size, range.begin, range.end, range.describe()));
+  }
   const std::size_t offset = address - range.begin;
-  if (!(flags & may_be_unaligned) && (address & (size - 1))) misaligned(address, size, flags, pc, range.describe() + " + " + std::to_string(offset));
+  if (range.poisoned)
+    if (const auto* p = range.poisoned_at(address, size)) {
+      const paused_checks paused;
+      return out_of_bounds(address, size, flags, pc, "in a poisoned region (lockstep::emu::poison_region)",
+                           "bytes " + std::to_string(p->first - range.begin) + " to " + std::to_string(p->second - range.begin) + " of " +
+                               range.describe() + ", poisoned; the access is at + " + std::to_string(offset));
+    }
+  if (!(flags & may_be_unaligned) && (address & (size - 1))) {
+    const paused_checks paused;
+    misaligned(address, size, flags, pc, range.describe() + " + " + std::to_string(offset));
+  }
   if (range.written && wants(check_tool::initcheck)) {
     unsigned char* written = range.written.get() + offset;
     if (!(flags & is_write) || (flags & is_rmw))
@@ -325,7 +370,9 @@ void block_checker::global(const device_range& range, std::uintptr_t address, st
         if (!std::atomic_ref<unsigned char>(written[i]).load(std::memory_order_relaxed))
           std::atomic_ref<unsigned char>(written[i]).store(1, std::memory_order_relaxed);
   }
-  if (range.races && session_->launch_tag() && !(flags & is_atomic) && wants(check_tool::racecheck))
+  // Volatile accesses count as atomics (CUDA's memory model has them as relaxed
+  // atomics: a spin on a volatile flag is no race), and atomics are not checked (global_races.h).
+  if (range.races && session_->launch_tag() && !(flags & (is_atomic | is_volatile)) && wants(check_tool::racecheck))
     check_global_races(range, address, size, flags, pc);
 }
 
@@ -347,15 +394,23 @@ void block_checker::elsewhere(std::uintptr_t address, std::size_t size, unsigned
     last_range_ = r;
     return global(*r, address, size, flags, pc);
   }
-  if (const device_range* r = memory.find_freed(address))
+  if (const device_range* r = memory.find_freed(address)) {
+    const paused_checks paused;
     return out_of_bounds(address, size, flags, pc, "in freed memory", r->describe() + " + " + std::to_string(address - r->begin));
+  }
   if (const device_range* r = memory.near_live(address)) {
-    return out_of_bounds(address, size, flags, pc, "outside every device allocation", outside(address, size, r->begin, r->end, r->describe()));
+    {
+      const paused_checks paused;
+      return out_of_bounds(address, size, flags, pc, "outside every device allocation", outside(address, size, r->begin, r->end, r->describe()));
+    }
   }
   if (session_->is_static_data(address) || all_thread_locals_.contains(address)) return;
-  out_of_bounds(address, size, flags, pc, "not device memory",
-                "no device allocation, __shared__ array or stack holds " + hex_text(address) +
-                    " (host memory must be registered with lockstep::emu::register_host_memory)");
+  {
+    const paused_checks paused;
+    out_of_bounds(address, size, flags, pc, "not device memory",
+                  "no device allocation, __shared__ array or stack holds " + hex_text(address) +
+                      " (host memory must be registered with lockstep::emu::register_host_memory)");
+  }
 }
 
 void block_checker::misaligned(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc, const std::string& memory) {
@@ -365,8 +420,30 @@ void block_checker::misaligned(std::uintptr_t address, std::size_t size, unsigne
     f.report.size = size;
     f.report.write = flags & is_write;
     f.report.memory = memory;
-    f.report.what = "misaligned access: " + std::to_string(size) + " bytes at an address that is not a multiple of " + std::to_string(size);
+    f.report.what = "thread " + coordinates_text(current.thread_idx) + ": misaligned access: " + std::to_string(size) +
+                    " bytes at an address that is not a multiple of " + std::to_string(size);
   });
+  stop_running_thread(std::make_exception_ptr(block_stopped{}));
+}
+
+void block_checker::misaligned_pointer(std::uintptr_t address, std::size_t alignment, bool write, std::uintptr_t pc, const std::string& what) {
+  if (!wants(check_tool::memcheck)) return;
+  note(check_tool::memcheck, hazard::none, pc, 0, true, [&](finding& f) {
+    f.report.address = address;
+    f.report.size = alignment;
+    f.report.write = write;
+    f.report.memory = memory_at(address);
+    f.report.what = "thread " + coordinates_text(current.thread_idx) + ": misaligned access: " + what;
+  });
+  stop_running_thread(std::make_exception_ptr(block_stopped{}));
+}
+
+std::string block_checker::memory_at(std::uintptr_t address) const {
+  if (shared_.contains(address)) return shared_name(memory_kind::static_shared, address - shared_.begin);
+  if (dynamic_.contains(address)) return shared_name(memory_kind::dynamic_shared, address - dynamic_.begin);
+  if (const device_range* r = session_->memory().find_live(address)) return memory_name(memory_kind::global, r, address);
+  if (stack_.contains(address)) return "the thread's stack";
+  return hex_text(address);
 }
 
 void block_checker::out_of_bounds(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc, std::string what, std::string memory) {

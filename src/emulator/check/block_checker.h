@@ -25,13 +25,25 @@
 namespace lockstep::emu::check {
 
 // An atomic read-modify-write is is_atomic | is_write | is_rmw, an atomic
-// store is_atomic | is_write, an atomic load is_atomic.
-enum access_flags : unsigned { is_write = 1, is_atomic = 2, is_rmw = 4, may_be_unaligned = 8 };
+// store is_atomic | is_write, an atomic load is_atomic. is_volatile: through a
+// volatile pointer (a relaxed atomic to racecheck on global memory).
+enum access_flags : unsigned { is_write = 1, is_atomic = 2, is_rmw = 4, may_be_unaligned = 8, is_volatile = 16 };
 
 class block_checker;
 // The checker of the block running on this OS thread; null when no checked
 // block runs here (the hooks then return at once).
 extern thread_local block_checker* active_checker;
+
+// The checker's own code on a slow path (a finding's strings) runs unchecked:
+// it may call a check-mode program's instrumented copies of std::string's
+// functions. Not restored after a thread is stopped (its block ends).
+struct paused_checks {
+  block_checker* saved = active_checker;
+  paused_checks() { active_checker = nullptr; }
+  ~paused_checks() { active_checker = saved; }
+  paused_checks(const paused_checks&) = delete;
+  paused_checks& operator=(const paused_checks&) = delete;
+};
 
 class block_checker final : public block_observer {
  public:
@@ -46,6 +58,7 @@ class block_checker final : public block_observer {
                       std::span<const std::uintptr_t, 32> pc) override;
   // With synccheck a finding that stops the block (throws block_stopped).
   void refused(const std::string& what, unsigned thread, std::uintptr_t pc) override;
+  void runner_code(bool begins) override { active_checker = begins ? nullptr : checking_; }
   void fenced();  // the running thread called __threadfence*()
   bool wants(check_tool tool) const { return session_->wants(tool); }
   bool wants_any(unsigned tools) const { return session_->checks() & tools; }
@@ -63,6 +76,9 @@ class block_checker final : public block_observer {
 
   // -fsanitize=bounds found an index outside an array's declared size.
   void index_out_of_bounds(std::uintptr_t pc, const source_line& at, const std::string& what);
+  // -fsanitize=alignment found an access through a pointer misaligned for its
+  // type (`what` says which); stops the running thread before the access.
+  void misaligned_pointer(std::uintptr_t address, std::size_t alignment, bool write, std::uintptr_t pc, const std::string& what);
 
  private:
   // synccheck: `thread` (linear) at the barrier or collective at `pc`; `other`, if
@@ -92,9 +108,21 @@ class block_checker final : public block_observer {
   void global(const device_range& range, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc);
   void check_global_races(const device_range& range, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc);
   void found_race(const race& r);
+  // A plain read against another thread's atomic (shared_shadow's
+  // unless_reader_updates): reported at the barrier or the block's end unless
+  // `reader` updates the word atomically before then.
+  struct held_read {
+    race r;
+    unsigned reader;
+    std::size_t word;  // offset / 4 in its shared memory
+  };
+  void reader_updated(memory_kind kind, std::size_t offset, std::size_t size);
+  void report_held_reads();
   void report_race(const race& r, bool stack_is_the_access);
   void release_held_race();
   void elsewhere(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc);
+  // Reports a misaligned access and stops the running thread before it, as
+  // the GPU would fault (returns only when memcheck is off).
   void misaligned(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc, const std::string& memory);
   // Reports an access that must not happen and stops the running thread
   // there (returns only when memcheck is off).
@@ -102,6 +130,7 @@ class block_checker final : public block_observer {
 
   // Names for messages.
   std::string memory_name(memory_kind kind, const device_range* range, std::uintptr_t address) const;
+  std::string memory_at(std::uintptr_t address) const;  // any address, for memcheck's messages
   std::string shared_name(memory_kind kind, std::size_t offset) const;
   const thread_local_symbol* shared_array_at(std::size_t offset) const;
   uint3 thread_index(unsigned linear) const;
@@ -115,7 +144,8 @@ class block_checker final : public block_observer {
   void advance_clock();
 
   launch_session* session_ = nullptr;
-  unsigned threads_ = 0;  // of the running block
+  block_checker* checking_ = nullptr;  // what active_checker is while the block's kernel code runs
+  unsigned threads_ = 0;               // of the running block
   const thread_local_symbol* last_array_ = nullptr;
   const device_range* last_range_ = nullptr;
   address_range stack_, shared_, dynamic_window_, dynamic_;
@@ -129,6 +159,7 @@ class block_checker final : public block_observer {
   global_races global_races_;
   race held_{};
   bool holding_ = false;
+  std::vector<held_read> held_reads_;
   unsigned char held_before_[16];  // the bytes before the held write
   std::vector<finding> findings_;
   std::size_t unlisted_ = 0;

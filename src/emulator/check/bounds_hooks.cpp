@@ -12,24 +12,12 @@
 #include <utility>
 
 #include "check/block_checker.h"
+#include "check/ubsan_data.h"
 
 namespace {
 
-// UBSan's data layout (compiler-rt/lib/ubsan/ubsan_handlers.h), stable across GCC and Clang.
-struct source_location {
-  const char* file;
-  unsigned line, column;
-};
-struct type_descriptor {
-  unsigned short kind;  // 0: integer
-  unsigned short info;  // integer: bit 0 signed, the rest log2 of the bit width
-  char name[1];
-};
-struct out_of_bounds_data {
-  source_location location;
-  const type_descriptor* array_type;
-  const type_descriptor* index_type;
-};
+using lockstep::emu::check::ubsan::out_of_bounds_data;
+using lockstep::emu::check::ubsan::type_descriptor;
 
 std::string index_text(const type_descriptor* type, void* value) {
   const auto bits = reinterpret_cast<std::uintptr_t>(value);
@@ -40,8 +28,9 @@ std::string index_text(const type_descriptor* type, void* value) {
 }
 
 void out_of_bounds(const out_of_bounds_data* data, void* index, void* pc) {
+  const lockstep::emu::check::paused_checks paused;  // the message's strings are not the kernel's
   const std::string what = index_text(data->index_type, index) + " is outside the bounds of " + data->array_type->name;  // the name comes quoted
-  if (auto* checker = lockstep::emu::check::active_checker) {
+  if (auto* checker = paused.saved) {
     checker->index_out_of_bounds(reinterpret_cast<std::uintptr_t>(pc), {data->location.file ? data->location.file : "", data->location.line, ""},
                                  what);
     return;

@@ -1,6 +1,7 @@
 #include "check/device_memory.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -123,6 +124,28 @@ bool release(void* pointer) {
   return true;
 }
 
+std::string why_not_allocation(const void* pointer) {
+  registry& r = the_registry();
+  const auto a = reinterpret_cast<std::uintptr_t>(pointer);
+  std::lock_guard lock(r.mutex);
+  if (const entry* e = r.find(a)) {
+    if (e->range.from == device_range::origin::host_memory) return "it is registered host memory, not a cudaMalloc'd allocation";
+    return "it points " + std::to_string(a - e->range.begin) + " bytes into " + e->range.describe() + ", not to its start";
+  }
+  for (const entry& e : r.quarantine)
+    if (a >= e.range.begin && (a < e.range.end || a == e.range.begin)) return "it was freed already (" + e.range.describe() + ")";
+  return "no cudaMalloc gave it (or it was freed already)";
+}
+
+std::size_t bytes_to_end(const void* address) {
+  registry& r = the_registry();
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  std::lock_guard lock(r.mutex);
+  const entry* e = r.find(a);
+  if (!e || e->range.from != device_range::origin::cuda_malloc) return SIZE_MAX;
+  return e->range.end - a;
+}
+
 void mark_written(const void* address, std::size_t bytes) {
   registry& r = the_registry();
   if (!r.tracking.load(std::memory_order_relaxed) || bytes == 0) return;
@@ -153,6 +176,34 @@ void copy_written(void* dst, const void* src, std::size_t bytes) {
     std::memset(out, 1, n);  // from host memory or an untracked buffer: written
 }
 
+void set_poisoned(const void* address, std::size_t bytes, bool poisoned) {
+  registry& r = the_registry();
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  std::lock_guard lock(r.mutex);
+  entry* e = r.find(a);
+  if (!e || !e->range.checked || bytes == 0) return;
+  const std::uintptr_t first = a, last = std::min(a + bytes, e->range.end);
+  // Per byte of the allocation, whether it is poisoned, then back to ranges
+  // (the list is rebuilt: launches that took the old one keep it).
+  std::vector<bool> bytes_poisoned(e->range.end - e->range.begin);
+  if (e->range.poisoned)
+    for (const auto& [b, end] : *e->range.poisoned)
+      for (std::uintptr_t i = b; i < end; ++i) bytes_poisoned[i - e->range.begin] = true;
+  for (std::uintptr_t i = first; i < last; ++i) bytes_poisoned[i - e->range.begin] = poisoned;
+  auto ranges = std::make_shared<std::vector<std::pair<std::uintptr_t, std::uintptr_t>>>();
+  for (std::size_t i = 0; i < bytes_poisoned.size(); ++i) {
+    if (!bytes_poisoned[i]) continue;
+    if (!ranges->empty() && ranges->back().second == e->range.begin + i)
+      ++ranges->back().second;
+    else
+      ranges->push_back({e->range.begin + i, e->range.begin + i + 1});
+  }
+  if (ranges->empty())
+    e->range.poisoned.reset();
+  else
+    e->range.poisoned = std::move(ranges);
+}
+
 void add_host_memory(const void* address, std::size_t bytes, const std::string& name) {
   entry e;
   e.range.begin = reinterpret_cast<std::uintptr_t>(address);
@@ -164,7 +215,10 @@ void add_host_memory(const void* address, std::size_t bytes, const std::string& 
   auto it = r.live.find(e.range.begin);
   if (it != r.live.end() && it->second.range.from == device_range::origin::host_memory) {
     ++it->second.host_references;
-    it->second.range.end = std::max(it->second.range.end, e.range.end);
+    if (e.range.end > it->second.range.end) {
+      it->second.range.end = e.range.end;
+      it->second.range.races.reset();  // sized for the old end; the next checked launch makes new ones
+    }
     return;
   }
   e.host_references = 1;
@@ -185,7 +239,9 @@ memory_snapshot snapshot(bool with_races) {
   s.live.reserve(r.live.size());
   for (auto& [begin, e] : r.live) {
     const std::size_t bytes = e.range.end - e.range.begin;
-    if (with_races && e.range.checked && !e.range.races && bytes <= race_records_limit)
+    // Registered host memory (a NumPy array handed to a kernel) is raced-checked as cudaMalloc'd memory is.
+    const bool trackable = e.range.checked || e.range.from == device_range::origin::host_memory;
+    if (with_races && trackable && !e.range.races && bytes <= race_records_limit)
       e.range.races = std::shared_ptr<word_races[]>(new word_races[(bytes + 3) / 4]);
     s.live.push_back(e.range);
   }
@@ -199,4 +255,6 @@ memory_snapshot snapshot(bool with_races) {
 namespace lockstep::emu {
 void register_host_memory(const void* address, std::size_t bytes, const std::string& name) { check::add_host_memory(address, bytes, name); }
 void unregister_host_memory(const void* address) { check::remove_host_memory(address); }
+void poison_region(const void* address, std::size_t bytes) { check::set_poisoned(address, bytes, true); }
+void unpoison_region(const void* address, std::size_t bytes) { check::set_poisoned(address, bytes, false); }
 }  // namespace lockstep::emu

@@ -10,12 +10,13 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lockstep::emu::check {
 
 // Who last wrote and read one 4-byte word of global memory in a launch,
-// packed as launch_tag:12 | block:26 | thread:10 | barrier epoch:16.
+// packed as global_races.h's global_access says.
 struct word_races {
   std::atomic<std::uint64_t> writer{0}, reader{0};
 };
@@ -26,10 +27,20 @@ struct device_range {
   origin from = origin::cuda_malloc;
   std::string name;  // registered host memory's name
   // Null when not tracked (allocated in normal mode, host memory): such
-  // memory counts as initialised and is not race-checked.
+  // memory counts as initialised.
   std::shared_ptr<unsigned char[]> written;
+  // Null when not race-checked (allocated in normal mode, too large, or no
+  // racecheck launch since it was allocated or registered).
   std::shared_ptr<word_races[]> races;
   bool checked = false;  // allocated in check mode: has redzones
+  // Poisoned byte ranges [first, second) (poison_region), sorted; null if none.
+  std::shared_ptr<const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>> poisoned;
+  // The poisoned range [address, address + size) overlaps, or null.
+  const std::pair<std::uintptr_t, std::uintptr_t>* poisoned_at(std::uintptr_t address, std::size_t size) const {
+    for (const auto& p : *poisoned)
+      if (address < p.second && address + size > p.first) return &p;
+    return nullptr;
+  }
 
   std::string describe() const;  // "cudaMalloc'd 4096 bytes at 0x..." / "host memory 'x' (...)"
 };
@@ -50,8 +61,15 @@ inline constexpr std::size_t redzone_bytes = 256;
 
 void* allocate(std::size_t bytes, bool checking);
 bool release(void* pointer);  // false if pointer is not a live allocation
+// Why `pointer` is not the start of a live allocation, for messages.
+std::string why_not_allocation(const void* pointer);
+// How many bytes from `address` to the end of the cudaMalloc'd allocation
+// holding it, or SIZE_MAX if none does (host memory, say).
+std::size_t bytes_to_end(const void* address);
 void mark_written(const void* address, std::size_t bytes);
 void copy_written(void* dst, const void* src, std::size_t bytes);  // a device-to-device copy's init state
+// Marks [address, address + bytes) poisoned (or not) where it lies in a check-mode allocation.
+void set_poisoned(const void* address, std::size_t bytes, bool poisoned);
 void add_host_memory(const void* address, std::size_t bytes, const std::string& name);
 void remove_host_memory(const void* address);
 // with_races: give each live check-mode allocation its racecheck records.

@@ -49,15 +49,16 @@ global_races::conflict global_races::access(const device_range& range, std::uint
     }
     if (write) {
       word.writer.store(record, std::memory_order_relaxed);
-      recent_writes& mine = recent_[me.thread];
-      mine.words[mine.count++ % mine.words.size()] = {&word, record};
+      remember(me.thread, word.writer, record);
     } else {
       // One reader per word is kept: the launch's first, or a later one of
       // the same block (a newer epoch). Replacing it on every read would make
       // blocks on different workers fight over the word's cache line.
       const std::uint64_t reader = word.reader.load(std::memory_order_relaxed);
-      if (reader != record && (tag_of(reader) != tag_of(record) || block_of(reader) == block_of(record)))
+      if (reader != record && (tag_of(reader) != tag_of(record) || block_of(reader) == block_of(record))) {
         word.reader.store(record, std::memory_order_relaxed);
+        remember(me.thread, word.reader, record);
+      }
     }
     if (found.race != hazard::none) {
       found.other_thread = thread_of(other);
@@ -69,11 +70,11 @@ global_races::conflict global_races::access(const device_range& range, std::uint
 }
 
 void global_races::fenced(unsigned thread) {
-  recent_writes& mine = recent_[thread];
-  const unsigned n = mine.count < mine.words.size() ? mine.count : static_cast<unsigned>(mine.words.size());
+  recent_accesses& mine = recent_[thread];
+  const unsigned n = mine.count < recent_accesses::kept ? mine.count : recent_accesses::kept;
   for (unsigned i = 0; i < n; ++i) {
-    auto [word, record] = mine.words[i];
-    word->writer.compare_exchange_strong(record, record | published_bit, std::memory_order_relaxed);
+    auto [slot, record] = mine.records[i];
+    slot->compare_exchange_strong(record, record | published_bit, std::memory_order_relaxed);
   }
   mine.count = 0;
 }

@@ -1,11 +1,16 @@
 // racecheck on global memory: who last wrote and read each 4-byte word of a
 // check-mode allocation in this launch. Any two threads of different blocks
 // are unordered within a launch; two threads of one block are ordered by a
-// barrier between their accesses. A write its thread followed with a memory
+// barrier between their accesses. An access its thread followed with a memory
 // fence counts as published (the fence-then-flag pattern of a last-block
-// reduction): racecheck does not follow the flag itself.
+// reduction, a critical section behind a spin lock, which ends with a fence
+// before the release): racecheck does not follow the flag or lock itself.
+// Atomics (and volatile accesses, which CUDA treats as relaxed atomics) are
+// not checked here: the CAS-loop idiom reads the word plainly first, and
+// only its own atomicCAS can tell that read was a guess.
 #pragma once
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -35,18 +40,27 @@ class global_races {
   static constexpr std::uint64_t max_blocks = std::uint64_t{1} << 26;
   static constexpr std::uint64_t tags = 1023;
 
-  void begin_block(unsigned threads) { recent_.assign(threads, {}); }
+  void begin_block(unsigned threads) {
+    if (recent_.size() < threads) recent_.resize(threads);
+    for (unsigned t = 0; t < threads; ++t) recent_[t].count = 0;
+  }
   // Checks and records an access of [address, address + size) in `range`.
   conflict access(const device_range& range, std::uintptr_t address, std::size_t size, bool write, const global_access& me);
-  // The thread's fence publishes its writes since its last fence.
+  // The thread's fence publishes its accesses since its last fence (the
+  // latest `recent_accesses::kept` of those it recorded).
   void fenced(unsigned thread);
 
  private:
-  struct recent_writes {
-    std::array<std::pair<word_races*, std::uint64_t>, 8> words{};
+  struct recent_accesses {
+    static constexpr unsigned kept = 32;
+    std::array<std::pair<std::atomic<std::uint64_t>*, std::uint64_t>, kept> records;  // where each went, and what
     unsigned count = 0;
   };
-  std::vector<recent_writes> recent_;  // per thread of the block
+  void remember(unsigned thread, std::atomic<std::uint64_t>& slot, std::uint64_t record) {
+    recent_accesses& mine = recent_[thread];
+    mine.records[mine.count++ % recent_accesses::kept] = {&slot, record};
+  }
+  std::vector<recent_accesses> recent_;  // per thread of the block
 };
 
 }  // namespace lockstep::emu::check

@@ -49,7 +49,9 @@ std::string check_report::kind() const {
 
 std::string check_report::str() const {
   std::ostringstream s;
-  s << kind() << " at " << at.str() << ": " << what << "\n    kernel '" << kernel << "', block " << block << ", thread " << thread;
+  s << kind() << " at " << at.str() << ": " << what;
+  if (kernel.empty()) return s.str();  // a CUDA API call's finding
+  s << "\n    kernel '" << kernel << "', block " << block << ", thread " << thread;
   if (address)
     s << "; " << (write ? "write" : "read") << " of " << size << " bytes at 0x" << std::hex << address << std::dec << " (" << memory << ")";
   if (!other.file.empty()) s << "; the other side: " << other.str();

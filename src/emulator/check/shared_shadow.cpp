@@ -16,6 +16,7 @@ void shared_shadow::clear() { resize(bytes_); }
 
 bool shared_shadow::races_with_reads(const cell& c, std::uint16_t me, std::uint8_t bytes, conflict* found) const {
   if (c.read_epoch != clock_.now) return false;
+  bytes &= static_cast<std::uint8_t>(~atomic_mark);
   const struct {
     std::uint16_t reader;
     std::uint8_t bytes;
@@ -33,12 +34,12 @@ bool shared_shadow::races_with_reads(const cell& c, std::uint16_t me, std::uint8
 }
 
 void shared_shadow::record_write(cell& c, std::uint16_t writer, std::uint8_t bytes, std::uintptr_t pc) {
-  c.initialised = initialised_bytes(c) | bytes;
+  c.initialised = initialised_bytes(c) | (bytes & ~atomic_mark);
   c.write_epoch = clock_.now;
   c.writer = writer;
   c.write_bytes = bytes;
-  c.write_syncs = writer == atomic_writer ? 0 : clock_.warp_syncs[writer / 32];
-  c.write_fences = writer == atomic_writer ? 0 : clock_.fences[writer];
+  c.write_syncs = clock_.warp_syncs[writer / 32];
+  c.write_fences = clock_.fences[writer];
   c.write_pc = pc;
 }
 
@@ -65,7 +66,8 @@ shared_shadow::conflict shared_shadow::read(std::size_t offset, std::size_t n, a
   each_word(offset, n, [&](cell& c, std::uint8_t bytes, std::size_t first) {
     if (const std::uint8_t missing = bytes & ~initialised_bytes(c); missing && uninitialised_at == no_byte)
       uninitialised_at = first / 4 * 4 + static_cast<std::size_t>(__builtin_ctz(missing));
-    if (found.race == hazard::none && races_with_write(c, a.thread, bytes)) found = {hazard::read_after_write, c.writer, c.write_pc};
+    if (found.race == hazard::none && races_with_write(c, a.thread, bytes))
+      found = {hazard::read_after_write, c.writer, c.write_pc, (c.write_bytes & atomic_mark) != 0};
     if (c.read_epoch != now) {
       c.read_epoch = now;
       c.first_reader = a.thread;
@@ -87,12 +89,36 @@ shared_shadow::conflict shared_shadow::read(std::size_t offset, std::size_t n, a
   return found;
 }
 
-void shared_shadow::atomic(std::size_t offset, std::size_t n, access a, bool reads) {
+shared_shadow::conflict shared_shadow::atomic(std::size_t offset, std::size_t n, access a, bool reads, bool writes) {
+  conflict found;
   each_word(offset, n, [&](cell& c, std::uint8_t bytes, std::size_t first) {
     if (const std::uint8_t missing = bytes & ~initialised_bytes(c); reads && missing)
       hold_uninitialised(first / 4 * 4 + static_cast<std::size_t>(__builtin_ctz(missing)), n, a);
-    record_write(c, atomic_writer, bytes, a.pc);
+    if (!writes) return;
+    if (reads && c.read_epoch == clock_.now) {  // this thread's plain reads of the word were a guess
+      if (c.other_reader == a.thread) c.other_reader = nobody;
+      if (c.first_reader == a.thread) {
+        c.first_reader = c.other_reader, c.first_read_bytes = c.other_read_bytes, c.first_read_pc = c.other_read_pc;
+        c.other_reader = nobody;
+      }
+    }
+    const std::uint8_t atomic_bytes = bytes | atomic_mark;
+    if (found.race == hazard::none) {
+      if (races_with_write(c, a.thread, atomic_bytes))
+        found = {hazard::write_after_write, c.writer, c.write_pc};
+      else if (races_with_reads(c, a.thread, bytes, &found))
+        found.unless_reader_updates = true;
+    }
+    // Over another thread's atomic of this epoch the first stays: a plain
+    // access after the later one (its own thread's, say) still races with it.
+    if (c.write_epoch == clock_.now && (c.write_bytes & atomic_mark) && c.writer != a.thread) {
+      c.write_bytes |= bytes;
+      c.initialised |= bytes;
+      return;
+    }
+    record_write(c, a.thread, atomic_bytes, a.pc);
   });
+  return found;
 }
 
 void shared_shadow::hold_uninitialised(std::size_t offset, std::size_t size, access a) {

@@ -11,6 +11,10 @@
 // record notes how many __syncwarp rounds its thread's warp had completed.
 // A write its thread followed with a memory fence counts as published (the
 // fence-then-flag pattern): racecheck does not follow the flag itself.
+// Atomic stores and read-modify-writes are writes marked atomic: two atomics
+// never race, but a plain access and another thread's atomic on one word do
+// (a plain read only if its thread does not update the word atomically after
+// it in the same epoch: conflict::unless_reader_updates).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -39,6 +43,11 @@ class shared_shadow {
     hazard race = hazard::none;
     std::uint16_t other_thread = 0;
     std::uintptr_t other_pc = 0;
+    // A plain read against another thread's atomic write: no race if the
+    // reading thread then does an atomic read-modify-write of the word in the
+    // same epoch (the CAS loop reads the word first, and its atomicCAS checks
+    // the guess); the caller holds it until the barrier.
+    bool unless_reader_updates = false;
   };
   struct uninitialised_read {
     std::size_t offset;  // of the first unwritten byte
@@ -57,10 +66,13 @@ class shared_shadow {
   // barrier, if any; the access is recorded either way.
   conflict write(std::size_t offset, std::size_t n, access a);
   conflict read(std::size_t offset, std::size_t n, access a);
-  // Atomic stores and read-modify-writes never race with each other: they
-  // count as writes by no thread in particular (and read-modify-writes as
-  // reads too, for initcheck). Atomic loads are reads.
-  void atomic(std::size_t offset, std::size_t n, access a, bool reads);
+  // An atomic access: a store or read-modify-write (`writes`) is checked
+  // against plain accesses and recorded as an atomic write; a load or
+  // read-modify-write (`reads`) of unwritten bytes is held for initcheck.
+  // Atomic loads are not recorded (two atomics never race). A
+  // read-modify-write drops its thread's earlier plain reads of the word from
+  // the records (they were a CAS loop's guess).
+  conflict atomic(std::size_t offset, std::size_t n, access a, bool reads, bool writes);
 
   // Reads of bytes nothing had written, held until the epoch ends: if another
   // thread writes the byte in the same epoch, the read was a race (reported
@@ -71,14 +83,15 @@ class shared_shadow {
     for (const uninitialised_read& r : pending_) {
       const cell& c = cells_[r.offset / 4];
       const bool written_after =
-          c.write_epoch == r.epoch && c.writer != r.thread && c.writer != atomic_writer && (c.write_bytes >> (r.offset % 4) & 1);
+          c.write_epoch == r.epoch && c.writer != r.thread && !(c.write_bytes & atomic_mark) && (c.write_bytes >> (r.offset % 4) & 1);
       if (!written_after) report(r);
     }
     pending_.clear();
   }
 
  private:
-  static constexpr std::uint16_t nobody = 0xffff, atomic_writer = 0xfffe;
+  static constexpr std::uint16_t nobody = 0xffff;
+  static constexpr std::uint8_t atomic_mark = 0x80;  // in write_bytes: the write was atomic
   struct cell {
     std::uint32_t write_epoch, read_epoch;
     std::uint16_t writer, first_reader, other_reader;              // other_reader: a second, different reader, or nobody
@@ -106,8 +119,9 @@ class shared_shadow {
     return me / 32 == other / 32 && static_cast<std::int16_t>(clock_.warp_syncs[other / 32] - syncs) > 0;
   }
   bool races_with_reads(const cell& c, std::uint16_t me, std::uint8_t bytes, conflict* found) const;
+  // `bytes` may carry atomic_mark: an atomic access does not race with an atomic write.
   bool races_with_write(const cell& c, std::uint16_t me, std::uint8_t bytes) const {
-    return c.write_epoch == clock_.now && (c.write_bytes & bytes) && c.writer != me && c.writer != atomic_writer &&
+    return c.write_epoch == clock_.now && (c.write_bytes & bytes & ~atomic_mark) && !(c.write_bytes & bytes & atomic_mark) && c.writer != me &&
            !warp_ordered(me, c.writer, c.write_syncs) && clock_.fences[c.writer] == c.write_fences;
   }
   std::uint8_t initialised_bytes(const cell& c) const { return c.write_epoch >= clock_.block_start ? c.initialised : 0; }

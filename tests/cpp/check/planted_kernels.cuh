@@ -18,6 +18,9 @@
 #include <vector>
 
 #include "lockstep/cuda.h"
+#ifndef __CUDACC__
+#include "lockstep/emu/check.h"  // poison_region
+#endif
 
 namespace planted {
 
@@ -72,6 +75,41 @@ __global__ void copy(const float* in, float* out, int n) {
 __global__ void read_words(const unsigned char* bytes, unsigned* out, int offset) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   out[i] = *reinterpret_cast<const unsigned*>(bytes + 4 * i + offset);  // BUG(misaligned_access)
+}
+
+// Vector loads and stores must be aligned to the vector's size on the GPU;
+// x86 takes them at any address. The buggy calls start `offset` elements in.
+// A float4 whose components are used: GCC loads it as four aligned floats.
+__global__ void sum_float4(const float* in, float* out, int offset) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float4 v = reinterpret_cast<const float4*>(in + offset)[i];  // BUG(misaligned_float4)
+  out[i] = v.x + v.y + v.z + v.w;
+}
+// A float2 copied whole: one 8-byte access at a 4-byte aligned address.
+__global__ void copy_float2(const float* in, float* out, int offset) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  reinterpret_cast<float2*>(out)[i] = reinterpret_cast<const float2*>(in + offset)[i];  // BUG(misaligned_float2)
+}
+// An int4 store at an 8-byte aligned address.
+__global__ void store_int4(int* out, int offset) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  reinterpret_cast<int4*>(out + offset)[i] = make_int4(i, i + 1, i + 2, i + 3);  // BUG(misaligned_int4)
+}
+// A double2 load at an 8-byte aligned address.
+__global__ void sum_double2(const double* in, double* out, int offset) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double2 v = reinterpret_cast<const double2*>(in + offset)[i];  // BUG(misaligned_double2)
+  out[i] = v.x - v.y;
+}
+
+// Forward differences; the buggy one reads one element past the end of `in`.
+__global__ void difference_past_end(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i + 1] - in[i];  // BUG(overflow_into_next_region)
+}
+__global__ void difference(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i + 1 < n) out[i] = in[i + 1] - in[i];
 }
 
 // --- racecheck -----------------------------------------------------------
@@ -129,6 +167,46 @@ __global__ void scale_all(const float* in, float* out) {
   out[i] = 2.0f * in[i];
 }
 
+// A per-block histogram in shared memory; the buggy one reads it back
+// before every thread has added its element.
+constexpr int bins = 8;
+__global__ void histogram_no_barrier(const int* in, int* out) {
+  __shared__ int hist[bins];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x < bins) hist[threadIdx.x] = 0;
+  __syncthreads();
+  atomicAdd(&hist[in[i] % bins], 1);  // PEER(shared_read_racing_atomics)
+  if (threadIdx.x < bins) out[blockIdx.x * bins + threadIdx.x] = hist[threadIdx.x];  // BUG(shared_read_racing_atomics)
+}
+__global__ void histogram(const int* in, int* out) {
+  __shared__ int hist[bins];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x < bins) hist[threadIdx.x] = 0;
+  __syncthreads();
+  atomicAdd(&hist[in[i] % bins], 1);
+  __syncthreads();
+  if (threadIdx.x < bins) out[blockIdx.x * bins + threadIdx.x] = hist[threadIdx.x];
+}
+
+// One thread per block adds the block's value to a running total and count;
+// the correct one holds a spin lock around the update (acquire: atomicCAS,
+// then a fence; release: a fence, then atomicExch).
+__global__ void add_to_total_unlocked(const float* in, float* total) {
+  if (threadIdx.x != 0) return;
+  total[0] += in[blockIdx.x];  // BUG(unlocked_critical_section)
+  total[1] += 1.0f;
+}
+__global__ void add_to_total_locked(const float* in, float* total, int* lock) {
+  if (threadIdx.x != 0) return;
+  while (atomicCAS(lock, 0, 1) != 0) {
+  }
+  __threadfence();
+  total[0] += in[blockIdx.x];
+  total[1] += 1.0f;
+  __threadfence();
+  atomicExch(lock, 0);
+}
+
 // --- synccheck -----------------------------------------------------------
 
 // The first 16 threads also stage a second value, and wait for it inside the branch.
@@ -182,6 +260,23 @@ __global__ void half_warp_pairs(const int* in, int* out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x % 32;
   int v = in[i];
   if (lane < 16) v += __shfl_down_sync(0x0000ffffu, v, 8, 16);
+  out[i] = v;
+}
+
+// Each half-warp exchanges values within itself (width 16), on its own
+// branch with its own mask; the buggy one copied the first half's mask.
+__global__ void half_warp_exchange_copied_mask(const int* in, int* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x % 32;
+  int v = in[i];
+  if (lane < 16) v += __shfl_xor_sync(0x0000ffffu, v, 1, 16);
+  else v -= __shfl_xor_sync(0x0000ffffu, v, 2, 16);  // BUG(half_warp_copied_mask)
+  out[i] = v;
+}
+__global__ void half_warp_exchange(const int* in, int* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x % 32;
+  int v = in[i];
+  if (lane < 16) v += __shfl_xor_sync(0x0000ffffu, v, 1, 16);
+  else v -= __shfl_xor_sync(0xffff0000u, v, 2, 16);
   out[i] = v;
 }
 
@@ -287,6 +382,46 @@ inline void run_misaligned_access(bool bug) {
   finish("read_words");
 }
 
+// `in` and `out` carved out of one allocation, each padded to 128 floats; the
+// emulator is told the padding is no array's, so running off `in` is seen.
+inline void run_overflow_into_next_region(bool bug) {
+  const int n = 100, stride = 128;
+  float* both = nullptr;
+  check_cuda(cudaMalloc(&both, 2 * stride * sizeof(float)), "cudaMalloc");
+  check_cuda(cudaMemset(both, 0, 2 * stride * sizeof(float)), "cudaMemset");
+  float *in = both, *out = both + stride;
+#ifndef __CUDACC__
+  lockstep::emu::poison_region(in + n, (stride - n) * sizeof(float));
+  lockstep::emu::poison_region(out + n, (stride - n) * sizeof(float));
+#endif
+  if (bug) lockstep::launch(difference_past_end, 2, threads)(in, out, n);
+  else lockstep::launch(difference, 2, threads)(in, out, n);
+  finish("difference");
+  cudaFree(both);
+}
+
+// Each vector case: 2 blocks, one vector per thread, the buggy one `offset` elements in.
+inline void run_misaligned_float4(bool bug) {
+  device_array<float> in(ramp(4 * 2 * threads + 4)), out(2 * threads);
+  lockstep::launch(sum_float4, 2, threads)(in.ptr, out.ptr, bug ? 2 : 0);
+  finish("sum_float4");
+}
+inline void run_misaligned_float2(bool bug) {
+  device_array<float> in(ramp(2 * 2 * threads + 2)), out(2 * 2 * threads);
+  lockstep::launch(copy_float2, 2, threads)(in.ptr, out.ptr, bug ? 1 : 0);
+  finish("copy_float2");
+}
+inline void run_misaligned_int4(bool bug) {
+  device_array<int> out(4 * 2 * threads + 4);
+  lockstep::launch(store_int4, 2, threads)(out.ptr, bug ? 2 : 0);
+  finish("store_int4");
+}
+inline void run_misaligned_double2(bool bug) {
+  device_array<double> in(ramp<double>(2 * 2 * threads + 2)), out(2 * threads);
+  lockstep::launch(sum_double2, 2, threads)(in.ptr, out.ptr, bug ? 1 : 0);
+  finish("sum_double2");
+}
+
 inline void run_matmul(void (*kernel)(const float*, const float*, float*, int)) {
   const int n = 32;
   device_array<float> a(ramp(n * n)), b(ramp(n * n)), c(n * n);
@@ -301,6 +436,22 @@ inline void run_global_race_between_blocks(bool bug) {
   if (bug) lockstep::launch(scale_forgot_block_offset, 4, threads)(in.ptr, out.ptr);
   else lockstep::launch(scale_all, 4, threads)(in.ptr, out.ptr);
   finish("scale_all");
+}
+
+inline void run_shared_read_racing_atomics(bool bug) {
+  device_array<int> in(ramp<int>(2 * threads)), out(2 * bins);
+  if (bug) lockstep::launch(histogram_no_barrier, 2, threads)(in.ptr, out.ptr);
+  else lockstep::launch(histogram, 2, threads)(in.ptr, out.ptr);
+  finish("histogram");
+}
+
+inline void run_unlocked_critical_section(bool bug) {
+  const int blocks = 8;
+  device_array<float> in(ramp(blocks)), total(2);
+  device_array<int> lock(1);
+  if (bug) lockstep::launch(add_to_total_unlocked, blocks, threads)(in.ptr, total.ptr);
+  else lockstep::launch(add_to_total_locked, blocks, threads)(in.ptr, total.ptr, lock.ptr);
+  finish("add_to_total");
 }
 
 inline void run_barrier_in_branch(bool bug) {
@@ -325,6 +476,13 @@ inline void run_wrong_shuffle_mask(bool bug) {
   finish("half_warp_pairs");
 }
 
+inline void run_half_warp_copied_mask(bool bug) {
+  device_array<int> in(ramp<int>(2 * threads)), out(2 * threads);
+  if (bug) lockstep::launch(half_warp_exchange_copied_mask, 2, threads)(in.ptr, out.ptr);
+  else lockstep::launch(half_warp_exchange, 2, threads)(in.ptr, out.ptr);
+  finish("half_warp_exchange");
+}
+
 inline void run_uninitialised_shared_read(bool bug) {
   device_array<float> in(ramp(2 * threads)), out(2 * threads);
   if (bug) lockstep::launch(reverse_half_loaded, 2, threads)(in.ptr, out.ptr);
@@ -337,6 +495,45 @@ inline void run_uninitialised_global_read(bool bug) {
   device_array<float> in(ramp(n)), sum(n, /*cleared=*/!bug);
   lockstep::launch(accumulate, 2, threads)(in.ptr, sum.ptr, n);
   finish("accumulate");
+}
+
+// --- CUDA API calls (memcheck) -------------------------------------------
+// The calls fail with an error code that the buggy code does not look at.
+
+inline void run_double_free(bool bug) {
+  const int n = 100;
+  float* in = nullptr;
+  check_cuda(cudaMalloc(&in, n * sizeof(float)), "cudaMalloc");
+  check_cuda(cudaMemset(in, 0, n * sizeof(float)), "cudaMemset");
+  device_array<float> out(n);
+  lockstep::launch(scale, 2, threads)(in, out.ptr, n);
+  finish("scale");
+  cudaFree(in);
+  if (bug) cudaFree(in);  // BUG(double_free)
+}
+
+// Two arrays carved out of one allocation; the buggy code frees the second too.
+inline void run_free_never_allocated(bool bug) {
+  const int n = 100;
+  float* both = nullptr;
+  check_cuda(cudaMalloc(&both, 2 * n * sizeof(float)), "cudaMalloc");
+  check_cuda(cudaMemset(both, 0, 2 * n * sizeof(float)), "cudaMemset");
+  float *in = both, *out = both + n;
+  lockstep::launch(scale, 2, threads)(in, out, n);
+  finish("scale");
+  if (bug) cudaFree(out);  // BUG(free_never_allocated)
+  cudaFree(both);
+}
+
+// Copies the result back with the element count of the input, one too many.
+inline void run_memcpy_past_end(bool bug) {
+  const int n = 100;
+  device_array<float> in(ramp(n + 1)), out(n);
+  lockstep::launch(scale, 2, threads)(in.ptr, out.ptr, n);
+  finish("scale");
+  std::vector<float> host(n + 1);
+  const std::size_t count = bug ? in.n : out.n;
+  cudaMemcpy(host.data(), out.ptr, count * sizeof(float), cudaMemcpyDeviceToHost);  // BUG(memcpy_past_end)
 }
 
 struct planted_case {
@@ -352,14 +549,25 @@ inline const std::vector<planted_case>& cases() {
       {"dynamic_shared_out_of_bounds", "memcheck", run_dynamic_shared_out_of_bounds},
       {"use_after_free", "memcheck", run_use_after_free},
       {"misaligned_access", "memcheck", run_misaligned_access},
+      {"overflow_into_next_region", "memcheck", run_overflow_into_next_region},
+      {"misaligned_float4", "memcheck", run_misaligned_float4},
+      {"misaligned_float2", "memcheck", run_misaligned_float2},
+      {"misaligned_int4", "memcheck", run_misaligned_int4},
+      {"misaligned_double2", "memcheck", run_misaligned_double2},
       {"missing_barrier_before_read", "racecheck", run_missing_barrier_before_read},
       {"missing_barrier_after_read", "racecheck", run_missing_barrier_after_read},
       {"global_race_between_blocks", "racecheck", run_global_race_between_blocks},
+      {"shared_read_racing_atomics", "racecheck", run_shared_read_racing_atomics},
+      {"unlocked_critical_section", "racecheck", run_unlocked_critical_section},
       {"barrier_in_branch", "synccheck", run_barrier_in_branch},
       {"exit_before_barrier", "synccheck", run_exit_before_barrier},
       {"wrong_shuffle_mask", "synccheck", run_wrong_shuffle_mask},
+      {"half_warp_copied_mask", "synccheck", run_half_warp_copied_mask},
       {"uninitialised_shared_read", "initcheck", run_uninitialised_shared_read},
       {"uninitialised_global_read", "initcheck", run_uninitialised_global_read},
+      {"double_free", "memcheck", run_double_free},
+      {"free_never_allocated", "memcheck", run_free_never_allocated},
+      {"memcpy_past_end", "memcheck", run_memcpy_past_end},
   };
   return all;
 }

@@ -78,6 +78,32 @@ TEST(CheckMode, OnlyTheChosenChecksRun) {
   for (const auto& r : e.reports()) EXPECT_EQ(r.tool, check_tool::racecheck);
 }
 
+TEST(CheckMode, FailingApiCallsReturnTheirErrorAndAreFindings) {
+  check_scope checking;
+  lockstep::emu::take_api_findings();
+  float* p = nullptr;
+  ASSERT_EQ(cudaMalloc(&p, 64 * sizeof(float)), cudaSuccess);
+  std::vector<float> host(65);
+  EXPECT_EQ(cudaMemcpy(p, host.data(), 65 * sizeof(float), cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemset(p + 1, 0, 64 * sizeof(float)), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaFree(p + 1), cudaErrorInvalidDevicePointer);
+  EXPECT_EQ(cudaFree(p), cudaSuccess);
+  EXPECT_EQ(cudaFree(p), cudaErrorInvalidDevicePointer);
+  const std::vector<lockstep::emu::check_report> found = lockstep::emu::take_api_findings();
+  ASSERT_EQ(found.size(), 4u);
+  for (const auto& r : found) {
+    EXPECT_EQ(r.tool, check_tool::memcheck);
+    EXPECT_TRUE(r.kernel.empty());
+    EXPECT_NE(r.at.file.find("test_check_mode.cu"), std::string::npos) << r.str();
+  }
+  EXPECT_NE(found[0].what.find("cudaMemcpy failed with cudaErrorInvalidValue: 260 bytes from destination"), std::string::npos) << found[0].what;
+  EXPECT_NE(found[0].what.find("run 4 bytes past the end"), std::string::npos) << found[0].what;
+  EXPECT_NE(found[1].what.find("cudaMemset"), std::string::npos) << found[1].what;
+  EXPECT_NE(found[2].what.find("points 4 bytes into cudaMalloc'd 256 bytes"), std::string::npos) << found[2].what;
+  EXPECT_NE(found[3].what.find("freed already"), std::string::npos) << found[3].what;
+  EXPECT_TRUE(lockstep::emu::take_api_findings().empty()) << "taken findings are gone";
+}
+
 // Every thread stores the same flag, or its own index, into one shared word.
 __global__ void store_into_one_word(int* out, bool same_value) {
   __shared__ int flag;
