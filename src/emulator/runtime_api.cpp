@@ -56,8 +56,9 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
   if (lockstep::emu::check::release(ptr)) return cudaSuccess;
+  // What the H100 answers for a double free or a pointer it never gave (bench/RESULTS.md, issue 17).
   return lockstep::emu::refuse(
-      "cudaFree", cudaErrorInvalidDevicePointer,
+      "cudaFree", cudaErrorInvalidValue,
       "cannot free " + lockstep::emu::hex_text(reinterpret_cast<std::uintptr_t>(ptr)) + ": " + lockstep::emu::check::why_not_allocation(ptr),
       __builtin_return_address(0));
 }
