@@ -171,12 +171,17 @@ void launch_kernel(const void* kernel, const launch_config& config, void (*thunk
   // before launching, so there the runtime never records them either.
   if (auto problem = check_launch(h100_limits, shape, info.name)) throw launch_error(static_cast<cudaError_t>(problem->cuda_error), problem->message);
   launch_plan plan{thunk, params, config.grid, config.block, config.shared_bytes, &info.name, get_options()};
-  if ((plan.opts.checks & memory_checks) && !info.instrumented)
+  if ((plan.opts.checks & memory_checks) && !info.instrumented) {
+    std::string flags;
+    for (const std::string& flag : check_compile_flags()) flags += (flags.empty() ? "" : " ") + flag;
     throw launch_error(cudaErrorInvalidDeviceFunction,
                        "lockstep check: kernel '" + info.name + "' (in " + info.module_path +
                            ") was not compiled for check mode, so memcheck, racecheck and initcheck cannot see its memory "
-                           "accesses. Compile it with -g -fsanitize=thread -fsanitize=bounds (in CMake: lockstep_check_sources; "
-                           "or run the file with lockstep-check), or check barriers and warps only with LOCKSTEP_CHECK=synccheck");
+                           "accesses. Compile it with " +
+                           flags +
+                           " (in CMake: lockstep_check_sources; or run the file with lockstep-check), or check barriers and warps "
+                           "only with LOCKSTEP_CHECK=synccheck");
+  }
   // One launch at a time, as on one stream; the pool is not re-entrant.
   static std::mutex launch_mutex;
   static worker_pool pool;

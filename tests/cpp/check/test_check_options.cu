@@ -33,6 +33,8 @@ TEST(CheckOptions, MemoryChecksNeedAKernelCompiledForCheckMode) {
     FAIL() << "checked a kernel it cannot see";
   } catch (const lockstep::launch_error& e) {
     EXPECT_NE(std::string(e.what()).find("not compiled for check mode"), std::string::npos) << e.what();
+    for (const std::string& flag : lockstep::emu::check_compile_flags())  // the flags to use, all of them
+      EXPECT_NE(std::string(e.what()).find(flag), std::string::npos) << flag << " missing from: " << e.what();
   }
 }
 
