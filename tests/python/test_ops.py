@@ -10,7 +10,13 @@ import pytest
 
 import lockstep
 
-ALGOS = ["naive", "tiled_static", "tiled_dynamic", "register_1d", "register_2d", "vectorized", "warp_tiled", "double_buffered"]
+# The float32 SIMT ladder, from the kernels' recipe table: a new rung is tested without an edit here.
+ALGOS = [algo["name"] for algo in lockstep._core.matmul_algos() if algo["family"] == "simt"]
+
+
+def test_the_ladder_holds_the_lectures_kernels_and_the_fast_rungs():
+    assert ALGOS[:3] == ["naive", "tiled_static", "tiled_dynamic"]
+    assert {"register_2d", "warp_tiled", "double_buffered"} <= set(ALGOS)
 
 
 def host(t):
