@@ -122,6 +122,12 @@ void compile_shared_object(const std::string& source_text, const std::string& so
   }
 
   std::vector<std::string> argv{compiler.path};
+  // Debug information names the working directory; a module built here may be
+  // loaded by a process working elsewhere (the cache is shared), so it names
+  // "." instead, and line reports read "kernel.cu:12" from anywhere.
+  std::error_code no_cwd;
+  const fs::path cwd = fs::current_path(no_cwd);
+  if (!no_cwd) argv.push_back("-fdebug-prefix-map=" + cwd.string() + "=.");
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"-x", "c++", source_file.string(), "-o", output.string()});
   const process_result result = run_process(argv);

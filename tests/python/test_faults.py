@@ -363,3 +363,23 @@ def test_lines_come_from_the_module_that_faulted_not_one_unloaded_before():
         assert f"kernel.cu:{blank_lines + 1} " in str(caught.value)
         del module
         gc.collect()
+
+
+def test_a_cached_module_names_its_lines_from_any_working_directory(tmp_path):
+    """The compile cache is shared between processes working in different folders: a module
+    compiled in one names "kernel.cu:LINE" in a fault report of another, not the first one's folder."""
+    code = textwrap.dedent(
+        """
+        import numpy as np, lockstep
+        module = lockstep.compile("__global__ void null_read(float* out) {\\n  out[threadIdx.x] = *(volatile float*)nullptr;\\n}\\n", device="cpu")
+        try:
+            module.null_read[1, 1](np.zeros(1, np.float32))
+        except lockstep.KernelError as e:
+            print(e)
+        """
+    )
+    environment = dict(os.environ, LOCKSTEP_CACHE_DIR=str(tmp_path / "cache"))
+    for folder in ("first", "second"):  # the second process loads the first one's module from the cache
+        (tmp_path / folder).mkdir()
+        run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path / folder, env=environment, capture_output=True, text=True, timeout=120)
+        assert " at kernel.cu:2 " in run.stdout, run.stdout + run.stderr

@@ -73,6 +73,7 @@ frame parse_frame(const std::string& function, const std::string& location) {
   if (colon == std::string::npos) return f;
   f.file = location.substr(0, colon);
   if (f.file == "??") f.file.clear();
+  while (f.file.starts_with("./")) f.file.erase(0, 2);  // JIT modules name their directory "." (toolchain/host_compiler.cpp)
   f.line = static_cast<unsigned>(std::strtoul(location.c_str() + colon + 1, nullptr, 10));
   return f;
 }
