@@ -7,9 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <mutex>
-#include <system_error>
 
 #include "check/device_memory.h"
 #include "check/symbolizer.h"
@@ -52,21 +50,10 @@ std::size_t code_bytes_at(std::uintptr_t pc, std::size_t limit) {
   return std::min(s.bytes, limit);
 }
 
-// The file as the compiler was given it: a kernel compiled from a string
-// (`#line 1 "kernel.cu"`) is named relative to the directory it was compiled
-// in, which holds no such file.
-std::string shown_file(const std::string& file) {
-  std::error_code ignored;
-  const std::string cwd = std::filesystem::current_path(ignored).string() + "/";
-  if (file.size() > cwd.size() && file.compare(0, cwd.size(), cwd) == 0 && !std::filesystem::exists(file, ignored)) return file.substr(cwd.size());
-  return file;
-}
-
 // " at kernel.cu:12 (in scale)", or what is known without line tables.
 std::string line_of(const std::vector<std::uintptr_t>& return_addresses) {
   const source_line at = check::user_line(return_addresses);
-  if (!at.file.empty())
-    return " at " + shown_file(at.file) + ":" + std::to_string(at.line) + (at.function.empty() ? "" : " (in " + at.function + ")");
+  if (!at.file.empty()) return " at " + at.file + ":" + std::to_string(at.line) + (at.function.empty() ? "" : " (in " + at.function + ")");
   Dl_info dl{};
   if (!return_addresses.empty() && dladdr(reinterpret_cast<void*>(return_addresses.front() - 1), &dl) && dl.dli_sname)
     return std::string(" in ") + dl.dli_sname + " (" + (dl.dli_fname ? dl.dli_fname : "?") + "; no line: compile the kernel with -g for one)";
