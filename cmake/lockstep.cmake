@@ -80,3 +80,55 @@ function(lockstep_check_sources out_var)
   endforeach()
   set(${out_var} ${generated} PARENT_SCOPE)
 endfunction()
+
+# Whole CUDA programs through lockstep's compiler driver (`lockstep nvcc`,
+# tools/lockstep_nvcc.cpp): every .cu is preprocessed with lockstep's CUDA
+# headers first, rewritten (launches, dynamic shared memory) and compiled for
+# the emulator; files included from it need no listing, macros that expand to
+# launches are seen, and the target needs no CUDA language (no nvcc).
+#
+# lockstep_cuda_sources(TARGET a.cu ...): adds the .cu files, compiled by the
+# driver with TARGET's include directories, definitions and compile options
+# (transitively, as for its C++ files), to TARGET, and links it to liblockstep.
+function(lockstep_cuda_sources target)
+  set(include_dirs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+  set(definitions "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+  set(options "$<TARGET_PROPERTY:${target},COMPILE_OPTIONS>")
+  foreach(src IN LISTS ARGN)
+    get_filename_component(abs "${src}" ABSOLUTE)
+    file(RELATIVE_PATH rel "${CMAKE_CURRENT_SOURCE_DIR}" "${abs}")
+    string(REPLACE "../" "up/" rel "${rel}")
+    set(object "${CMAKE_CURRENT_BINARY_DIR}/lockstep_cuda/${target}/${rel}.o")
+    add_custom_command(
+      OUTPUT "${object}"
+      COMMAND lockstep-nvcc -c "${abs}" -o "${object}" -MD -MF "${object}.d" -MT "${object}"
+              "$<$<BOOL:${include_dirs}>:-I$<JOIN:${include_dirs},;-I>>" "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},;-D>>"
+              "$<$<BOOL:${options}>:-Xcompiler=$<JOIN:${options},,>>"
+      DEPENDS "${abs}" lockstep-nvcc
+      DEPFILE "${object}.d"
+      COMMENT "lockstep nvcc ${rel}"
+      COMMAND_EXPAND_LISTS VERBATIM)
+    target_sources(${target} PRIVATE "${object}")
+  endforeach()
+  target_link_libraries(${target} PRIVATE lockstep::lockstep)
+  set_property(TARGET ${target} PROPERTY LINKER_LANGUAGE CXX)  # also when it has no C++ file of its own
+endfunction()
+
+# lockstep_cuda_target(TARGET ...): builds each existing TARGET's .cu sources
+# through the driver instead of nvcc (an existing project's targets, unchanged
+# but for this call); link a target that uses cuBLAS to lockstep::cublas.
+function(lockstep_cuda_target)
+  foreach(target IN LISTS ARGN)
+    get_target_property(sources ${target} SOURCES)
+    get_target_property(source_dir ${target} SOURCE_DIR)
+    set(cuda_sources)
+    foreach(src IN LISTS sources)
+      if(src MATCHES "\\.cu$")
+        get_filename_component(abs "${src}" ABSOLUTE BASE_DIR "${source_dir}")
+        set_source_files_properties("${src}" TARGET_DIRECTORY ${target} PROPERTIES HEADER_FILE_ONLY ON)
+        list(APPEND cuda_sources "${abs}")
+      endif()
+    endforeach()
+    lockstep_cuda_sources(${target} ${cuda_sources})
+  endforeach()
+endfunction()

@@ -17,6 +17,7 @@
 #else
 #include "lockstep/emu/atomics.h"
 #include "lockstep/emu/builtins.h"
+#include "lockstep/emu/chevron_launch.h"
 #include "lockstep/emu/device_io.h"
 #include "lockstep/emu/half.h"
 #include "lockstep/emu/math.h"

@@ -1,30 +1,52 @@
 """The ``lockstep`` command.
 
-    lockstep check [-I DIR]... [-D NAME[=VALUE]]... [--checks LIST] FILE.cu [ARGS...]
-        builds FILE.cu, a single-source CUDA program with its own main (a test
-        harness), for the emulator in check mode and runs it; exits non-zero,
-        with every finding, if a kernel touched memory it should not, raced,
+    lockstep nvcc [nvcc options] FILES...
+        builds a CUDA program (.cu, .cpp, .o files) as nvcc does, for the
+        emulator: ``lockstep nvcc -o prog main.cu util.cu -lcublas``.
+
+    lockstep run [nvcc options] FILES... [--] [ARGS...]
+        builds the program (cached) and runs it with ARGS.
+
+    lockstep check [--checks LIST] [--keep] [nvcc options] FILES... [--] [ARGS...]
+        builds the program in check mode and runs it; exits non-zero, with
+        every finding, if a kernel touched memory it should not, raced,
         diverged at a barrier or read what nothing wrote.
 
     lockstep bench [--quick] [--out DIR]
         the matmul speed ladder on this machine (see lockstep.bench).
 
-Also ``python -m lockstep ...``.
+Also ``python -m lockstep ...``; ``lockstep-nvcc`` is ``lockstep nvcc``.
 """
 
 from __future__ import annotations
 
 import os
 import pathlib
-import subprocess
 import sys
 
 USAGE = "\n".join(
     (
-        "usage: lockstep check [-I DIR]... [-D NAME[=VALUE]]... [--checks LIST] FILE.cu [ARGS...]",
+        "usage: lockstep nvcc [nvcc options] FILES...",
+        "       lockstep run [nvcc options] FILES... [--] [ARGS...]",
+        "       lockstep check [--checks LIST] [--keep] [nvcc options] FILES... [--] [ARGS...]",
         "       lockstep bench [--quick] [--out DIR]",
     )
 )
+DRIVER_COMMANDS = ("nvcc", "run", "check")
+
+
+def _driver(args: list[str]) -> int:
+    """Replace this process with the compiler driver installed beside the package."""
+    package = pathlib.Path(__file__).resolve().parent
+    tool = package / "lockstep-nvcc"
+    if not tool.exists():
+        print(f"lockstep: {tool} is missing; reinstall lockstep (pip install .)", file=sys.stderr)
+        return 2
+    # The driver finds lockstep's headers and libraries beside itself; exec
+    # keeps the terminal, the exit status and Ctrl-C the program's own.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(str(tool), [str(tool), *args])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,17 +56,15 @@ def main(argv: list[str] | None = None) -> int:
         from . import bench
 
         return bench.main(args[1:])
-    if not args or args[0] != "check":
+    if not args or args[0] not in DRIVER_COMMANDS:
         print(USAGE, file=sys.stderr)
         return 2
-    package = pathlib.Path(__file__).resolve().parent
-    tool = package / "lockstep-check"
-    if not tool.exists():
-        print(f"lockstep: {tool} is missing; reinstall lockstep (pip install .)", file=sys.stderr)
-        return 2
-    # The tool finds lockstep's headers and library through these, installed beside this file.
-    env = dict(os.environ, LOCKSTEP_INCLUDE_DIR=str(package / "include"), LOCKSTEP_LIBRARY_DIR=str(package))
-    return subprocess.run([str(tool), *args[1:]], env=env).returncode
+    return _driver(args)
+
+
+def nvcc() -> int:
+    """The ``lockstep-nvcc`` command: ``lockstep nvcc`` under one name, for build files (NVCC=lockstep-nvcc)."""
+    return _driver(["nvcc", *sys.argv[1:]])
 
 
 if __name__ == "__main__":

@@ -6,7 +6,13 @@
 
 // Kernels stay ordinary functions; `used` keeps a kernel that is only launched
 // through a pointer from being dropped, so the emulator can find its symbol.
+// The driver's preprocessing (LOCKSTEP_KEEP_KEYWORDS) keeps __global__ and
+// __shared__ as written, for the host-source rewrite to find in its output.
+#if defined(LOCKSTEP_KEEP_KEYWORDS)
+#define __global__ __global__
+#else
 #define __global__ __attribute__((used))
+#endif
 #define __device__
 #define __host__
 #define __constant__
@@ -28,4 +34,8 @@
 // build (lockstep_host_source, see cmake/) into a pointer to the launch's
 // dynamic shared buffer, because no prefix macro can turn an extern array into
 // a per-launch buffer.
+#if defined(LOCKSTEP_KEEP_KEYWORDS)
+#define __shared__ __shared__
+#else
 #define __shared__ thread_local
+#endif

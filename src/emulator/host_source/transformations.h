@@ -15,4 +15,10 @@ using toolchain::token;
 // `extern __shared__ T name[];` -> `T* const name = reinterpret_cast<T*>(::lockstep::emu::dynamic_shared_memory());`
 void dynamic_shared_memory(const std::vector<token>& code, source_rewriter& edits);
 
+// `k<<<grid, block, shared, stream>>>(args)` -> `::lockstep::emu::chevron_launch(k, grid, block, shared, stream)(args)`
+void launch_syntax(const std::vector<token>& code, source_rewriter& edits);
+
+// Preprocessed source only: `__shared__` -> `thread_local`, `__global__` -> `__attribute__((used))`.
+void keywords(const std::vector<token>& code, source_rewriter& edits);
+
 }  // namespace lockstep::emu::host_transforms

@@ -58,3 +58,38 @@ TEST(HostSource, RewritesEveryDeclaration) {
   EXPECT_NE(out.find("int* const x = reinterpret_cast<int" + pointer_to_dynamic), std::string::npos) << out;
   EXPECT_NE(out.find("double* const y = reinterpret_cast<double" + pointer_to_dynamic), std::string::npos) << out;
 }
+
+// CUDA's launch syntax becomes a call; only the brackets change.
+TEST(HostSource, RewritesLaunchSyntax) {
+  EXPECT_EQ(host_source("k<<<grid, block>>>(a, b);"), "::lockstep::emu::chevron_launch(k, grid, block)(a, b);");
+  EXPECT_EQ(host_source("ns::k<T, 4><<<g, b, shared, stream>>>(x);"), "::lockstep::emu::chevron_launch(ns::k<T, 4>, g, b, shared, stream)(x);");
+  EXPECT_EQ(host_source("::k<<<1, 32>>>();"), "::lockstep::emu::chevron_launch(::k, 1, 32)();");
+  EXPECT_EQ(host_source("(*fp)<<<1, 32>>>(p);"), "::lockstep::emu::chevron_launch((*fp), 1, 32)(p);");
+  EXPECT_EQ(host_source("Outer<int>::k<<<1, 32>>>(p);"), "::lockstep::emu::chevron_launch(Outer<int>::k, 1, 32)(p);");
+  EXPECT_EQ(host_source("k<std::vector<int>><<<1, 32>>>(p);"), "::lockstep::emu::chevron_launch(k<std::vector<int>>, 1, 32)(p);");
+}
+
+TEST(HostSource, LaunchSyntaxKeepsLines) {
+  const std::string in = "k<float>\n  <<<dim3(n / 64),\n     64>>>(y,\n          n);\nint after;\n";
+  const std::string out = host_source(in);
+  EXPECT_EQ(out, "::lockstep::emu::chevron_launch(k<float>\n  , dim3(n / 64),\n     64)(y,\n          n);\nint after;\n");
+}
+
+TEST(HostSource, LeavesShiftsAndTextAlone) {
+  const std::string in =
+      "int a = b << c >> d;\n"
+      "// k<<<1, 2>>>(x);\n"
+      "const char* s = \"k<<<1, 2>>>(x)\";\n"
+      "#define LAUNCH k<<<1, 2>>>(x)\n";
+  EXPECT_EQ(host_source(in), in);
+}
+
+// Preprocessed input: keywords the driver kept are mapped here.
+TEST(HostSource, MapsKeptKeywordsInPreprocessedSource) {
+  using lockstep::emu::source_form;
+  EXPECT_EQ(host_source("__global__ void k() { __shared__ float t[4]; }", source_form::preprocessed),
+            "__attribute__((used)) void k() { thread_local float t[4]; }");
+  const std::string dynamic = host_source("void k() { extern __shared__ float s[]; }", source_form::preprocessed);
+  EXPECT_NE(dynamic.find("float* const s = reinterpret_cast<float" + pointer_to_dynamic), std::string::npos) << dynamic;
+  EXPECT_EQ(host_source("__global__ void k();"), "__global__ void k();");  // written source: the macros map them
+}

@@ -1,0 +1,3 @@
+// <cuda_profiler_api.h> on the emulator: lockstep maps the whole of it in lockstep/cuda.h.
+#pragma once
+#include "lockstep/cuda.h"

@@ -1,0 +1,98 @@
+// The forms of CUDA's launch syntax real programs use, as they write them.
+// Built for the emulator through `lockstep nvcc` and for the GPU by nvcc; the
+// program checks every result itself and exits non-zero on a mismatch.
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+static int failures = 0;
+#define EXPECT(condition)                                                           \
+  do {                                                                              \
+    if (!(condition)) {                                                             \
+      std::fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #condition); \
+      ++failures;                                                                   \
+    }                                                                               \
+  } while (0)
+
+__global__ void add(float* y, float value, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += value;
+}
+
+template <typename T, int times>
+__global__ void scale(T* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] *= times;
+}
+
+namespace kernels {
+__global__ void reverse_in_block(int* data) {
+  extern __shared__ int staged[];
+  staged[threadIdx.x] = data[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  data[blockIdx.x * blockDim.x + threadIdx.x] = staged[blockDim.x - 1 - threadIdx.x];
+}
+}  // namespace kernels
+
+// A launch a macro expands to: seen because the driver preprocesses first.
+#define ADD_ONE(ptr, n) add<<<((n) + 127) / 128, 128>>>(ptr, 1.0f, n)
+
+template <typename T>
+void scale_by_two(T* y, int n, cudaStream_t stream) {
+  scale<T, 2><<<dim3((n + 63) / 64), dim3(64), 0, stream>>>(y, n);
+}
+
+int main() {
+  const int n = 1000;
+  std::vector<float> host(n);
+  for (int i = 0; i < n; ++i) host[i] = static_cast<float>(std::rand() % 100);
+  float* y = nullptr;
+  cudaMalloc(&y, n * sizeof(float));
+  cudaMemcpy(y, host.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+
+  add<<<(n + 255) / 256, 256>>>(y, 3.0f, n);  // plain
+  EXPECT(cudaGetLastError() == cudaSuccess);
+  ADD_ONE(y, n);  // through a macro
+  scale<float, 3><<<dim3((n + 127) / 128, 1, 1), dim3(128, 1, 1)>>>(y,
+                                                                    n);  // template arguments, split over lines
+  cudaStream_t stream = nullptr;
+  scale_by_two(y, n, stream);  // inside a template, on a stream
+  cudaStreamSynchronize(stream);
+  void (*pointer)(float*, float, int) = add;
+  (*pointer)<<<(n + 255) / 256, 256>>>(y, -1.0f, n);  // through a function pointer
+  std::vector<float> out(n);
+  cudaMemcpy(out.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost);
+  for (int i = 0; i < n; ++i) EXPECT(out[i] == ((host[i] + 3.0f + 1.0f) * 3.0f * 2.0f) - 1.0f);
+
+  // Dynamic shared memory, a namespace-qualified kernel.
+  const int blocks = 3, threads = 64;
+  std::vector<int> values(blocks * threads);
+  for (int i = 0; i < blocks * threads; ++i) values[i] = std::rand();
+  int* d = nullptr;
+  cudaMalloc(&d, values.size() * sizeof(int));
+  cudaMemcpy(d, values.data(), values.size() * sizeof(int), cudaMemcpyHostToDevice);
+  kernels::reverse_in_block<<<blocks, threads, threads * sizeof(int)>>>(d);
+  std::vector<int> reversed(values.size());
+  cudaMemcpy(reversed.data(), d, values.size() * sizeof(int), cudaMemcpyDeviceToHost);
+  for (int b = 0; b < blocks; ++b)
+    for (int t = 0; t < threads; ++t) EXPECT(reversed[b * threads + t] == values[b * threads + threads - 1 - t]);
+
+  // A launch outside the device's limits fails as on the GPU: the kernel does
+  // not run and the error waits in cudaPeekAtLastError / cudaGetLastError.
+  add<<<1, 2048>>>(y, 100.0f, n);
+  EXPECT(cudaPeekAtLastError() == cudaErrorInvalidConfiguration);
+  EXPECT(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  EXPECT(cudaGetLastError() == cudaSuccess);
+  cudaMemcpy(out.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost);
+  EXPECT(out[0] == ((host[0] + 3.0f + 1.0f) * 3.0f * 2.0f) - 1.0f);
+  add<<<dim3(1, 70000), 32>>>(y, 100.0f, n);  // grid.y above 65535
+  EXPECT(cudaGetLastError() == cudaErrorInvalidConfiguration);
+
+  cudaFree(y);
+  cudaFree(d);
+  if (failures) return 1;
+  std::printf("launch_forms: all launches gave the expected results\n");
+  return 0;
+}

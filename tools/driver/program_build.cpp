@@ -1,0 +1,218 @@
+#include "program_build.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "emulator/host_source/host_source.h"
+#include "toolchain/host_compiler.h"
+#include "toolchain/process.h"
+
+namespace lockstep::driver {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw build_failure("cannot write " + path.string() + ": is the disk full?");
+}
+
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
+
+std::string compiler_of(const nvcc_command& command) {
+  return command.host_compiler.empty() ? toolchain::find_host_compiler().path : command.host_compiler;
+}
+
+// lockstep's headers need C++20; an older standard asked for is raised to it
+// (code written for C++17 compiles as C++20 but for a few corner cases).
+std::string standard_flag(const nvcc_command& command) {
+  for (const char* newer : {"c++2", "gnu++2"})
+    if (starts_with(command.language_standard, newer)) return "-std=" + command.language_standard;
+  return "-std=c++20";
+}
+
+bool has_flag_starting(const std::vector<std::string>& flags, const std::string& prefix) {
+  for (const std::string& f : flags)
+    if (starts_with(f, prefix)) return true;
+  return false;
+}
+
+// The compiler proper's flags: the user's, plus line tables (fault messages
+// name lines) and optimisation (the kernels are host code here, and nvcc
+// optimises device code by default) when the user chose none.
+std::vector<std::string> code_generation_flags(const nvcc_command& command) {
+  std::vector<std::string> flags = command.compiler_flags;
+  if (!has_flag_starting(flags, "-g")) flags.push_back("-g1");
+  if (!has_flag_starting(flags, "-O")) flags.push_back("-O2");
+  if (command.shared_library) flags.push_back("-fPIC");
+  return flags;
+}
+
+// NVIDIA's libcu++ (`<cuda/std/...>`), from a CUDA toolkit's CCCL folder when
+// there is one: only that folder, so the toolkit's own runtime headers stay out.
+std::string cccl_include_dir() {
+  for (const std::string& root : {environment("CUDA_HOME"), environment("CUDA_PATH"), std::string("/usr/local/cuda")}) {
+    if (root.empty()) continue;
+    const fs::path cccl = fs::path(root) / "include" / "cccl";
+    if (fs::is_directory(cccl / "cuda")) return cccl.string();
+  }
+  return "";
+}
+
+void run_step(const std::vector<std::string>& argv, const std::string& what) {
+  const toolchain::process_result r = toolchain::run_process(argv);
+  if (r.exit_code != 0) throw build_failure(r.output + "lockstep nvcc: " + what + " failed (exit status " + std::to_string(r.exit_code) + ")");
+  if (!r.output.empty()) std::cerr << r.output;  // warnings
+}
+
+// Libraries of CUDA's that the emulator provides or needs no counterpart of.
+std::vector<std::string> emulator_libraries(const nvcc_command& command, const installation& where) {
+  std::vector<std::string> flags;
+  bool cublas = false;
+  for (const std::string& flag : command.linker_flags) {
+    if (flag == "-lcublas" || flag == "-lcublasLt" || flag == "-lcublas_static" || flag == "-lcublasLt_static") {
+      cublas = true;
+      continue;
+    }
+    // The runtime and NVTX are in liblockstep (or need nothing); the driver
+    // API is not emulated, and its calls fail to link by name.
+    if (flag == "-lcudart" || flag == "-lcudart_static" || flag == "-lcudadevrt" || flag == "-lcuda" || flag == "-lnvToolsExt" || flag == "-lculibos")
+      continue;
+    flags.push_back(flag);
+  }
+  flags.push_back("-L" + where.library_dir.string());
+  if (cublas) flags.push_back("-llockstep_cublas");
+  flags.insert(flags.end(), {"-llockstep", "-Wl,-rpath," + where.library_dir.string(), "-pthread"});
+  return flags;
+}
+
+std::string link_hint(const std::string& output) {
+  if (output.find("undefined reference to `cu") != std::string::npos && output.find("undefined reference to `cublas") == std::string::npos)
+    return "lockstep nvcc: the program calls CUDA's driver API (cu* functions), which the emulator does not provide; "
+           "it emulates the runtime API (cuda* functions), cooperative groups and cuBLAS\n";
+  if (output.find("undefined reference to `cublas") != std::string::npos)
+    return "lockstep nvcc: link with -lcublas (or -lcublasLt) for the emulator's cuBLAS\n";
+  if (output.find("cannot find -lcu") != std::string::npos)
+    return "lockstep nvcc: that CUDA library is not emulated; the emulator provides the runtime API, cooperative groups and cuBLAS\n";
+  return "";
+}
+
+}  // namespace
+
+installation find_installation() {
+  const std::string include = environment("LOCKSTEP_INCLUDE_DIR"), library = environment("LOCKSTEP_LIBRARY_DIR");
+  if (!include.empty() && !library.empty()) return {include, library};
+  std::error_code ignored;
+  const fs::path here = fs::read_symlink("/proc/self/exe", ignored).parent_path();
+  if (fs::exists(here / "include" / "lockstep" / "cuda.h")) return {here / "include", here};
+  return {LOCKSTEP_SOURCE_INCLUDE_DIR, LOCKSTEP_LIBRARY_DIR};
+}
+
+std::filesystem::path default_output(const nvcc_command& command) {
+  if (!command.output.empty()) return command.output;
+  if (command.compile_only && command.sources.size() == 1) return command.sources[0].path.filename().replace_extension(".o");
+  return "a.out";
+}
+
+std::vector<prepared_source> prepare_sources(const nvcc_command& command, const installation& where, const build_options& options) {
+  const std::string compiler = compiler_of(command);
+  std::vector<prepared_source> prepared;
+  for (std::size_t i = 0; i < command.sources.size(); ++i) {
+    const source_file& source = command.sources[i];
+    if (!fs::is_regular_file(source.path)) throw build_failure("lockstep nvcc: cannot read " + source.path.string());
+    if (!source.cuda) {
+      prepared.push_back({source, source.path, ""});
+      continue;
+    }
+    const fs::path preprocessed = options.work_dir / (std::to_string(i) + "-" + source.path.stem().string() + ".ii");
+    // lockstep's CUDA headers first, so they win over an installed toolkit's;
+    // lockstep's own as system headers (no warnings from them in -Wall builds).
+    std::vector<std::string> argv{compiler,
+                                  "-E",
+                                  "-x",
+                                  "c++",
+                                  standard_flag(command),
+                                  "-DLOCKSTEP_KEEP_KEYWORDS",
+                                  "-I" + (where.include_dir / "lockstep" / "cuda_include").string()};
+    argv.insert(argv.end(), command.preprocessor_flags.begin(), command.preprocessor_flags.end());
+    argv.insert(argv.end(), {"-isystem", where.include_dir.string()});
+    if (const std::string cccl = cccl_include_dir(); !cccl.empty()) argv.insert(argv.end(), {"-isystem", cccl});
+    const std::vector<std::string> flags = code_generation_flags(command);  // -fopenmp, -O define macros
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {"-include", "lockstep/emu/program.h", source.path.string(), "-o", preprocessed.string()});
+    run_step(argv, "preprocessing " + source.path.string());
+    std::string text = emu::host_source(read_file(preprocessed), emu::source_form::preprocessed);
+    const fs::path rewritten = options.work_dir / (std::to_string(i) + "-" + source.path.stem().string() + ".host.ii");
+    write_file(rewritten, text);
+    prepared.push_back({source, rewritten, std::move(text)});
+  }
+  return prepared;
+}
+
+void compile_and_link(const nvcc_command& command, const std::vector<prepared_source>& sources, const installation& where,
+                      const build_options& options, const std::filesystem::path& output) {
+  const std::string compiler = compiler_of(command);
+  std::vector<std::string> objects;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const prepared_source& s = sources[i];
+    fs::path object;
+    if (command.compile_only)
+      object = sources.size() == 1 ? output : s.source.path.filename().replace_extension(".o");
+    else
+      object = options.work_dir / (std::to_string(i) + "-" + s.source.path.stem().string() + ".o");
+    std::vector<std::string> argv{compiler};
+    if (s.source.cuda) {
+      argv.insert(argv.end(), {"-x", "c++-cpp-output", standard_flag(command)});
+    } else {
+      const bool c_source = s.source.path.extension() == ".c";
+      if (!c_source) argv.push_back(standard_flag(command));
+      argv.push_back("-I" + (where.include_dir / "lockstep" / "cuda_include").string());
+      argv.insert(argv.end(), command.preprocessor_flags.begin(), command.preprocessor_flags.end());
+      argv.insert(argv.end(), {"-isystem", where.include_dir.string()});
+    }
+    const std::vector<std::string> flags = code_generation_flags(command);
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    if (options.checked && s.source.cuda)
+      for (std::istringstream in(LOCKSTEP_CHECK_FLAGS); in;) {
+        std::string flag;
+        if (in >> flag) argv.push_back(flag);
+      }
+    argv.insert(argv.end(), {"-c", s.compiled_file.string(), "-o", object.string()});
+    run_step(argv, "compiling " + s.source.path.string());
+    objects.push_back(object.string());
+  }
+  if (command.compile_only) return;
+
+  std::vector<std::string> argv{compiler};
+  argv.insert(argv.end(), objects.begin(), objects.end());
+  argv.insert(argv.end(), command.link_inputs.begin(), command.link_inputs.end());
+  if (command.shared_library) argv.push_back("-shared");
+  for (const std::string& flag : command.compiler_flags)
+    if (starts_with(flag, "-f") || flag == "-pthread") argv.push_back(flag);  // -fopenmp, -fsanitize=...: the link needs them too
+  argv.insert(argv.end(), {"-o", output.string()});
+  const std::vector<std::string> libraries = emulator_libraries(command, where);
+  argv.insert(argv.end(), libraries.begin(), libraries.end());
+  const toolchain::process_result r = toolchain::run_process(argv);
+  if (r.exit_code != 0)
+    throw build_failure(r.output + link_hint(r.output) + "lockstep nvcc: linking " + output.string() + " failed (exit status " +
+                        std::to_string(r.exit_code) + ")");
+}
+
+}  // namespace lockstep::driver
