@@ -17,9 +17,9 @@
 #else
 #include "lockstep/emu/atomics.h"
 #include "lockstep/emu/builtins.h"
-#include "lockstep/emu/chevron_launch.h"
 #include "lockstep/emu/device_io.h"
 #include "lockstep/emu/half.h"
+#include "lockstep/emu/launch_api.h"
 #include "lockstep/emu/math.h"
 #include "lockstep/emu/qualifiers.h"
 #include "lockstep/emu/runtime_api.h"

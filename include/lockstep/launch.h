@@ -28,6 +28,9 @@ struct launch_config {
   dim3 block;
   std::size_t shared_bytes = 0;
   cudaStream_t stream = nullptr;
+  // All blocks run at once (grid.sync() allowed); fails with
+  // cudaErrorCooperativeLaunchTooLarge when they cannot all be resident.
+  bool cooperative = false;
 };
 
 namespace detail {

@@ -62,6 +62,14 @@ int main() {
   cudaStreamSynchronize(stream);
   void (*pointer)(float*, float, int) = add;
   (*pointer)<<<(n + 255) / 256, 256>>>(y, -1.0f, n);  // through a function pointer
+  // The runtime API's launch: arguments as an array of pointers, the kernel
+  // typed or cast to void* (as the CUDA samples write it).
+  float plus = 0.5f, minus = -0.5f;
+  int count = n;
+  void* add_half[] = {&y, &plus, &count};
+  EXPECT(cudaLaunchKernel((void*)add, dim3((n + 255) / 256), dim3(256), add_half, 0, nullptr) == cudaSuccess);
+  void* subtract_half[] = {&y, &minus, &count};
+  EXPECT(cudaLaunchKernel(add, dim3((n + 255) / 256), dim3(256), subtract_half) == cudaSuccess);
   std::vector<float> out(n);
   cudaMemcpy(out.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost);
   for (int i = 0; i < n; ++i) EXPECT(out[i] == ((host[i] + 3.0f + 1.0f) * 3.0f * 2.0f) - 1.0f);

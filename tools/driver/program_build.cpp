@@ -10,6 +10,7 @@
 #include "emulator/host_source/host_source.h"
 #include "toolchain/host_compiler.h"
 #include "toolchain/process.h"
+#include "unsupported_features.h"
 
 namespace lockstep::driver {
 namespace {
@@ -78,7 +79,9 @@ std::string cccl_include_dir() {
 
 void run_step(const std::vector<std::string>& argv, const std::string& what) {
   const toolchain::process_result r = toolchain::run_process(argv);
-  if (r.exit_code != 0) throw build_failure(r.output + "lockstep nvcc: " + what + " failed (exit status " + std::to_string(r.exit_code) + ")");
+  if (r.exit_code != 0)
+    throw build_failure(r.output + explain_unsupported(r.output) + "lockstep nvcc: " + what + " failed (exit status " + std::to_string(r.exit_code) +
+                        ")");
   if (!r.output.empty()) std::cerr << r.output;  // warnings
 }
 
@@ -159,6 +162,8 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
     argv.insert(argv.end(), {"-include", "lockstep/emu/program.h", source.path.string(), "-o", preprocessed.string()});
     run_step(argv, "preprocessing " + source.path.string());
     std::string text = emu::host_source(read_file(preprocessed), emu::source_form::preprocessed);
+    if (const std::string ptx = inline_ptx_uses(text); !ptx.empty())
+      throw build_failure(ptx + "lockstep nvcc: compiling " + source.path.string() + " failed");
     const fs::path rewritten = options.work_dir / (std::to_string(i) + "-" + source.path.stem().string() + ".host.ii");
     write_file(rewritten, text);
     prepared.push_back({source, rewritten, std::move(text)});

@@ -1,17 +1,65 @@
 // In preprocessed source the declaration keywords that a macro cannot map
 // survive as tokens (the driver's preprocessing defines them as themselves, so
-// dynamic_shared_memory and kernel discovery still see them); here they get
-// what lockstep/emu/qualifiers.h gives them in unpreprocessed source.
+// dynamic_shared_memory still sees them); here they get what
+// lockstep/emu/qualifiers.h gives them in unpreprocessed source. Each
+// definition of a kernel that is not a template is also registered with its
+// parameter types, so that the runtime API can launch it from an untyped
+// pointer and an argument array (`cudaLaunchCooperativeKernel((void*)k, ...)`).
+#include <string>
+
 #include "emulator/host_source/transformations.h"
 
 namespace lockstep::emu::host_transforms {
+namespace {
+
+using toolchain::token_kind;
+
+// Whether the declaration that `__global__` at `at` belongs to starts with a
+// template header: `template <...> [specifiers] __global__`.
+bool in_template(const std::vector<token>& code, std::size_t at) {
+  for (std::size_t i = at; i > 0; --i) {
+    const token& t = code[i - 1];
+    if (t.is(">") || t.is(">>") || t.is("template")) return true;
+    if (t.is(";") || t.is("{") || t.is("}")) return false;
+  }
+  return false;
+}
+
+// After `__global__` at `at`: the kernel's name and the position of its body's
+// closing `}`, when this is a definition (0 otherwise).
+std::size_t definition_end(const std::vector<token>& code, std::size_t at, std::size_t& name) {
+  std::size_t i = at + 1;
+  for (; i < code.size() && !code[i].is("("); ++i) {
+    if (code[i].is(";") || code[i].is("{")) return 0;
+    if (code[i].is("__attribute__") && code[i + 1].is("(")) {  // __launch_bounds__ and friends, expanded
+      toolchain::token_cursor cursor(code, i + 1);
+      i = cursor.skip_balanced();
+    }
+  }
+  if (i >= code.size() || i == at + 1 || code[i - 1].kind != token_kind::identifier) return 0;
+  name = i - 1;
+  toolchain::token_cursor cursor(code, i);
+  const std::size_t close = cursor.skip_balanced();
+  if (!code[close + 1].is("{")) return 0;
+  cursor.seek(close + 1);
+  const std::size_t end = cursor.skip_balanced();
+  return code[end].is("}") ? end : 0;
+}
+
+}  // namespace
 
 void keywords(const std::vector<token>& code, source_rewriter& edits) {
   for (std::size_t i = 0; i < code.size(); ++i) {
-    if (code[i].is("__shared__") && !(i > 0 && code[i - 1].is("extern")))
+    if (code[i].is("__shared__") && !(i > 0 && code[i - 1].is("extern"))) {
       edits.replace(code[i], code[i], "thread_local");
-    else if (code[i].is("__global__"))
+    } else if (code[i].is("__global__")) {
       edits.replace(code[i], code[i], "__attribute__((used))");
+      std::size_t name = 0;
+      if (in_template(code, i)) continue;
+      if (const std::size_t end = definition_end(code, i, name))
+        edits.insert(code[end].end_offset(), " static inline const bool lockstep_kernel_registered_" + std::to_string(code[end].offset) +
+                                                 " = ::lockstep::emu::register_kernel(&" + std::string(code[name].text) + ");");
+    }
   }
 }
 

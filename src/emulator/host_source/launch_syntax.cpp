@@ -1,6 +1,6 @@
 // `kernel<<<grid, block, shared, stream>>>(args)`, CUDA's launch syntax, is no
 // C++ at all; it becomes a call of lockstep::emu::chevron_launch (in
-// lockstep/emu/chevron_launch.h), which launches on the emulator and keeps the
+// lockstep/emu/launch_api.h), which launches on the emulator and keeps the
 // launch's errors for cudaGetLastError as the CUDA runtime does:
 //   ::lockstep::emu::chevron_launch(kernel, grid, block, shared, stream)(args)
 // Only the brackets change, so the kernel expression, the configuration and

@@ -87,8 +87,12 @@ TEST(HostSource, LeavesShiftsAndTextAlone) {
 // Preprocessed input: keywords the driver kept are mapped here.
 TEST(HostSource, MapsKeptKeywordsInPreprocessedSource) {
   using lockstep::emu::source_form;
-  EXPECT_EQ(host_source("__global__ void k() { __shared__ float t[4]; }", source_form::preprocessed),
-            "__attribute__((used)) void k() { thread_local float t[4]; }");
+  EXPECT_EQ(host_source("__global__ void k(int* p) { __shared__ float t[4]; }", source_form::preprocessed),
+            "__attribute__((used)) void k(int* p) { thread_local float t[4]; } static inline const bool lockstep_kernel_registered_51 = "
+            "::lockstep::emu::register_kernel(&k);");
+  // Declarations and templates are not registered (a template has no one address).
+  EXPECT_EQ(host_source("__global__ void k(int);\ntemplate <int n> __global__ void t() {}", source_form::preprocessed),
+            "__attribute__((used)) void k(int);\ntemplate <int n> __attribute__((used)) void t() {}");
   const std::string dynamic = host_source("void k() { extern __shared__ float s[]; }", source_form::preprocessed);
   EXPECT_NE(dynamic.find("float* const s = reinterpret_cast<float" + pointer_to_dynamic), std::string::npos) << dynamic;
   EXPECT_EQ(host_source("__global__ void k();"), "__global__ void k();");  // written source: the macros map them

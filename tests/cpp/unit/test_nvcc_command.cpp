@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "driver/nvcc_command.h"
+#include "driver/unsupported_features.h"
 
 using lockstep::driver::nvcc_command;
 using lockstep::driver::parse_nvcc_command;
@@ -63,4 +64,34 @@ TEST(NvccCommand, RefusesWhatNvccRefuses) {
   EXPECT_THROW(parse_nvcc_command({"k.cu", "-o"}), usage_error);
   EXPECT_THROW(parse_nvcc_command({"notes.txt"}), usage_error);
   EXPECT_THROW(parse_nvcc_command({"-x", "fortran", "k.f"}), usage_error);
+}
+
+// Unsupported features are named with their line, not left to "was not declared".
+TEST(UnsupportedFeatures, NamesTheFeatureAndLine) {
+  using lockstep::driver::explain_unsupported;
+  const std::string textures = explain_unsupported("prog.cu:41:13: error: ‘tex2D’ was not declared in this scope\n");
+  EXPECT_NE(textures.find("prog.cu:41: tex2D: textures are not emulated"), std::string::npos) << textures;
+  const std::string driver_api = explain_unsupported("main.cpp:7:3: error: ‘CUresult’ does not name a type\n");
+  EXPECT_NE(driver_api.find("main.cpp:7: CUresult: the CUDA driver API"), std::string::npos) << driver_api;
+  const std::string header = explain_unsupported("mc.cu:3:10: fatal error: curand_kernel.h: No such file or directory\n");
+  EXPECT_NE(header.find("mc.cu:3: <curand_kernel...>: cuRAND is not emulated"), std::string::npos) << header;
+  // The runtime API and cuBLAS are not the driver API; an ordinary typo is not a feature.
+  EXPECT_EQ(explain_unsupported("a.cu:1:1: error: ‘cudaMallocc’ was not declared in this scope\n"), "");
+  EXPECT_EQ(explain_unsupported("a.cu:1:1: error: ‘cublasSgemmm’ was not declared in this scope\n"), "");
+  EXPECT_EQ(explain_unsupported("a.cu:1:1: error: ‘counter’ was not declared in this scope\n"), "");
+}
+
+TEST(UnsupportedFeatures, FindsInlinePtxWithItsLine) {
+  using lockstep::driver::inline_ptx_uses;
+  const std::string text =
+      "# 1 \"lane.cu\"\n"
+      "__device__ unsigned lane() {\n"
+      "  unsigned id;\n"
+      "  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(id));\n"
+      "  return id;\n"
+      "}\n";
+  EXPECT_EQ(inline_ptx_uses(text),
+            "lane.cu:3: inline PTX (asm) is not supported by the emulator: write the operation in CUDA C++ (an intrinsic, "
+            "a shuffle, a plain load)\n");
+  EXPECT_EQ(inline_ptx_uses("# 1 \"x.cpp\"\nvoid f() { asm volatile(\"pause\"); }\n"), "");  // x86 assembly is the host's own
 }

@@ -1,0 +1,117 @@
+// What `kernel<<<grid, block, shared, stream>>>(args)` becomes on the emulator
+// (the host-source rewrite, src/emulator/host_source/launch_syntax.cpp, turns
+// it into `::lockstep::emu::chevron_launch(kernel, grid, block, shared, stream)(args)`),
+// and the runtime API's other ways to launch a kernel.
+//
+// As under the CUDA runtime, a launch reports through error codes, not
+// exceptions: a configuration outside the limits is kept for
+// cudaGetLastError/cudaPeekAtLastError; a kernel that faults, fails an assert
+// or times out leaves a sticky error that every later synchronizing call
+// returns (a GPU's context is lost the same way). The reason is printed on
+// stderr, since CUDA's bare code rarely says which limit or which line.
+#pragma once
+#include <cstddef>
+#include <exception>
+#include <type_traits>
+#include <utility>
+
+#include "lockstep/launch.h"
+
+namespace lockstep::emu {
+
+// Turns the exception a launch threw into the CUDA runtime's answer (last or
+// sticky error, a line on stderr); SIGINT's interruption ends the program as
+// SIGINT would.
+cudaError_t record_launch_failure(std::exception_ptr failure);
+// A launch that went through clears nothing but is an answer too: cudaSuccess.
+cudaError_t record_launch_success();
+// A launch from inside a kernel (dynamic parallelism) fails that kernel with a
+// kernel_error saying so: the emulator has no device-side launches.
+void refuse_launch_from_kernel();
+
+template <class... Params>
+class chevron_call {
+ public:
+  chevron_call(void (*kernel)(Params...), const launch_config& config) : kernel_(kernel), config_(config) {}
+
+  template <class... Args>
+  void operator()(Args&&... args) const {
+    refuse_launch_from_kernel();
+    try {
+      kernel_launch<Params...>(kernel_, config_)(std::forward<Args>(args)...);
+      record_launch_success();
+    } catch (...) {
+      record_launch_failure(std::current_exception());
+    }
+  }
+
+ private:
+  void (*kernel_)(Params...);
+  launch_config config_;
+};
+
+template <class... Params>
+chevron_call<Params...> chevron_launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes = 0,
+                                       cudaStream_t stream = nullptr) {
+  return {kernel, launch_config{grid, block, shared_bytes, stream}};
+}
+
+// The kernels a program defines, by address, with a launcher that reads
+// their arguments from an array of pointers (cudaLaunchKernel's `void** args`):
+// the driver's rewrite registers every kernel definition that is not a
+// template (src/emulator/host_source/keywords.cpp).
+using array_launcher = void (*)(const void* kernel, const launch_config& config, void** args);
+bool register_launcher(const void* kernel, array_launcher launcher);
+array_launcher launcher_for(const void* kernel);
+
+template <class... Params, std::size_t... index>
+void launch_from_array(void (*kernel)(Params...), const launch_config& config, void** args, std::index_sequence<index...>) {
+  kernel_launch<Params...>(kernel, config)(*static_cast<std::remove_cvref_t<Params>*>(args[index])...);
+}
+template <class... Params>
+void launch_from_array(const void* kernel, const launch_config& config, void** args) {
+  launch_from_array(reinterpret_cast<void (*)(Params...)>(const_cast<void*>(kernel)), config, args, std::index_sequence_for<Params...>{});
+}
+template <class... Params>
+bool register_kernel(void (*kernel)(Params...)) {
+  return register_launcher(reinterpret_cast<const void*>(kernel), &launch_from_array<Params...>);
+}
+
+// cudaLaunchKernel and cudaLaunchCooperativeKernel through an untyped pointer.
+cudaError_t launch_registered(const void* kernel, const launch_config& config, void** args, const char* call);
+
+template <class... Params>
+cudaError_t launch_typed(void (*kernel)(Params...), const launch_config& config, void** args) {
+  refuse_launch_from_kernel();
+  try {
+    launch_from_array(kernel, config, args, std::index_sequence_for<Params...>{});
+    return record_launch_success();
+  } catch (...) {
+    return record_launch_failure(std::current_exception());
+  }
+}
+
+}  // namespace lockstep::emu
+
+// The runtime API's launch calls. A typed kernel needs nothing more; one cast
+// to `void*` must be a kernel the program defines (not a template's instance).
+inline cudaError_t cudaLaunchKernel(const void* kernel, dim3 grid, dim3 block, void** args, std::size_t shared_bytes = 0,
+                                    cudaStream_t stream = nullptr) {
+  return lockstep::emu::launch_registered(kernel, {grid, block, shared_bytes, stream}, args, "cudaLaunchKernel");
+}
+template <class... Params>
+cudaError_t cudaLaunchKernel(void (*kernel)(Params...), dim3 grid, dim3 block, void** args, std::size_t shared_bytes = 0,
+                             cudaStream_t stream = nullptr) {
+  return lockstep::emu::launch_typed(kernel, {grid, block, shared_bytes, stream}, args);
+}
+// All blocks resident at once, so that this_grid().sync() can meet them all;
+// more blocks than an H100 holds at once fail with cudaErrorCooperativeLaunchTooLarge.
+inline cudaError_t cudaLaunchCooperativeKernel(const void* kernel, dim3 grid, dim3 block, void** args, std::size_t shared_bytes = 0,
+                                               cudaStream_t stream = nullptr) {
+  return lockstep::emu::launch_registered(kernel, {grid, block, shared_bytes, stream, true}, args, "cudaLaunchCooperativeKernel");
+}
+template <class... Params>
+cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(Params...), dim3 grid, dim3 block, void** args, std::size_t shared_bytes = 0,
+                                        cudaStream_t stream = nullptr) {
+  return lockstep::emu::launch_typed(kernel, {grid, block, shared_bytes, stream, true}, args);
+}

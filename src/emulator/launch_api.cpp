@@ -1,0 +1,91 @@
+// The CUDA runtime's answer to a launch that failed (lockstep/emu/launch_api.h).
+#include "lockstep/emu/launch_api.h"
+
+#include <csignal>
+#include <cstdio>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+
+#include "lockstep/emu/builtins.h"
+#include "lockstep/errors.h"
+
+namespace lockstep::emu {
+
+void set_last_error(cudaError_t error);
+
+cudaError_t record_launch_success() { return cudaSuccess; }
+
+void refuse_launch_from_kernel() {
+  if (current.block)
+    throw kernel_error(cudaErrorNotSupported,
+                       "a kernel launched a kernel (dynamic parallelism), which the emulator does not support: launch it from the host "
+                       "after this kernel returns");
+}
+
+namespace {
+std::mutex registry_mutex;
+std::unordered_map<const void*, array_launcher>& registry() {
+  static std::unordered_map<const void*, array_launcher> kernels;  // filled by static initialisers: constructed on first use
+  return kernels;
+}
+}  // namespace
+
+bool register_launcher(const void* kernel, array_launcher launcher) {
+  const std::lock_guard lock(registry_mutex);
+  registry()[kernel] = launcher;
+  return true;
+}
+
+array_launcher launcher_for(const void* kernel) {
+  const std::lock_guard lock(registry_mutex);
+  const auto found = registry().find(kernel);
+  return found == registry().end() ? nullptr : found->second;
+}
+
+cudaError_t launch_registered(const void* kernel, const launch_config& config, void** args, const char* call) {
+  refuse_launch_from_kernel();
+  const array_launcher launcher = kernel ? launcher_for(kernel) : nullptr;
+  if (!launcher) {
+    std::fprintf(stderr,
+                 "lockstep: %s: %p is not a kernel this program defines (lockstep nvcc registers every kernel that is not a "
+                 "template; launch a template's instance typed, e.g. %s(kernel<float>, grid, block, args), or with <<<>>>)\n",
+                 call, kernel, call);
+    set_last_error(cudaErrorInvalidDeviceFunction);
+    return cudaErrorInvalidDeviceFunction;
+  }
+  try {
+    launcher(kernel, config, args);
+    return record_launch_success();
+  } catch (...) {
+    return record_launch_failure(std::current_exception());
+  }
+}
+
+cudaError_t record_launch_failure(std::exception_ptr failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const launch_interrupted&) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+    throw;
+  } catch (const launch_error& e) {
+    std::fprintf(stderr, "lockstep: kernel launch refused: %s\n", e.what());
+    set_last_error(e.code());
+    return e.code();
+  } catch (const kernel_error& e) {
+    std::fprintf(stderr, "lockstep: %s\n", e.what());
+    set_last_error(e.code());
+    return e.code();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "lockstep: kernel launch failed: out of host memory\n");
+    set_last_error(cudaErrorMemoryAllocation);
+    return cudaErrorMemoryAllocation;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lockstep: kernel launch failed: %s\n", e.what());
+    set_last_error(cudaErrorLaunchFailure);
+    return cudaErrorLaunchFailure;
+  }
+}
+
+}  // namespace lockstep::emu

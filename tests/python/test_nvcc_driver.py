@@ -1,0 +1,175 @@
+"""``lockstep nvcc``, ``lockstep run`` and ``lockstep check`` on whole programs written as CUDA is written."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+# A kernel file with a launcher, a header with a kernel launched through a
+# macro, and a host file that only knows the runtime API: nothing of lockstep.
+KERNELS = textwrap.dedent(
+    r"""
+    #include "scale.cuh"
+
+    __global__ void offset(float* y, float by, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i GUARD n) y[i] += by;
+    }
+
+    void scale_then_offset(float* y, int n) {
+      SCALE_LAUNCH(y, n);
+      offset<<<(n + 127) / 128, 128>>>(y, 0.5f, n);
+    }
+    """
+)
+HEADER = textwrap.dedent(
+    r"""
+    #pragma once
+    template <int factor>
+    __global__ void scale(float* y, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) y[i] *= factor;
+    }
+    #define SCALE_LAUNCH(y, n) scale<FACTOR><<<((n) + 63) / 64, 64>>>(y, n)
+    """
+)
+MAIN = textwrap.dedent(
+    r"""
+    #include <cstdio>
+    #include <cstdlib>
+    #include <cuda_runtime.h>
+
+    void scale_then_offset(float* y, int n);
+
+    int main(int argc, char** argv) {
+      const int n = argc > 1 ? std::atoi(argv[1]) : 100;
+      float* host = static_cast<float*>(std::malloc(n * sizeof(float)));
+      for (int i = 0; i < n; ++i) host[i] = float(i);
+      float* y;
+      cudaMalloc(&y, n * sizeof(float));
+      cudaMemcpy(y, host, n * sizeof(float), cudaMemcpyHostToDevice);
+      scale_then_offset(y, n);
+      cudaMemcpy(host, y, n * sizeof(float), cudaMemcpyDeviceToHost);
+      std::printf("n=%d last=%g error=%s\n", n, host[n - 1], cudaGetErrorName(cudaGetLastError()));
+      cudaFree(y);
+      return 0;
+    }
+    """
+)
+
+
+def lockstep(*args, cwd, env=None):
+    return subprocess.run(
+        [sys.executable, "-m", "lockstep", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, LOCKSTEP_CACHE_DIR=str(cwd / "cache"), **(env or {})),
+    )
+
+
+@pytest.fixture
+def project(tmp_path):
+    def write(guard="<"):
+        (tmp_path / "include").mkdir(exist_ok=True)
+        (tmp_path / "include" / "scale.cuh").write_text(HEADER)
+        (tmp_path / "kernels.cu").write_text(KERNELS.replace("GUARD", guard))
+        (tmp_path / "main.cpp").write_text(MAIN)
+        return tmp_path
+
+    return write
+
+
+def test_builds_a_program_of_several_files_as_nvcc_does(project):
+    root = project()
+    built = lockstep("nvcc", "-arch=sm_90", "-O2", "-DFACTOR=3", "-Iinclude", "kernels.cu", "main.cpp", "-o", "prog", cwd=root)
+    assert built.returncode == 0, built.stderr
+    assert "ignoring GPU-only option -arch=sm_90" in built.stderr
+    ran = subprocess.run([str(root / "prog"), "1000"], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert "n=1000 last=2997.5 error=cudaSuccess" in ran.stdout  # 999 * 3 + 0.5
+
+
+def test_compiles_objects_then_links_them(project):
+    root = project()
+    for source in ("kernels.cu", "main.cpp"):
+        compiled = lockstep("nvcc", "-c", "-DFACTOR=2", "-I", "include", source, cwd=root)
+        assert compiled.returncode == 0, compiled.stderr
+    linked = lockstep("nvcc", "kernels.o", "main.o", "-o", "linked", cwd=root)
+    assert linked.returncode == 0, linked.stderr
+    ran = subprocess.run([str(root / "linked"), "10"], capture_output=True, text=True)
+    assert "n=10 last=18.5" in ran.stdout, ran.stdout + ran.stderr
+
+
+def test_run_builds_once_and_passes_arguments(project):
+    root = project()
+    first = lockstep("run", "-DFACTOR=5", "-Iinclude", "kernels.cu", "main.cpp", "--", "7", cwd=root)
+    assert first.returncode == 0, first.stderr
+    assert "n=7 last=30.5" in first.stdout
+
+
+def test_run_caches_a_cuda_only_program(tmp_path):
+    (tmp_path / "one.cu").write_text(
+        textwrap.dedent(
+            r"""
+            #include <cstdio>
+            __global__ void square(int* v) { v[threadIdx.x] *= v[threadIdx.x]; }
+            int main(int argc, char** argv) {
+              int h[4] = {1, 2, 3, argc}, *d;
+              cudaMalloc(&d, sizeof h);
+              cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+              square<<<1, 4>>>(d);
+              cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+              std::printf("%d %d %d %d\n", h[0], h[1], h[2], h[3]);
+            }
+            """
+        )
+    )
+    first = lockstep("run", "one.cu", "x", "y", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == "1 4 9 9"  # no lockstep header, no cuda_runtime.h: CUDA's names are there as under nvcc
+    entries = sorted(p.name for p in (tmp_path / "cache").rglob("*.program"))
+    assert len(entries) == 1, entries
+    again = lockstep("run", "one.cu", cwd=tmp_path)
+    assert again.stdout.strip() == "1 4 9 1"
+    assert sorted(p.name for p in (tmp_path / "cache").rglob("*.program")) == entries  # the same build, reused
+
+
+def test_check_finds_an_off_by_one_in_a_multi_file_program(project):
+    root = project(guard="<=")
+    checked = lockstep("check", "-DFACTOR=1", "-Iinclude", "kernels.cu", "main.cpp", cwd=root)
+    assert checked.returncode != 0
+    report = checked.stdout + checked.stderr
+    guard_line = KERNELS.splitlines().index("  if (i GUARD n) y[i] += by;") + 1
+    assert "memcheck" in report and f"kernels.cu:{guard_line}" in report, report
+
+
+def test_check_passes_the_correct_program(project):
+    root = project()
+    checked = lockstep("check", "-DFACTOR=1", "-Iinclude", "kernels.cu", "main.cpp", "--", "64", cwd=root)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "no findings" in checked.stderr
+
+
+def test_compile_errors_name_the_users_file_and_line(tmp_path):
+    (tmp_path / "broken.cu").write_text("__global__ void k(float* y) {\n  y[threadIdx.x] = undefined_name;\n}\n")
+    built = lockstep("nvcc", "-c", "broken.cu", cwd=tmp_path)
+    assert built.returncode != 0
+    assert "broken.cu:2:" in built.stderr and "undefined_name" in built.stderr, built.stderr
+
+
+def test_unsupported_features_are_named_with_their_line(tmp_path):
+    (tmp_path / "tex.cu").write_text(
+        "__global__ void k(cudaTextureObject_t t, float* y) {\n  y[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x);\n}\n"
+    )
+    built = lockstep("nvcc", "-c", "tex.cu", cwd=tmp_path)
+    assert built.returncode != 0
+    assert "tex.cu:1: cudaTextureObject_t: textures are not emulated" in built.stderr, built.stderr
+
+
+def test_refuses_options_nvcc_does_not_know(tmp_path):
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
+    built = lockstep("nvcc", "--frobnicate", "k.cu", cwd=tmp_path)
+    assert built.returncode == 2 and "unknown option '--frobnicate'" in built.stderr

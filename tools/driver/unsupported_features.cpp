@@ -1,0 +1,136 @@
+#include "unsupported_features.h"
+
+#include <array>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include "toolchain/lexer.h"
+
+namespace lockstep::driver {
+namespace {
+
+struct feature {
+  std::string_view name_prefix;  // an identifier the compiler names, or its beginning
+  std::string_view what;
+};
+
+// What a program uses that lockstep does not emulate, by the names that give
+// it away in a compiler's message.
+constexpr std::array features{
+    feature{"tex1D", "textures are not emulated: read the data through a pointer (a texture object's array is device memory)"},
+    feature{"tex2D", "textures are not emulated: read the data through a pointer (a texture object's array is device memory)"},
+    feature{"tex3D", "textures are not emulated: read the data through a pointer (a texture object's array is device memory)"},
+    feature{"texCubemap", "textures are not emulated"},
+    feature{"texture", "textures are not emulated"},
+    feature{"cudaTextureObject_t", "textures are not emulated"},
+    feature{"cudaCreateTextureObject", "textures are not emulated"},
+    feature{"cudaSurfaceObject_t", "surfaces are not emulated"},
+    feature{"surf", "surfaces are not emulated"},
+    feature{"cudaArray", "CUDA arrays (for textures and surfaces) are not emulated"},
+    feature{"cudaMallocArray", "CUDA arrays (for textures and surfaces) are not emulated"},
+    feature{"cudaMalloc3DArray", "CUDA arrays (for textures and surfaces) are not emulated"},
+    feature{"cudaChannelFormatDesc", "CUDA arrays (for textures and surfaces) are not emulated"},
+    feature{"cudaCreateChannelDesc", "CUDA arrays (for textures and surfaces) are not emulated"},
+    feature{"cudaGraph", "CUDA graphs are not emulated"},
+    feature{"cudaStreamBeginCapture", "CUDA graphs (stream capture) are not emulated"},
+    feature{"cudaIpc", "inter-process memory (cudaIpc*) is not emulated"},
+    feature{"cudaGraphicsGL", "OpenGL interoperability is not emulated"},
+    feature{"cudaGLSetGLDevice", "OpenGL interoperability is not emulated"},
+    feature{"cudaEGL", "EGL interoperability is not emulated"},
+    feature{"CU", "the CUDA driver API (cu* calls, CU* types) is not emulated; the runtime API (cuda*) is"},
+    feature{"cu", "the CUDA driver API (cu* calls, CU* types) is not emulated; the runtime API (cuda*) is"},
+    feature{"nvrtc", "NVRTC (compiling CUDA at run time) is not emulated; lockstep.compile does that for the emulator"},
+    feature{"curand", "cuRAND is not emulated"},
+    feature{"cufft", "cuFFT is not emulated"},
+    feature{"cusparse", "cuSPARSE is not emulated"},
+    feature{"cusolver", "cuSOLVER is not emulated"},
+    feature{"thrust", "Thrust is not emulated"},
+    feature{"cub", "CUB is not emulated"},
+    feature{"MPI_", "MPI is not part of lockstep: build with the MPI compiler wrapper's flags"},
+};
+
+// `[file:line:column: ]error: ... ‘name’ ...`: the file and line, and the quoted names.
+const std::regex error_line(R"(^([^:\s][^:]*):(\d+):(?:\d+:)? (?:fatal )?error: (.*)$)");
+const std::regex quoted(R"([‘'`]([A-Za-z_][A-Za-z_0-9:<>]*)[’'])");
+const std::regex missing_header(R"(([A-Za-z_0-9/]+)\.(?:h|hpp|cuh): No such file)");
+
+const feature* feature_of(std::string name) {
+  if (const std::size_t colons = name.find("::"); colons != std::string::npos) name = name.substr(0, colons);
+  for (const feature& f : features) {
+    const bool whole_word_family = f.name_prefix == "cu" || f.name_prefix == "CU" || f.name_prefix == "surf" || f.name_prefix == "cub";
+    if (name.rfind(f.name_prefix, 0) != 0) continue;
+    if (whole_word_family) {
+      // The driver API is cu + a capital (cuInit) and CU + a small letter (CUresult), unlike cudaMalloc or CUBLAS_STATUS_SUCCESS;
+      // cub and surf must be whole words or prefixes (cub::, surf2Dwrite).
+      const char next = name.size() > f.name_prefix.size() ? name[f.name_prefix.size()] : '\0';
+      const bool capital = next >= 'A' && next <= 'Z', small = next >= 'a' && next <= 'z';
+      if (f.name_prefix == "cu" && !capital) continue;
+      if (f.name_prefix == "CU" && !small) continue;
+      if (f.name_prefix == "cub" && next != '\0' && next != '_') continue;
+      if (f.name_prefix == "surf" && !(next >= '0' && next <= '9') && next != 'R') continue;  // surf2Dwrite, surfRef
+    }
+    return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string inline_ptx_uses(const std::string& preprocessed) {
+  const std::vector<toolchain::token> tokens = toolchain::tokenize(preprocessed);
+  std::string file = "?", found;
+  std::size_t marker_line = 0, marker_at_line = 0;  // the line the last marker names, and the marker's own line in the text
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const toolchain::token& t = tokens[i];
+    if (t.kind == toolchain::token_kind::directive) {
+      std::cmatch m;
+      static const std::regex marker(R"(^#\s*(?:line\s+)?(\d+)\s+\"([^\"]*)\")");
+      if (std::regex_search(t.text.begin(), t.text.end(), m, marker)) {
+        marker_line = std::stoul(m[1]);
+        file = m[2];
+        marker_at_line = t.line;
+      }
+      continue;
+    }
+    if (!(t.is("asm") || t.is("__asm__") || t.is("__asm"))) continue;
+    for (std::size_t j = i + 1; j < tokens.size() && j < i + 8; ++j) {
+      if (tokens[j].kind != toolchain::token_kind::string_literal) continue;
+      static const std::regex ptx(
+          R"((\.(u|s|b|f)(8|16|32|64)\b|%laneid|%warpid|%smid|\bld\.global|\bst\.global|\bcp\.async|\bmma\.sync|\bwgmma|\bldmatrix|\.reg\b))");
+      if (std::regex_search(tokens[j].text.begin(), tokens[j].text.end(), ptx))
+        found += file + ":" + std::to_string(marker_line + (t.line - marker_at_line - 1)) +
+                 ": inline PTX (asm) is not supported by the emulator: write the operation in CUDA C++ (an intrinsic, a shuffle, a plain load)\n";
+      break;
+    }
+  }
+  return found;
+}
+
+std::string explain_unsupported(const std::string& compiler_output) {
+  std::set<std::string> said;
+  std::string notes;
+  std::istringstream lines(compiler_output);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, error_line)) continue;
+    const std::string where = m[1].str() + ":" + m[2].str(), message = m[3];
+    std::smatch header;
+    if (std::regex_search(message, header, missing_header)) {
+      const std::string name = header[1];
+      const std::string base = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
+      if (const feature* f = feature_of(base); f && said.insert(where + base).second)
+        notes += where + ": <" + name + "...>: " + std::string(f->what) + "\n";
+      continue;
+    }
+    for (auto it = std::sregex_iterator(message.begin(), message.end(), quoted); it != std::sregex_iterator(); ++it) {
+      const std::string name = (*it)[1];
+      if (const feature* f = feature_of(name); f && said.insert(std::string(f->what)).second)
+        notes += where + ": " + name + ": " + std::string(f->what) + "\n";
+    }
+  }
+  return notes.empty() ? "" : "lockstep nvcc: this program uses what the emulator does not provide:\n" + notes;
+}
+
+}  // namespace lockstep::driver
