@@ -118,17 +118,18 @@ void check_forward(cublasLtHandle_t lt, cudaDataType type, cublasLtEpilogue_t ep
   CUBLAS_OK(cublasLtMatmulDescDestroy(desc));
 }
 
+// GELU's float tolerance leaves room for a faster tanh in the GPU's epilogue.
 TEST_F(Lt, FloatDefault) { check_forward<float>(lt, CUDA_R_32F, CUBLASLT_EPILOGUE_DEFAULT, 1e-6); }
 TEST_F(Lt, FloatBias) { check_forward<float>(lt, CUDA_R_32F, CUBLASLT_EPILOGUE_BIAS, 1e-6); }
 TEST_F(Lt, FloatReluBias) { check_forward<float>(lt, CUDA_R_32F, CUBLASLT_EPILOGUE_RELU_BIAS, 1e-6); }
 TEST_F(Lt, FloatRelu) { check_forward<float>(lt, CUDA_R_32F, CUBLASLT_EPILOGUE_RELU, 1e-6); }
-TEST_F(Lt, FloatGeluBias) { check_forward<float>(lt, CUDA_R_32F, CUBLASLT_EPILOGUE_GELU_BIAS, 1e-5); }
-TEST_F(Lt, FloatGelu) { check_forward<float>(lt, CUDA_R_32F, CUBLASLT_EPILOGUE_GELU, 1e-5); }
-TEST_F(Lt, FloatGeluAuxBias) { check_forward<float>(lt, CUDA_R_32F, CUBLASLT_EPILOGUE_GELU_AUX_BIAS, 1e-5); }
+TEST_F(Lt, FloatGeluBias) { check_forward<float>(lt, CUDA_R_32F, CUBLASLT_EPILOGUE_GELU_BIAS, 1e-4); }
+TEST_F(Lt, FloatGelu) { check_forward<float>(lt, CUDA_R_32F, CUBLASLT_EPILOGUE_GELU, 1e-4); }
+TEST_F(Lt, FloatGeluAuxBias) { check_forward<float>(lt, CUDA_R_32F, CUBLASLT_EPILOGUE_GELU_AUX_BIAS, 1e-4); }
 TEST_F(Lt, Bf16Bias) { check_forward<__nv_bfloat16>(lt, CUDA_R_16BF, CUBLASLT_EPILOGUE_BIAS, 6e-3); }
 TEST_F(Lt, Bf16GeluBias) { check_forward<__nv_bfloat16>(lt, CUDA_R_16BF, CUBLASLT_EPILOGUE_GELU_BIAS, 6e-3); }
 TEST_F(Lt, Bf16ReluBias) { check_forward<__nv_bfloat16>(lt, CUDA_R_16BF, CUBLASLT_EPILOGUE_RELU_BIAS, 6e-3); }
-TEST_F(Lt, FloatGeluBiasStridedBatch) { check_forward<float>(lt, CUDA_R_32F, CUBLASLT_EPILOGUE_GELU_BIAS, 1e-5, 3); }
+TEST_F(Lt, FloatGeluBiasStridedBatch) { check_forward<float>(lt, CUDA_R_32F, CUBLASLT_EPILOGUE_GELU_BIAS, 1e-4, 3); }
 TEST_F(Lt, Bf16BiasStridedBatch) { check_forward<__nv_bfloat16>(lt, CUDA_R_16BF, CUBLASLT_EPILOGUE_BIAS, 6e-3, 2); }
 
 // D = alpha op(A) op(B) + beta C with C and D apart, both with padded leading dimensions.
