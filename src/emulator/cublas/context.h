@@ -29,6 +29,16 @@ cublasStatus_t blas_status();
 // with a line on stderr naming the call and what to use instead.
 cublasStatus_t not_emulated(const char* call, const std::string& what);
 
+// Whether `elements` elements of elem_size bytes from `data` stay inside the
+// cudaMalloc'd allocation holding data (other memory is not checked). When
+// they do not, the GPU would fault where a CPU BLAS would read or write past
+// the end: the call is refused, as a memcheck finding at `caller` (the
+// program's call site) in check mode, else with a line on stderr.
+bool within_allocation(const char* call, const char* operand, const void* data, long long elements, std::size_t elem_size, const void* caller);
+
+// The elements a rows x cols column-major matrix spans with leading dimension ld.
+constexpr long long matrix_span(long long rows, long long cols, long long ld) { return rows <= 0 || cols <= 0 ? 0 : (cols - 1) * ld + rows; }
+
 // Check mode's initcheck record: a routine's output columns (rows elements of
 // elem_size bytes each, ld elements apart) now hold values.
 void mark_written(const void* data, long long rows, long long cols, long long ld, std::size_t elem_size);

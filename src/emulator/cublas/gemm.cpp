@@ -167,12 +167,36 @@ void gemm_one(const cpu_blas& blas, const gemm_call& call, int batch) {
   mark_written(d, call.m, call.n, call.ldd, element_size(call.d_type));
 }
 
+// Every matrix and vector of every batch inside its allocation: the batch's
+// whole extent from the first matrix (a later matrix's start may lie past the
+// end, where no allocation holds it), or matrix by matrix for negative strides.
+bool operands_fit(const gemm_call& call) {
+  const int rows_a = call.transa == CUBLAS_OP_N ? call.m : call.k, cols_a = call.transa == CUBLAS_OP_N ? call.k : call.m;
+  const int rows_b = call.transb == CUBLAS_OP_N ? call.k : call.n, cols_b = call.transb == CUBLAS_OP_N ? call.n : call.k;
+  const gemm_epilogue& e = call.epilogue;
+  const long long batches = call.batch_count;
+  auto fits = [&](const char* what, const void* data, cudaDataType type, long long stride, long long span) {
+    if (span <= 0 || batches <= 0) return true;
+    if (stride >= 0) return within_allocation(call.name, what, data, (batches - 1) * stride + span, element_size(type), call.caller);
+    for (long long batch = 0; batch < batches; ++batch)
+      if (!within_allocation(call.name, what, element_at(data, type, batch * stride), span, element_size(type), call.caller)) return false;
+    return true;
+  };
+  return fits("A", call.a.data, call.a.type, call.a.stride, matrix_span(rows_a, cols_a, call.a.ld)) &&
+         fits("B", call.b.data, call.b.type, call.b.stride, matrix_span(rows_b, cols_b, call.b.ld)) &&
+         (call.beta == 0 || fits("C", call.c.data, call.c.type, call.c.stride, matrix_span(call.m, call.n, call.c.ld))) &&
+         fits(call.output_name, call.d, call.d_type, call.stride_d, matrix_span(call.m, call.n, call.ldd)) &&
+         (!e.bias || fits("the bias", e.bias, e.bias_type, e.bias_stride, call.m)) &&
+         (!e.aux || fits("the epilogue's aux output", e.aux, e.aux_type, e.aux_stride, matrix_span(call.m, call.n, e.aux_ld)));
+}
+
 }  // namespace
 
 cublasStatus_t run_gemm(const gemm_call& call) {
   if (cublasStatus_t status = blas_status(); status != CUBLAS_STATUS_SUCCESS) return status;
   if (call.m == 0 || call.n == 0) return CUBLAS_STATUS_SUCCESS;
   const cpu_blas& blas = the_cpu_blas();
+  if (!operands_fit(call)) return CUBLAS_STATUS_EXECUTION_FAILED;
   for (int batch = 0; batch < call.batch_count; ++batch) {
     if (call.accumulate_in_double)
       gemm_one<double>(blas, call, batch);

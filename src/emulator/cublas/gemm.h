@@ -42,6 +42,9 @@ struct gemm_call {
   double alpha = 1, beta = 0;
   int batch_count = 1;
   gemm_epilogue epilogue;
+  const char* name = "cuBLAS";    // the API call, for messages
+  const char* output_name = "C";  // cuBLAS writes C; cuBLASLt writes D
+  const void* caller = nullptr;   // the program's call site, for check mode's findings
 };
 
 // What a compute type means here: the scalars' type, the accumulation type
@@ -59,7 +62,8 @@ cublasStatus_t plan_compute(cublasComputeType_t compute, cudaDataType a_type, cu
                             compute_plan& plan, const char* call);
 
 // Runs a validated call (dimensions, leading dimensions and types checked by
-// the caller); NOT_INITIALIZED without a CPU BLAS.
+// the caller); NOT_INITIALIZED without a CPU BLAS, EXECUTION_FAILED when an
+// operand runs past the end of its allocation (nothing is computed then).
 cublasStatus_t run_gemm(const gemm_call& call);
 
 // GELU as cuBLASLt's epilogue computes it: the tanh approximation

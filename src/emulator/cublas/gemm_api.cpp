@@ -1,6 +1,7 @@
 // The cuBLAS gemm family (Sgemm, Dgemm, Hgemm, GemmEx, their batched and
 // strided-batched forms): cuBLAS's argument checks, then the shared engine.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "context.h"
@@ -47,7 +48,8 @@ struct gemm_args {
   cublasComputeType_t compute;
 };
 
-cublasStatus_t gemm(const gemm_args& g, const char* call) {
+// caller: the program's call site (the API function's return address).
+cublasStatus_t gemm(const gemm_args& g, const char* call, const void* caller) {
   if (cublasStatus_t s = check_gemm(g.handle, g.transa, g.transb, g.m, g.n, g.k, g.alpha, g.lda, g.ldb, g.beta, g.ldc, g.batch_count);
       s != CUBLAS_STATUS_SUCCESS)
     return s;
@@ -72,24 +74,28 @@ cublasStatus_t gemm(const gemm_args& g, const char* call) {
   c.alpha = load_element<double>(g.alpha, plan.scale_type, 0);
   c.beta = load_element<double>(g.beta, plan.scale_type, 0);
   c.batch_count = g.batch_count;
+  c.name = call;
+  c.caller = caller;
   return run_gemm(c);
 }
 
 // Pointer-array batches: one engine call per matrix.
-cublasStatus_t gemm_batched(gemm_args g, const void* const a[], const void* const b[], void* const c[], const char* call) {
+cublasStatus_t gemm_batched(gemm_args g, const void* const a[], const void* const b[], void* const c[], const char* call, const void* caller) {
   if (cublasStatus_t s = check_gemm(g.handle, g.transa, g.transb, g.m, g.n, g.k, g.alpha, g.lda, g.ldb, g.beta, g.ldc, g.batch_count);
       s != CUBLAS_STATUS_SUCCESS)
     return s;
   compute_plan plan;
   if (cublasStatus_t s = plan_compute(g.compute, g.a_type, g.b_type, g.c_type, g.handle->math_mode, plan, call); s != CUBLAS_STATUS_SUCCESS) return s;
   if (g.batch_count > 0 && (!a || !b || !c)) return CUBLAS_STATUS_INVALID_VALUE;
+  for (const auto& [array, name] : {std::pair<const void*, const char*>{a, "Aarray"}, {b, "Barray"}, {c, "Carray"}})
+    if (!within_allocation(call, name, array, g.batch_count, sizeof(void*), caller)) return CUBLAS_STATUS_EXECUTION_FAILED;
   const int count = g.batch_count;
   g.batch_count = 1;
   for (int i = 0; i < count; ++i) {
     g.a = a[i];
     g.b = b[i];
     g.c = c[i];
-    if (cublasStatus_t s = gemm(g, call); s != CUBLAS_STATUS_SUCCESS) return s;
+    if (cublasStatus_t s = gemm(g, call, caller); s != CUBLAS_STATUS_SUCCESS) return s;
   }
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -102,27 +108,28 @@ cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, c
                               const float* A, int lda, const float* B, int ldb, const float* beta, float* C, int ldc) {
   return gemm(
       {handle, transa, transb, m, n, k, alpha, A, CUDA_R_32F, lda, 0, B, CUDA_R_32F, ldb, 0, beta, C, CUDA_R_32F, ldc, 0, 1, CUBLAS_COMPUTE_32F},
-      "cublasSgemm");
+      "cublasSgemm", __builtin_return_address(0));
 }
 
 cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double* alpha,
                               const double* A, int lda, const double* B, int ldb, const double* beta, double* C, int ldc) {
   return gemm(
       {handle, transa, transb, m, n, k, alpha, A, CUDA_R_64F, lda, 0, B, CUDA_R_64F, ldb, 0, beta, C, CUDA_R_64F, ldc, 0, 1, CUBLAS_COMPUTE_64F},
-      "cublasDgemm");
+      "cublasDgemm", __builtin_return_address(0));
 }
 
 cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half* alpha,
                            const __half* A, int lda, const __half* B, int ldb, const __half* beta, __half* C, int ldc) {
   return gemm(
       {handle, transa, transb, m, n, k, alpha, A, CUDA_R_16F, lda, 0, B, CUDA_R_16F, ldb, 0, beta, C, CUDA_R_16F, ldc, 0, 1, CUBLAS_COMPUTE_16F},
-      "cublasHgemm");
+      "cublasHgemm", __builtin_return_address(0));
 }
 
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void* alpha,
                             const void* A, cudaDataType Atype, int lda, const void* B, cudaDataType Btype, int ldb, const void* beta, void* C,
                             cudaDataType Ctype, int ldc, cublasComputeType_t computeType, cublasGemmAlgo_t) {
-  return gemm({handle, transa, transb, m, n, k, alpha, A, Atype, lda, 0, B, Btype, ldb, 0, beta, C, Ctype, ldc, 0, 1, computeType}, "cublasGemmEx");
+  return gemm({handle, transa, transb, m, n, k, alpha, A, Atype, lda, 0, B, Btype, ldb, 0, beta, C, Ctype, ldc, 0, 1, computeType}, "cublasGemmEx",
+              __builtin_return_address(0));
 }
 
 cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float* alpha,
@@ -131,7 +138,7 @@ cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t trans
   return gemm_batched({handle,  transa,     transb, m, n,    k,       alpha,      nullptr, CUDA_R_32F, lda,        0,
                        nullptr, CUDA_R_32F, ldb,    0, beta, nullptr, CUDA_R_32F, ldc,     0,          batchCount, CUBLAS_COMPUTE_32F},
                       reinterpret_cast<const void* const*>(Aarray), reinterpret_cast<const void* const*>(Barray),
-                      reinterpret_cast<void* const*>(Carray), "cublasSgemmBatched");
+                      reinterpret_cast<void* const*>(Carray), "cublasSgemmBatched", __builtin_return_address(0));
 }
 
 cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double* alpha,
@@ -140,7 +147,7 @@ cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t trans
   return gemm_batched({handle,  transa,     transb, m, n,    k,       alpha,      nullptr, CUDA_R_64F, lda,        0,
                        nullptr, CUDA_R_64F, ldb,    0, beta, nullptr, CUDA_R_64F, ldc,     0,          batchCount, CUBLAS_COMPUTE_64F},
                       reinterpret_cast<const void* const*>(Aarray), reinterpret_cast<const void* const*>(Barray),
-                      reinterpret_cast<void* const*>(Carray), "cublasDgemmBatched");
+                      reinterpret_cast<void* const*>(Carray), "cublasDgemmBatched", __builtin_return_address(0));
 }
 
 cublasStatus_t cublasHgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const __half* alpha,
@@ -149,7 +156,7 @@ cublasStatus_t cublasHgemmBatched(cublasHandle_t handle, cublasOperation_t trans
   return gemm_batched({handle,  transa,     transb, m, n,    k,       alpha,      nullptr, CUDA_R_16F, lda,        0,
                        nullptr, CUDA_R_16F, ldb,    0, beta, nullptr, CUDA_R_16F, ldc,     0,          batchCount, CUBLAS_COMPUTE_16F},
                       reinterpret_cast<const void* const*>(Aarray), reinterpret_cast<const void* const*>(Barray),
-                      reinterpret_cast<void* const*>(Carray), "cublasHgemmBatched");
+                      reinterpret_cast<void* const*>(Carray), "cublasHgemmBatched", __builtin_return_address(0));
 }
 
 cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void* alpha,
@@ -158,7 +165,7 @@ cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t tran
                                    cublasComputeType_t computeType, cublasGemmAlgo_t) {
   return gemm_batched(
       {handle, transa, transb, m, n, k, alpha, nullptr, Atype, lda, 0, nullptr, Btype, ldb, 0, beta, nullptr, Ctype, ldc, 0, batchCount, computeType},
-      Aarray, Barray, Carray, "cublasGemmBatchedEx");
+      Aarray, Barray, Carray, "cublasGemmBatchedEx", __builtin_return_address(0));
 }
 
 cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
@@ -166,7 +173,7 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          long long int strideB, const float* beta, float* C, int ldc, long long int strideC, int batchCount) {
   return gemm({handle, transa,     transb, m,       n,    k, alpha,      A,   CUDA_R_32F, lda,        strideA,
                B,      CUDA_R_32F, ldb,    strideB, beta, C, CUDA_R_32F, ldc, strideC,    batchCount, CUBLAS_COMPUTE_32F},
-              "cublasSgemmStridedBatched");
+              "cublasSgemmStridedBatched", __builtin_return_address(0));
 }
 
 cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
@@ -174,7 +181,7 @@ cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          long long int strideB, const double* beta, double* C, int ldc, long long int strideC, int batchCount) {
   return gemm({handle, transa,     transb, m,       n,    k, alpha,      A,   CUDA_R_64F, lda,        strideA,
                B,      CUDA_R_64F, ldb,    strideB, beta, C, CUDA_R_64F, ldc, strideC,    batchCount, CUBLAS_COMPUTE_64F},
-              "cublasDgemmStridedBatched");
+              "cublasDgemmStridedBatched", __builtin_return_address(0));
 }
 
 cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
@@ -182,7 +189,7 @@ cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          long long int strideB, const __half* beta, __half* C, int ldc, long long int strideC, int batchCount) {
   return gemm({handle, transa,     transb, m,       n,    k, alpha,      A,   CUDA_R_16F, lda,        strideA,
                B,      CUDA_R_16F, ldb,    strideB, beta, C, CUDA_R_16F, ldc, strideC,    batchCount, CUBLAS_COMPUTE_16F},
-              "cublasHgemmStridedBatched");
+              "cublasHgemmStridedBatched", __builtin_return_address(0));
 }
 
 cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
@@ -191,7 +198,7 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
                                           long long int strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t) {
   return gemm(
       {handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType},
-      "cublasGemmStridedBatchedEx");
+      "cublasGemmStridedBatchedEx", __builtin_return_address(0));
 }
 
 }  // extern "C"

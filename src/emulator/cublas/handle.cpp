@@ -2,9 +2,13 @@
 #include <cstdio>
 #include <new>
 
+#include "check/api_findings.h"
 #include "check/device_memory.h"
 #include "context.h"
 #include "cpu_blas.h"
+#include "lockstep/emu/check.h"
+#include "lockstep/emu/options.h"
+#include "message_text.h"
 
 namespace lockstep::emu::cublas {
 
@@ -13,6 +17,21 @@ cublasStatus_t blas_status() { return the_cpu_blas().unavailable_reason.empty() 
 cublasStatus_t not_emulated(const char* call, const std::string& what) {
   std::fprintf(stderr, "lockstep cuBLAS: %s: %s is not emulated (CUBLAS_STATUS_NOT_SUPPORTED)\n", call, what.c_str());
   return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+bool within_allocation(const char* call, const char* operand, const void* data, long long elements, std::size_t elem_size, const void* caller) {
+  if (elements <= 0 || !data) return true;
+  const std::size_t bytes = static_cast<std::size_t>(elements) * elem_size, room = check::bytes_to_end(data);
+  if (bytes <= room) return true;
+  const std::string why = std::string(operand) + " spans " + std::to_string(bytes) + " bytes from " +
+                          hex_text(reinterpret_cast<std::uintptr_t>(data)) + ", " + std::to_string(bytes - room) +
+                          " bytes past the end of its cudaMalloc'd allocation (" + std::to_string(room) +
+                          " bytes left there); on a GPU this is an illegal address";
+  if (get_options().checks & static_cast<unsigned>(check_tool::memcheck))
+    check::api_call_failed(call, cudaErrorIllegalAddress, why, caller);
+  else
+    std::fprintf(stderr, "lockstep cuBLAS: %s: %s (CUBLAS_STATUS_EXECUTION_FAILED)\n", call, why.c_str());
+  return false;
 }
 
 void mark_written(const void* data, long long rows, long long cols, long long ld, std::size_t elem_size) {

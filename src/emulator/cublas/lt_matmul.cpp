@@ -173,6 +173,9 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
   call.alpha = load_element<double>(alpha, plan.scale_type, 0);
   call.beta = load_element<double>(beta, plan.scale_type, 0);
   if (call.beta != 0 && !C) return CUBLAS_STATUS_INVALID_VALUE;
+  call.name = "cublasLtMatmul";
+  call.output_name = "D";
+  call.caller = __builtin_return_address(0);
   return run_gemm(call);
 }
 
