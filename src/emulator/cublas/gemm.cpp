@@ -106,6 +106,26 @@ std::vector<T> widen(const matrix_operand& operand, const void* data, int rows, 
   return packed;
 }
 
+// An A or B operand as the BLAS reads it: in place when it is already the
+// accumulation type and needs no rounding, else a widened copy.
+template <class T>
+struct blas_operand {
+  std::vector<T> copy;
+  const T* data = nullptr;
+  int ld = 1;
+  blas_operand(const matrix_operand& operand, const void* at, int rows, int cols, input_rounding rounding) {
+    const cudaDataType wide = std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_64F;
+    if (operand.type == wide && rounding == input_rounding::none) {
+      data = static_cast<const T*>(at);
+      ld = static_cast<int>(operand.ld);
+    } else {
+      copy = widen<T>(operand, at, rows, cols, rounding);
+      data = copy.data();
+      ld = std::max(1, rows);
+    }
+  }
+};
+
 template <class T>
 T activate(T x, activation act) {
   switch (act) {
@@ -145,13 +165,12 @@ void gemm_one(const cpu_blas& blas, const gemm_call& call, int batch) {
               static_cast<int>(call.a.ld), static_cast<const T*>(b), static_cast<int>(call.b.ld), beta, static_cast<T*>(d),
               static_cast<int>(call.ldd));
   } else {
-    const std::vector<T> wide_a = widen<T>(call.a, a, rows_a, cols_a, call.rounding);
-    const std::vector<T> wide_b = widen<T>(call.b, b, rows_b, cols_b, call.rounding);
+    const blas_operand<T> wide_a(call.a, a, rows_a, cols_a, call.rounding), wide_b(call.b, b, rows_b, cols_b, call.rounding);
     // beta == 0: C is not read (it may hold NaN), as in BLAS.
     std::vector<T> acc(static_cast<std::size_t>(call.m) * call.n, T(0));
     if (call.beta != 0) acc = widen<T>(call.c, element_at(call.c.data, call.c.type, batch * call.c.stride), call.m, call.n, input_rounding::none);
-    blas_gemm(blas, cblas_op(call.transa), cblas_op(call.transb), call.m, call.n, call.k, alpha, wide_a.data(), std::max(1, rows_a), wide_b.data(),
-              std::max(1, rows_b), beta, acc.data(), std::max(1, call.m));
+    blas_gemm(blas, cblas_op(call.transa), cblas_op(call.transb), call.m, call.n, call.k, alpha, wide_a.data, wide_a.ld, wide_b.data, wide_b.ld, beta,
+              acc.data(), std::max(1, call.m));
     const gemm_epilogue& e = call.epilogue;
     const void* bias = e.bias ? element_at(e.bias, e.bias_type, batch * e.bias_stride) : nullptr;
     void* aux = e.aux ? const_cast<void*>(element_at(e.aux, e.aux_type, batch * e.aux_stride)) : nullptr;
