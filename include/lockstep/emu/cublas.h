@@ -7,6 +7,7 @@
 // The commonly used subset: handles and their settings, vector and matrix
 // copies, level 1 and 2 routines the samples use, and the gemm family.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "lockstep/emu/half.h"

@@ -277,3 +277,41 @@ TEST_F(Gemm, Hgemm) {
 }
 
 }  // namespace
+
+#if !defined(__CUDACC__)
+namespace {
+
+// On the emulator the fast compute types round float inputs as the tensor
+// cores read them (tf32 as __float_to_tf32 does, bf16 to nearest even): the
+// result matches the product of the rounded inputs, not the exact one.
+void check_rounded_inputs(cublasHandle_t handle, cublasComputeType_t compute, float (*round)(float)) {
+  const int m = 24, n = 16, k = 48;
+  const matrix<float> a(m, k, m), b(k, n, k), c(m, n, m);
+  matrix<float> rounded_a = a, rounded_b = b;
+  for (float& v : rounded_a.values) v = round(v);
+  for (float& v : rounded_b.values) v = round(v);
+  device_buffer<float> da(a.values), db(b.values), dc(c.values);
+  const float alpha = 1.0f, beta = 0.0f;
+  if (compute == CUBLAS_COMPUTE_32F) {  // the math mode's TF32 with plain Sgemm
+    CUBLAS_OK(cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH));
+    CUBLAS_OK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, da, m, db, k, &beta, dc, m));
+  } else {
+    CUBLAS_OK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, da, CUDA_R_32F, m, db, CUDA_R_32F, k, &beta, dc, CUDA_R_32F, m, compute,
+                           CUBLAS_GEMM_DEFAULT));
+  }
+  const std::vector<double> out = block_of(dc.download(), m, n, m);
+  EXPECT_TRUE(close(out, reference_gemm(CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, 1.0, rounded_a, rounded_b, 0.0, c), 1e-6));
+  EXPECT_FALSE(close(out, reference_gemm(CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, 1.0, a, b, 0.0, c), 1e-5)) << "the inputs were not rounded";
+}
+
+TEST_F(Gemm, FastTf32RoundsInputs) { check_rounded_inputs(handle, CUBLAS_COMPUTE_32F_FAST_TF32, nvcuda::wmma::__float_to_tf32); }
+TEST_F(Gemm, TensorOpMathModeRoundsSgemmInputsToTf32) { check_rounded_inputs(handle, CUBLAS_COMPUTE_32F, nvcuda::wmma::__float_to_tf32); }
+TEST_F(Gemm, Fast16bfRoundsInputs) {
+  check_rounded_inputs(handle, CUBLAS_COMPUTE_32F_FAST_16BF, [](float v) { return static_cast<float>(__nv_bfloat16(v)); });
+}
+TEST_F(Gemm, Fast16fRoundsInputs) {
+  check_rounded_inputs(handle, CUBLAS_COMPUTE_32F_FAST_16F, [](float v) { return static_cast<float>(__half(v)); });
+}
+
+}  // namespace
+#endif  // !defined(__CUDACC__)
