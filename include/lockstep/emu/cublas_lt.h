@@ -1,6 +1,6 @@
 // cuBLASLt (cublasLt.h) for the host compiler: CUDA's names and values for
 // the matmul API with its descriptors, layouts, preferences and epilogues
-// (bias, ReLU, GELU), run by liblockstep_cublas on a CPU BLAS. Column-major
+// (bias, ReLU, GELU and their gradients), run by liblockstep_cublas on a CPU BLAS. Column-major
 // layouts only; other orders answer CUBLAS_STATUS_NOT_SUPPORTED. The
 // descriptors are CUDA's semi-opaque structs, so a program may also place
 // them itself (cublasLt*Init).
@@ -111,7 +111,8 @@ enum cublasLtReductionScheme_t {
 
 // The epilogues the emulator runs: DEFAULT, RELU, BIAS, RELU_BIAS, GELU,
 // GELU_BIAS, GELU_AUX, GELU_AUX_BIAS (GELU as cuBLASLt computes it, the tanh
-// approximation). The others answer CUBLAS_STATUS_NOT_SUPPORTED.
+// approximation), DGELU, DGELU_BGRAD, BGRADA, BGRADB. The ReLU bit-mask ones
+// (RELU_AUX*, DRELU*) answer CUBLAS_STATUS_NOT_SUPPORTED.
 enum cublasLtEpilogue_t {
   CUBLASLT_EPILOGUE_DEFAULT = 1,
   CUBLASLT_EPILOGUE_RELU = 2,

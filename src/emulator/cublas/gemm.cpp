@@ -29,6 +29,11 @@ double gelu_tanh(double x) {
   return 0.5 * x * (1.0 + std::tanh(sqrt_2_over_pi * (x + 0.044715 * x * x * x)));
 }
 
+double gelu_tanh_gradient(double x) {
+  const double s = std::sqrt(2.0 / std::numbers::pi), t = std::tanh(s * (x + 0.044715 * x * x * x));
+  return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * s * (1.0 + 3.0 * 0.044715 * x * x);
+}
+
 cublasStatus_t plan_compute(cublasComputeType_t compute, cudaDataType a_type, cudaDataType b_type, cudaDataType c_type, cublasMath_t math,
                             compute_plan& plan, const char* call) {
   if (a_type != b_type) return CUBLAS_STATUS_NOT_SUPPORTED;
@@ -172,16 +177,43 @@ void gemm_one(const cpu_blas& blas, const gemm_call& call, int batch) {
     blas_gemm(blas, cblas_op(call.transa), cblas_op(call.transb), call.m, call.n, call.k, alpha, wide_a.data, wide_a.ld, wide_b.data, wide_b.ld, beta,
               acc.data(), std::max(1, call.m));
     const gemm_epilogue& e = call.epilogue;
-    const void* bias = e.bias ? element_at(e.bias, e.bias_type, batch * e.bias_stride) : nullptr;
+    const bool gradient = e.gradient != bias_gradient::none;
+    void* bias = e.bias ? const_cast<void*>(element_at(e.bias, e.bias_type, batch * e.bias_stride)) : nullptr;
     void* aux = e.aux ? const_cast<void*>(element_at(e.aux, e.aux_type, batch * e.aux_stride)) : nullptr;
+    std::vector<T> row_sums(e.gradient == bias_gradient::of_d ? static_cast<std::size_t>(call.m) : 0, T(0));
     for (int j = 0; j < call.n; ++j)
       for (int i = 0; i < call.m; ++i) {
         T v = acc[static_cast<std::size_t>(j) * call.m + i];
-        if (bias) v += load_element<T>(bias, e.bias_type, i);
-        if (aux) store_element<T>(aux, e.aux_type, static_cast<std::size_t>(j) * e.aux_ld + i, v);
-        store_element<T>(d, call.d_type, static_cast<std::size_t>(j) * call.ldd + i, activate(v, e.act));
+        const std::size_t at_aux = static_cast<std::size_t>(j) * e.aux_ld + i;
+        if (e.act == activation::gelu_gradient) {
+          v *= static_cast<T>(gelu_tanh_gradient(load_element<double>(aux, e.aux_type, at_aux)));
+        } else {
+          if (bias && !gradient) v += load_element<T>(bias, e.bias_type, i);
+          if (aux) store_element<T>(aux, e.aux_type, at_aux, v);
+          v = activate(v, e.act);
+        }
+        if (e.gradient == bias_gradient::of_d) row_sums[i] += v;
+        store_element<T>(d, call.d_type, static_cast<std::size_t>(j) * call.ldd + i, v);
       }
-    if (aux) mark_written(aux, call.m, call.n, e.aux_ld, element_size(e.aux_type));
+    if (aux && !e.aux_is_input) mark_written(aux, call.m, call.n, e.aux_ld, element_size(e.aux_type));
+    if (gradient) {
+      // BGRADA sums op(A)(i, :), BGRADB op(B)(:, j), over k.
+      const bool of_b = e.gradient == bias_gradient::of_b;
+      const int length = of_b ? call.n : call.m;
+      for (int i = 0; i < length; ++i) {
+        T sum = row_sums.empty() ? T(0) : row_sums[i];
+        if (e.gradient == bias_gradient::of_a)
+          for (int p = 0; p < call.k; ++p)
+            sum += call.transa == CUBLAS_OP_N ? wide_a.data[static_cast<std::size_t>(p) * wide_a.ld + i]
+                                              : wide_a.data[static_cast<std::size_t>(i) * wide_a.ld + p];
+        if (of_b)
+          for (int p = 0; p < call.k; ++p)
+            sum += call.transb == CUBLAS_OP_N ? wide_b.data[static_cast<std::size_t>(i) * wide_b.ld + p]
+                                              : wide_b.data[static_cast<std::size_t>(p) * wide_b.ld + i];
+        store_element<T>(bias, e.bias_type, i, sum);
+      }
+      mark_written(bias, length, 1, length, element_size(e.bias_type));
+    }
   }
   mark_written(d, call.m, call.n, call.ldd, element_size(call.d_type));
 }
@@ -205,7 +237,7 @@ bool operands_fit(const gemm_call& call) {
          fits("B", call.b.data, call.b.type, call.b.stride, matrix_span(rows_b, cols_b, call.b.ld)) &&
          (call.beta == 0 || fits("C", call.c.data, call.c.type, call.c.stride, matrix_span(call.m, call.n, call.c.ld))) &&
          fits(call.output_name, call.d, call.d_type, call.stride_d, matrix_span(call.m, call.n, call.ldd)) &&
-         (!e.bias || fits("the bias", e.bias, e.bias_type, e.bias_stride, call.m)) &&
+         (!e.bias || fits("the bias", e.bias, e.bias_type, e.bias_stride, e.gradient == bias_gradient::of_b ? call.n : call.m)) &&
          (!e.aux || fits("the epilogue's aux output", e.aux, e.aux_type, e.aux_stride, matrix_span(call.m, call.n, e.aux_ld)));
 }
 

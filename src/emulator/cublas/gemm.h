@@ -17,14 +17,21 @@ struct matrix_operand {
   long long stride = 0;  // elements between a batch's matrices
 };
 
-enum class activation { none, relu, gelu };
+enum class activation { none, relu, gelu, gelu_gradient };
+
+// Which sums a bias gradient epilogue writes to `bias`: over k of op(A)'s rows
+// (BGRADA, one per row of D), over k of op(B)'s columns (BGRADB, one per
+// column of D), or over the columns of the finished D (DGELU_BGRAD, one per row).
+enum class bias_gradient { none, of_a, of_b, of_d };
 
 struct gemm_epilogue {
   activation act = activation::none;
-  const void* bias = nullptr;  // one value per row of D, added before the activation
+  const void* bias = nullptr;  // one value per row of D, added before the activation (or the gradient written)
   cudaDataType bias_type = CUDA_R_32F;
   long long bias_stride = 0;
-  void* aux = nullptr;  // the activation's input, stored (GELU_AUX)
+  bias_gradient gradient = bias_gradient::none;
+  void* aux = nullptr;  // GELU_AUX: the activation's input, stored; DGELU: read
+  bool aux_is_input = false;
   cudaDataType aux_type = CUDA_R_32F;
   long long aux_ld = 0, aux_stride = 0;
   bool any() const { return act != activation::none || bias || aux; }
@@ -67,7 +74,8 @@ cublasStatus_t plan_compute(cublasComputeType_t compute, cudaDataType a_type, cu
 cublasStatus_t run_gemm(const gemm_call& call);
 
 // GELU as cuBLASLt's epilogue computes it: the tanh approximation
-// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), and its derivative (DGELU).
 double gelu_tanh(double x);
+double gelu_tanh_gradient(double x);
 
 }  // namespace lockstep::emu::cublas

@@ -24,39 +24,58 @@ cublasStatus_t check_layout(const lt_layout& l, const char* call) {
   return CUBLAS_STATUS_SUCCESS;
 }
 
-// Which epilogue, as activation, bias and aux output; NOT_SUPPORTED for the
-// backward-pass ones and the ReLU bit mask.
-cublasStatus_t plan_epilogue(std::uint32_t epilogue, activation& act, bool& bias, bool& aux, const char* call) {
+// What an epilogue does, as the engine's gemm_epilogue fields; NOT_SUPPORTED
+// for the ReLU bit mask (RELU_AUX*, DRELU*), which the emulator does not keep.
+struct epilogue_plan {
+  activation act = activation::none;
+  bool bias = false;  // reads (or, with a gradient, writes) the bias vector
+  bias_gradient gradient = bias_gradient::none;
+  bool aux = false;           // uses the aux matrix
+  bool aux_is_input = false;  // DGELU reads it; GELU_AUX writes it
+};
+
+cublasStatus_t plan_epilogue(std::uint32_t epilogue, epilogue_plan& plan, const char* call) {
   switch (epilogue) {
     case CUBLASLT_EPILOGUE_DEFAULT:
+      break;
     case CUBLASLT_EPILOGUE_BIAS:
-      act = activation::none;
+      plan.bias = true;
       break;
     case CUBLASLT_EPILOGUE_RELU:
     case CUBLASLT_EPILOGUE_RELU_BIAS:
-      act = activation::relu;
+      plan.act = activation::relu;
+      plan.bias = epilogue == CUBLASLT_EPILOGUE_RELU_BIAS;
       break;
     case CUBLASLT_EPILOGUE_GELU:
     case CUBLASLT_EPILOGUE_GELU_BIAS:
     case CUBLASLT_EPILOGUE_GELU_AUX:
     case CUBLASLT_EPILOGUE_GELU_AUX_BIAS:
-      act = activation::gelu;
+      plan.act = activation::gelu;
+      plan.bias = (epilogue & CUBLASLT_EPILOGUE_BIAS) != 0;
+      plan.aux = (epilogue & 128) != 0;
+      break;
+    case CUBLASLT_EPILOGUE_DGELU:
+    case CUBLASLT_EPILOGUE_DGELU_BGRAD:
+      plan.act = activation::gelu_gradient;
+      plan.aux = plan.aux_is_input = true;
+      if (epilogue == CUBLASLT_EPILOGUE_DGELU_BGRAD) {
+        plan.bias = true;
+        plan.gradient = bias_gradient::of_d;
+      }
+      break;
+    case CUBLASLT_EPILOGUE_BGRADA:
+    case CUBLASLT_EPILOGUE_BGRADB:
+      plan.bias = true;
+      plan.gradient = epilogue == CUBLASLT_EPILOGUE_BGRADA ? bias_gradient::of_a : bias_gradient::of_b;
       break;
     case CUBLASLT_EPILOGUE_RELU_AUX:
     case CUBLASLT_EPILOGUE_RELU_AUX_BIAS:
     case CUBLASLT_EPILOGUE_DRELU:
     case CUBLASLT_EPILOGUE_DRELU_BGRAD:
-    case CUBLASLT_EPILOGUE_DGELU:
-    case CUBLASLT_EPILOGUE_DGELU_BGRAD:
-    case CUBLASLT_EPILOGUE_BGRADA:
-    case CUBLASLT_EPILOGUE_BGRADB:
-      return not_emulated(
-          call, "epilogue " + std::to_string(epilogue) + " (emulated: DEFAULT, RELU, BIAS, RELU_BIAS, GELU, GELU_BIAS, GELU_AUX, GELU_AUX_BIAS)");
+      return not_emulated(call, "epilogue " + std::to_string(epilogue) + " (the ReLU bit mask)");
     default:
       return CUBLAS_STATUS_INVALID_VALUE;
   }
-  bias = (epilogue & CUBLASLT_EPILOGUE_BIAS) != 0;
-  aux = epilogue == CUBLASLT_EPILOGUE_GELU_AUX || epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -94,22 +113,25 @@ cublasStatus_t plan_matmul(cublasLtMatmulDesc_t desc_handle, cublasLtMatrixLayou
   plan.scale_type = static_cast<cudaDataType>(desc.scale_type);
 
   gemm_epilogue& e = call.epilogue;
-  bool bias = false, aux = false;
-  if (cublasStatus_t s = plan_epilogue(desc.epilogue, e.act, bias, aux, name); s != CUBLAS_STATUS_SUCCESS) return s;
-  if (bias) {
+  epilogue_plan ep;
+  if (cublasStatus_t s = plan_epilogue(desc.epilogue, ep, name); s != CUBLAS_STATUS_SUCCESS) return s;
+  e.act = ep.act;
+  e.gradient = ep.gradient;
+  if (ep.bias) {
     e.bias_type = desc.bias_data_type == -1 ? type_of(d) : static_cast<cudaDataType>(desc.bias_data_type);
     if (element_size(e.bias_type) == 0) return CUBLAS_STATUS_NOT_SUPPORTED;
     if (with_pointers && !desc.bias) return CUBLAS_STATUS_INVALID_VALUE;
     e.bias = desc.bias;
     e.bias_stride = desc.bias_batch_stride;
   }
-  if (aux) {
+  if (ep.aux) {
     e.aux_type = desc.aux_data_type == -1 ? type_of(d) : static_cast<cudaDataType>(desc.aux_data_type);
     if (element_size(e.aux_type) == 0) return CUBLAS_STATUS_NOT_SUPPORTED;
     // cublasLt.h: the GELU input's leading dimension is a multiple of 8, at least D's rows.
     if (desc.aux_ld < static_cast<std::int64_t>(m) || desc.aux_ld % 8 != 0) return CUBLAS_STATUS_INVALID_VALUE;
     if (with_pointers && !desc.aux) return CUBLAS_STATUS_INVALID_VALUE;
     e.aux = desc.aux;
+    e.aux_is_input = ep.aux_is_input;
     e.aux_ld = desc.aux_ld;
     e.aux_stride = desc.aux_batch_stride;
   }

@@ -3,7 +3,8 @@
 // weight^T (TRANSA) times inp, with the bias and activation fused as
 // epilogues (BIAS, RELU_BIAS, GELU_BIAS, GELU, GELU_AUX_BIAS), in float and
 // bf16, in place (C == D) over NaN-poisoned output, strided batches, and
-// alpha/beta with a separate C. References in float64; GELU is cuBLASLt's
+// alpha/beta with a separate C; the backward pass's epilogues (BGRADA,
+// BGRADB, DGELU, DGELU_BGRAD). References in float64; GELU is cuBLASLt's
 // tanh approximation.
 #include "cublas_test_util.h"
 
@@ -13,6 +14,11 @@ using testing_util::device_buffer;
 namespace {
 
 double gelu_reference(double x) { return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / std::acos(-1.0)) * (x + 0.044715 * x * x * x))); }
+
+double gelu_gradient_reference(double x) {
+  const double s = std::sqrt(2.0 / std::acos(-1.0)), t = std::tanh(s * (x + 0.044715 * x * x * x));
+  return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * s * (1.0 + 3.0 * 0.044715 * x * x);
+}
 
 bool has_bias(cublasLtEpilogue_t e) { return (e & CUBLASLT_EPILOGUE_BIAS) != 0; }
 bool has_aux(cublasLtEpilogue_t e) { return e == CUBLASLT_EPILOGUE_GELU_AUX || e == CUBLASLT_EPILOGUE_GELU_AUX_BIAS; }
@@ -131,6 +137,60 @@ TEST_F(Lt, Bf16GeluBias) { check_forward<__nv_bfloat16>(lt, CUDA_R_16BF, CUBLASL
 TEST_F(Lt, Bf16ReluBias) { check_forward<__nv_bfloat16>(lt, CUDA_R_16BF, CUBLASLT_EPILOGUE_RELU_BIAS, 6e-3); }
 TEST_F(Lt, FloatGeluBiasStridedBatch) { check_forward<float>(lt, CUDA_R_32F, CUBLASLT_EPILOGUE_GELU_BIAS, 1e-4, 3); }
 TEST_F(Lt, Bf16BiasStridedBatch) { check_forward<__nv_bfloat16>(lt, CUDA_R_16BF, CUBLASLT_EPILOGUE_BIAS, 6e-3, 2); }
+
+// The backward pass's epilogues (llm.c's matmul backward): the bias gradient
+// as sums over k of op(A)'s rows (BGRADA) or op(B)'s columns (BGRADB), and
+// the GELU gradient from the forward pass's GELU input (DGELU), with the bias
+// gradient of its result (DGELU_BGRAD). D = A op(B), B stored n x k (TRANSB).
+void check_backward(cublasLtHandle_t lt, cublasLtEpilogue_t epilogue, double tolerance) {
+  const int m = 24, n = 16, k = 40, aux_ld = 32;
+  const matrix<float> a(m, k, m), b(n, k, n), gelu_input(m, n, aux_ld);
+  device_buffer<float> da(a.values), db(b.values), daux(gelu_input.values), dd(static_cast<std::size_t>(m) * n), dbias(m > n ? m : n);
+  cublasLtMatmulDesc_t desc;
+  CUBLAS_OK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t transpose = CUBLAS_OP_T;
+  float* bias_pointer = dbias;
+  void* aux_pointer = daux;
+  const int64_t ld = aux_ld;
+  CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &transpose, sizeof(transpose)));
+  CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)));
+  CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_pointer, sizeof(bias_pointer)));
+  const bool dgelu = epilogue == CUBLASLT_EPILOGUE_DGELU || epilogue == CUBLASLT_EPILOGUE_DGELU_BGRAD;
+  if (dgelu) {
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux_pointer, sizeof(aux_pointer)));
+    CUBLAS_OK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ld, sizeof(ld)));
+  }
+  cublasLtMatrixLayout_t la, lb, ldd;
+  CUBLAS_OK(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, m, k, m));
+  CUBLAS_OK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, n, k, n));
+  CUBLAS_OK(cublasLtMatrixLayoutCreate(&ldd, CUDA_R_32F, m, n, m));
+  const float alpha = 1.0f, beta = 0.0f;
+  CUBLAS_OK(cublasLtMatmul(lt, desc, &alpha, da, la, db, lb, &beta, dd, ldd, dd, ldd, nullptr, nullptr, 0, 0));
+
+  std::vector<double> ref = reference_gemm(CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, 1.0, a, b, 0.0, a);
+  if (dgelu)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) ref[static_cast<std::size_t>(j) * m + i] *= gelu_gradient_reference(gelu_input.at(i, j));
+  EXPECT_TRUE(close(block_of(dd.download(), m, n, m), ref, tolerance)) << "D";
+  if (epilogue != CUBLASLT_EPILOGUE_DGELU) {
+    const int length = epilogue == CUBLASLT_EPILOGUE_BGRADB ? n : m;
+    std::vector<double> bias_ref(length, 0.0);
+    for (int i = 0; i < length; ++i)
+      for (int p = 0; p < (epilogue == CUBLASLT_EPILOGUE_DGELU_BGRAD ? n : k); ++p)
+        bias_ref[i] += epilogue == CUBLASLT_EPILOGUE_BGRADA   ? a.at(i, p)
+                       : epilogue == CUBLASLT_EPILOGUE_BGRADB ? b.at(i, p)
+                                                              : ref[static_cast<std::size_t>(p) * m + i];
+    const std::vector<float> bias = dbias.download();
+    EXPECT_TRUE(close(std::vector<double>(bias.begin(), bias.begin() + length), bias_ref, tolerance)) << "the bias gradient";
+  }
+  for (auto l : {la, lb, ldd}) CUBLAS_OK(cublasLtMatrixLayoutDestroy(l));
+  CUBLAS_OK(cublasLtMatmulDescDestroy(desc));
+}
+
+TEST_F(Lt, BiasGradientOfA) { check_backward(lt, CUBLASLT_EPILOGUE_BGRADA, 1e-6); }
+TEST_F(Lt, BiasGradientOfB) { check_backward(lt, CUBLASLT_EPILOGUE_BGRADB, 1e-6); }
+TEST_F(Lt, GeluGradient) { check_backward(lt, CUBLASLT_EPILOGUE_DGELU, 1e-4); }
+TEST_F(Lt, GeluGradientAndBiasGradient) { check_backward(lt, CUBLASLT_EPILOGUE_DGELU_BGRAD, 1e-4); }
 
 // D = alpha op(A) op(B) + beta C with C and D apart, both with padded leading dimensions.
 TEST_F(Lt, AlphaBetaSeparateC) {
