@@ -8,9 +8,10 @@ BUILD_DIR=${BUILD_DIR:-build}
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# System packages, installed only if absent (apt-get update only then too).
+# System packages, installed only if absent (apt-get update only then too);
+# OpenBLAS is the CPU BLAS behind the emulated cuBLAS (src/emulator/cublas).
 missing=()
-for package in cmake ninja-build g++ libgtest-dev clang-format; do
+for package in cmake ninja-build g++ libgtest-dev clang-format libopenblas0-pthread; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
