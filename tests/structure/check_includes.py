@@ -20,6 +20,7 @@ ROOMS = {
     "src/emulator/": "emulator",
     "include/lockstep/emu/": "emulator",
     "include/lockstep/cuda.h": "emulator",
+    "include/lockstep/cuda_include/": "emulator",
     "include/lockstep/launch.h": "emulator",
     "include/lockstep/launch_limits.h": "emulator",
     "include/lockstep/errors.h": "emulator",
