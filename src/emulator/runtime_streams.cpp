@@ -194,3 +194,18 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
   delete event;
   return cudaSuccess;
 }
+
+// Graphs (runtime_graphs.h): not provided.
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status) {
+  if (!status) return record(cudaErrorInvalidValue);
+  if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  *status = cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamBeginCapture(cudaStream_t, cudaStreamCaptureMode) { return record(cudaErrorNotSupported); }
+cudaError_t cudaStreamEndCapture(cudaStream_t, cudaGraph_t*) { return record(cudaErrorNotSupported); }
+cudaError_t cudaGraphCreate(cudaGraph_t*, unsigned int) { return record(cudaErrorNotSupported); }
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t*, cudaGraph_t, unsigned long long) { return record(cudaErrorNotSupported); }
+cudaError_t cudaGraphLaunch(cudaGraphExec_t, cudaStream_t) { return record(cudaErrorNotSupported); }
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t) { return record(cudaErrorNotSupported); }
+cudaError_t cudaGraphDestroy(cudaGraph_t) { return record(cudaErrorNotSupported); }

@@ -146,7 +146,34 @@ TEST(RuntimeStreams, DefaultStreamsAreStreams) {
   EXPECT_EQ(device.download()[255], 3 + 255);
 }
 
+TEST(RuntimeStreams, NoStreamIsCapturingUnasked) {
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreate(&stream));
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusActive;
+  CUDA_OK(cudaStreamIsCapturing(stream, &status));
+  EXPECT_EQ(status, cudaStreamCaptureStatusNone);
+  status = cudaStreamCaptureStatusActive;
+  CUDA_OK(cudaStreamIsCapturing(0, &status));
+  EXPECT_EQ(status, cudaStreamCaptureStatusNone);
+  CUDA_OK(cudaStreamDestroy(stream));
+}
+
 #if !defined(__CUDACC__)
+// Graphs are not provided: building one is refused with nothing done.
+TEST(RuntimeStreams, GraphsAreNotSupported) {
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreate(&stream));
+  EXPECT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaErrorNotSupported);
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusActive;
+  CUDA_OK(cudaStreamIsCapturing(stream, &status));
+  EXPECT_EQ(status, cudaStreamCaptureStatusNone);
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(cudaGraphCreate(&graph, 0), cudaErrorNotSupported);
+  EXPECT_EQ(graph, nullptr);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorNotSupported);
+  CUDA_OK(cudaStreamDestroy(stream));
+}
+
 // A handle used after its destruction is undefined behaviour on a GPU (where
 // the driver answers cudaErrorInvalidResourceHandle when it can tell); the
 // emulator always tells.

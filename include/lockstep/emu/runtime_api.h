@@ -6,6 +6,7 @@
 //   runtime_device.h   the one device (an H100's properties), kernel attributes, occupancy
 //   runtime_streams.h  streams and events (launches are synchronous: work is done when queued)
 //   runtime_memory.h   pitched, pinned, managed, asynchronous and peer memory; symbols
+//   runtime_graphs.h   graphs are not provided: what programs call, answering cudaErrorNotSupported
 // This file: device memory, copies, synchronisation, errors, versions, the profiler.
 #pragma once
 #include <cstddef>
@@ -33,5 +34,6 @@ inline cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
 }
 
 #include "lockstep/emu/runtime_device.h"
+#include "lockstep/emu/runtime_graphs.h"
 #include "lockstep/emu/runtime_memory.h"
 #include "lockstep/emu/runtime_streams.h"
