@@ -19,6 +19,55 @@ struct device_limits {
 // NVIDIA H100 (sm_90), as cudaGetDeviceProperties reports it.
 inline constexpr device_limits h100_limits{"H100 (sm_90)", 1024, {1024, 1024, 64}, {2147483647u, 65535u, 65535u}, 48 * 1024, 227 * 1024};
 
+// What one streaming multiprocessor holds at once: the numbers CUDA's
+// occupancy rules (cuda_occupancy.h) divide a block's needs into.
+struct sm_limits {
+  unsigned multiprocessors;
+  unsigned max_threads;  // resident threads per SM
+  unsigned max_blocks;   // resident blocks per SM
+  unsigned warp_size;
+  unsigned registers;                     // 32-bit registers per SM, split over `register_partitions`
+  unsigned register_partitions;           // warps take registers in one of these quarters
+  unsigned register_granularity;          // registers are given to a warp in units of this many
+  unsigned registers_per_block;           // at most this many per block
+  std::size_t shared_bytes;               // shared memory per SM (the largest carveout)
+  std::size_t shared_granularity;         // a block's shared memory is rounded up to this
+  std::size_t reserved_shared_per_block;  // what the driver keeps for itself in each block
+};
+
+// NVIDIA H100 SXM (sm_90): 132 SMs of 2048 threads, 32 blocks, 64K registers, 228 KiB shared.
+inline constexpr sm_limits h100_sm_limits{132, 2048, 32, 32, 65536, 4, 256, 65536, 228 * 1024, 128, 1024};
+
+// The registers per thread the emulator reports for every kernel (cudaFuncGetAttributes' numRegs) and
+// assumes in occupancy answers: host-compiled kernels have no register count, and 32 is the most at
+// which registers never limit residency on an H100 (2048 threads x 32 = 64K), so threads, blocks and
+// shared memory decide, as they do for most kernels.
+inline constexpr unsigned emulated_registers_per_thread = 32;
+
+// How many blocks of `threads_per_block` threads, each using `registers_per_thread` registers and
+// `shared_bytes_per_block` bytes of shared memory (static plus dynamic), one SM holds at once, by
+// CUDA's occupancy rules with the largest shared-memory carveout; 0 if one block does not fit.
+// Whether the block is a legal launch at all (1024 threads, the 48 KiB opt-in) is check_launch's.
+constexpr unsigned max_blocks_per_sm(const sm_limits& sm, unsigned threads_per_block, unsigned registers_per_thread,
+                                     std::size_t shared_bytes_per_block) {
+  if (threads_per_block == 0) return 0;
+  const unsigned warps = (threads_per_block + sm.warp_size - 1) / sm.warp_size;
+  unsigned blocks = sm.max_blocks;
+  const unsigned by_warps = sm.max_threads / sm.warp_size / warps;
+  if (by_warps < blocks) blocks = by_warps;
+  const unsigned per_warp = (registers_per_thread * sm.warp_size + sm.register_granularity - 1) / sm.register_granularity * sm.register_granularity;
+  if (per_warp > 0) {
+    if (per_warp * warps > sm.registers_per_block) return 0;
+    const unsigned warps_by_registers = sm.registers / sm.register_partitions / per_warp * sm.register_partitions;
+    if (warps_by_registers / warps < blocks) blocks = warps_by_registers / warps;
+  }
+  const std::size_t shared =
+      (shared_bytes_per_block + sm.reserved_shared_per_block + sm.shared_granularity - 1) / sm.shared_granularity * sm.shared_granularity;
+  if (shared > sm.shared_bytes) return 0;
+  if (sm.shared_bytes / shared < blocks) blocks = static_cast<unsigned>(sm.shared_bytes / shared);
+  return blocks;
+}
+
 struct launch_shape {
   unsigned grid[3];
   unsigned block[3];

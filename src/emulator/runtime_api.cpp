@@ -1,35 +1,39 @@
 // CUDA runtime calls on the emulator: device memory is host memory, copies are
-// memcpy, launches are synchronous, so synchronisation has nothing to wait for.
+// memcpy, launches are synchronous, so synchronisation has nothing to wait for;
+// errors, versions and the context's sticky error.
 #include "lockstep/emu/runtime_api.h"
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "check/api_findings.h"
 #include "check/device_memory.h"
-#include "kernel_info.h"
 #include "lockstep/emu/options.h"
-#include "lockstep/launch_limits.h"
 #include "message_text.h"
+#include "runtime_calls.h"
 
 namespace lockstep::emu {
 
 namespace {
 thread_local cudaError_t last_error = cudaSuccess;
+// The context's: set once a kernel faulted, for every thread, until cudaDeviceReset.
+std::atomic<int> sticky{cudaSuccess};
+std::atomic<std::size_t> allocated{0};
+}  // namespace
 
 cudaError_t record(cudaError_t e) {
   if (e != cudaSuccess) last_error = e;
   return e;
 }
 
-// A call that fails because of its arguments: in check mode also a finding.
 cudaError_t refuse(const char* call, cudaError_t e, const std::string& why, const void* caller) {
   check::api_call_failed(call, e, why, caller);
   return record(e);
 }
 
-// Whether [p, p + bytes) stays inside the allocation holding p (if any); else the reason.
 bool fits(const void* p, std::size_t bytes, const char* side, std::string& why) {
   const std::size_t room = check::bytes_to_end(p);
   if (bytes <= room) return true;
@@ -37,9 +41,18 @@ bool fits(const void* p, std::size_t bytes, const char* side, std::string& why) 
         " bytes past the end of its allocation (" + std::to_string(room) + " bytes left there)";
   return false;
 }
-}  // namespace
+
+cudaError_t broken_context() { return record(sticky_error()); }
 
 void set_last_error(cudaError_t error) { last_error = error; }
+void set_sticky_error(cudaError_t error) {
+  sticky.store(error);
+  last_error = error;
+}
+cudaError_t sticky_error() { return static_cast<cudaError_t>(sticky.load(std::memory_order_relaxed)); }
+
+void count_allocated(std::ptrdiff_t bytes) { allocated.fetch_add(static_cast<std::size_t>(bytes)); }
+std::size_t allocated_bytes() { return allocated.load(); }
 
 }  // namespace lockstep::emu
 
@@ -47,15 +60,24 @@ using lockstep::emu::record;
 
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   if (!ptr) return record(cudaErrorInvalidValue);
+  if (lockstep::emu::sticky_error()) return lockstep::emu::broken_context();
+  // An H100 refuses what its 80 GiB cannot hold, where the host might overcommit.
+  if (bytes > lockstep::emu::device_memory_bytes - lockstep::emu::allocated_bytes()) return record(cudaErrorMemoryAllocation);
   void* p = lockstep::emu::check::allocate(bytes, lockstep::emu::get_options().checks != 0);
   if (!p) return record(cudaErrorMemoryAllocation);
+  lockstep::emu::count_allocated(static_cast<std::ptrdiff_t>(bytes));
   *ptr = p;
   return cudaSuccess;
 }
 
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
-  if (lockstep::emu::check::release(ptr)) return cudaSuccess;
+  if (lockstep::emu::free_managed(ptr)) return cudaSuccess;
+  const std::size_t bytes = lockstep::emu::check::bytes_to_end(ptr);
+  if (lockstep::emu::check::release(ptr)) {
+    lockstep::emu::count_allocated(-static_cast<std::ptrdiff_t>(bytes));
+    return cudaSuccess;
+  }
   // What the H100 answers for a double free or a pointer it never gave (bench/RESULTS.md, issue 17).
   return lockstep::emu::refuse(
       "cudaFree", cudaErrorInvalidValue,
@@ -66,6 +88,7 @@ cudaError_t cudaFree(void* ptr) {
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return record(cudaErrorInvalidMemcpyDirection);
   if (bytes && (!dst || !src)) return record(cudaErrorInvalidValue);
+  if (lockstep::emu::sticky_error()) return lockstep::emu::broken_context();
   if (!bytes) return cudaSuccess;
   if (std::string why; !lockstep::emu::fits(dst, bytes, "destination", why) || !lockstep::emu::fits(src, bytes, "source", why))
     return lockstep::emu::refuse("cudaMemcpy", cudaErrorInvalidValue, why + "; nothing was copied", __builtin_return_address(0));
@@ -79,6 +102,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
 
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
   if (bytes && !ptr) return record(cudaErrorInvalidValue);
+  if (lockstep::emu::sticky_error()) return lockstep::emu::broken_context();
   if (!bytes) return cudaSuccess;
   if (std::string why; !lockstep::emu::fits(ptr, bytes, "destination", why))
     return lockstep::emu::refuse("cudaMemset", cudaErrorInvalidValue, why + "; nothing was set", __builtin_return_address(0));
@@ -87,15 +111,21 @@ cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize() { return lockstep::emu::broken_context(); }
 
 cudaError_t cudaGetLastError() {
+  if (cudaError_t s = lockstep::emu::sticky_error()) {
+    lockstep::emu::last_error = cudaSuccess;
+    return s;
+  }
   cudaError_t e = lockstep::emu::last_error;
   lockstep::emu::last_error = cudaSuccess;
   return e;
 }
-cudaError_t cudaPeekAtLastError() { return lockstep::emu::last_error; }
+cudaError_t cudaPeekAtLastError() {
+  if (cudaError_t s = lockstep::emu::sticky_error()) return s;
+  return lockstep::emu::last_error;
+}
 
 const char* cudaGetErrorName(cudaError_t error) {
   switch (error) {
@@ -119,13 +149,16 @@ const char* cudaGetErrorString(cudaError_t error) {
   return "unknown error";
 }
 
-cudaError_t cudaFuncSetAttributeForKernel(const void* kernel, cudaFuncAttribute attribute, int value) {
-  if (!kernel) return record(cudaErrorInvalidDeviceFunction);
-  auto& info = lockstep::emu::kernel_info_for(kernel);
-  if (attribute == cudaFuncAttributePreferredSharedMemoryCarveout) return value >= -1 && value <= 100 ? cudaSuccess : record(cudaErrorInvalidValue);
-  if (attribute != cudaFuncAttributeMaxDynamicSharedMemorySize) return record(cudaErrorInvalidValue);
-  const auto limit = lockstep::h100_limits.shared_per_block_optin - info.static_shared_bytes;
-  if (value < 0 || static_cast<std::size_t>(value) > limit) return record(cudaErrorInvalidValue);
-  info.max_dynamic_shared_bytes = static_cast<std::size_t>(value);
+cudaError_t cudaDriverGetVersion(int* version) {
+  if (!version) return record(cudaErrorInvalidValue);
+  *version = CUDART_VERSION;
   return cudaSuccess;
 }
+cudaError_t cudaRuntimeGetVersion(int* version) {
+  if (!version) return record(cudaErrorInvalidValue);
+  *version = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t cudaProfilerStart() { return cudaSuccess; }
+cudaError_t cudaProfilerStop() { return cudaSuccess; }

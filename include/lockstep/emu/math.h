@@ -28,6 +28,29 @@ inline float min(float a, float b) { return std::fmin(a, b); }
 inline float max(float a, float b) { return std::fmax(a, b); }
 inline double min(double a, double b) { return std::fmin(a, b); }
 inline double max(double a, double b) { return std::fmax(a, b); }
+// CUDA's mixed overloads (crt/math_functions.hpp): a signed and an unsigned
+// integer compare as the unsigned type, as C's conversions would; float and
+// double compare as double.
+#define LOCKSTEP_MIXED_MINMAX(Signed, Unsigned)                                          \
+  inline Unsigned min(Signed a, Unsigned b) { return min(static_cast<Unsigned>(a), b); } \
+  inline Unsigned min(Unsigned a, Signed b) { return min(a, static_cast<Unsigned>(b)); } \
+  inline Unsigned max(Signed a, Unsigned b) { return max(static_cast<Unsigned>(a), b); } \
+  inline Unsigned max(Unsigned a, Signed b) { return max(a, static_cast<Unsigned>(b)); }
+LOCKSTEP_MIXED_MINMAX(int, unsigned int)
+LOCKSTEP_MIXED_MINMAX(long, unsigned long)
+LOCKSTEP_MIXED_MINMAX(long long, unsigned long long)
+#undef LOCKSTEP_MIXED_MINMAX
+inline double min(float a, double b) { return std::fmin(static_cast<double>(a), b); }
+inline double min(double a, float b) { return std::fmin(a, static_cast<double>(b)); }
+inline double max(float a, double b) { return std::fmax(static_cast<double>(a), b); }
+inline double max(double a, float b) { return std::fmax(a, static_cast<double>(b)); }
+// CUDA's spelled-out integer forms.
+inline unsigned umin(unsigned a, unsigned b) { return min(a, b); }
+inline unsigned umax(unsigned a, unsigned b) { return max(a, b); }
+inline long long llmin(long long a, long long b) { return min(a, b); }
+inline long long llmax(long long a, long long b) { return max(a, b); }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return min(a, b); }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return max(a, b); }
 
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
