@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "lockstep/emu/builtins.h"
+#include "lockstep/emu/check.h"
 #include "lockstep/errors.h"
 
 namespace lockstep::emu {
@@ -73,9 +74,17 @@ cudaError_t record_launch_failure(std::exception_ptr failure) {
     std::fprintf(stderr, "lockstep: kernel launch refused: %s\n", e.what());
     set_last_error(e.code());
     return e.code();
+  } catch (const check_error& e) {
+    // Findings are reported (and kept for `lockstep check`); only an access
+    // check mode stopped leaves the kernel unfinished, as a fault would.
+    std::fprintf(stderr, "%s\n", e.what());
+    if (e.code() != cudaErrorIllegalAddress) return cudaSuccess;
+    set_sticky_error(e.code());
+    return e.code();
   } catch (const kernel_error& e) {
+    // The context is lost, as on a GPU: every later synchronizing call says so.
     std::fprintf(stderr, "lockstep: %s\n", e.what());
-    set_last_error(e.code());
+    set_sticky_error(e.code());
     return e.code();
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "lockstep: kernel launch failed: out of host memory\n");

@@ -58,8 +58,10 @@ int main() {
   scale<float, 3><<<dim3((n + 127) / 128, 1, 1), dim3(128, 1, 1)>>>(y,
                                                                     n);  // template arguments, split over lines
   cudaStream_t stream = nullptr;
+  cudaStreamCreate(&stream);
   scale_by_two(y, n, stream);  // inside a template, on a stream
   cudaStreamSynchronize(stream);
+  cudaStreamDestroy(stream);
   void (*pointer)(float*, float, int) = add;
   (*pointer)<<<(n + 255) / 256, 256>>>(y, -1.0f, n);  // through a function pointer
   // The runtime API's launch: arguments as an array of pointers, the kernel

@@ -1,0 +1,31 @@
+// A kernel that writes through a null pointer: as on a GPU, the launch itself
+// returns, the fault surfaces at the next synchronizing call, and the error is
+// sticky: cudaGetLastError reports it and does not clear it, and later calls
+// fail with it. The process goes on (on the emulator, the reason is printed).
+#include <cstdio>
+
+#include <cuda_runtime.h>
+
+__global__ void write_through(float* p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = 1.0f;
+}
+
+int main() {
+  float* good = nullptr;
+  if (cudaMalloc(&good, 256 * sizeof(float)) != cudaSuccess) return 2;
+  write_through<<<1, 256>>>(good, 256);
+  if (cudaDeviceSynchronize() != cudaSuccess) return 3;
+
+  write_through<<<4, 256>>>(nullptr, 1024);
+  const cudaError_t at_sync = cudaDeviceSynchronize();
+  const cudaError_t last = cudaGetLastError();
+  const cudaError_t still = cudaGetLastError();
+  float host[4];
+  const cudaError_t copy = cudaMemcpy(host, good, sizeof host, cudaMemcpyDeviceToHost);
+  std::printf("kernel_fault: sync %s, last %s, again %s, copy %s\n", cudaGetErrorName(at_sync), cudaGetErrorName(last), cudaGetErrorName(still),
+              cudaGetErrorName(copy));
+  const bool as_cuda =
+      at_sync == cudaErrorIllegalAddress && last == cudaErrorIllegalAddress && still == cudaErrorIllegalAddress && copy == cudaErrorIllegalAddress;
+  return as_cuda ? 0 : 1;
+}
