@@ -7,6 +7,9 @@
 // The commonly used subset: handles and their settings, vector and matrix
 // copies, level 1 and 2 routines the samples use, and the gemm family.
 #pragma once
+// The include guard of CUDA's cublas_api.h, which code tests to learn that cuBLAS is declared (the CUDA
+// samples' helper_cuda.h then reports cublasStatus_t by name).
+#define CUBLAS_API_H_
 #include <cstddef>
 #include <cstdint>
 

@@ -1,0 +1,3 @@
+// <cuda_gl_interop.h>: not emulated; a clear error instead of the installed toolkit's header, which cannot work here.
+#pragma once
+#error "lockstep: OpenGL interoperability is not emulated"

@@ -1,0 +1,3 @@
+// <cusolverDn.h>: not emulated; a clear error instead of the installed toolkit's header, which cannot work here.
+#pragma once
+#error "lockstep: cuSOLVER is not emulated"

@@ -1,0 +1,3 @@
+// <npp.h>: not emulated; a clear error instead of the installed toolkit's header, which cannot work here.
+#pragma once
+#error "lockstep: NPP is not emulated"
