@@ -318,6 +318,16 @@ cudaError_t cudaMemAdvise(const void* ptr, std::size_t bytes, cudaMemoryAdvise a
   return cudaSuccess;
 }
 
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* ptr, std::size_t bytes, unsigned int flags) {
+  if (!ptr || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle)) return record(cudaErrorInvalidValue);
+  if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  // A length, where given, must be the whole managed allocation, as CUDA requires.
+  lockstep::emu::host_memory_range r;
+  if (bytes && lockstep::emu::find_host_memory(ptr, r) && (r.kind != host_memory_kind::managed || r.begin != ptr || r.bytes != bytes))
+    return record(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
   if (!attributes) return record(cudaErrorInvalidValue);
   cudaPointerAttributes a{};

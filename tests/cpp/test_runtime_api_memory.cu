@@ -102,7 +102,12 @@ TEST(RuntimeMemory, ManagedMemoryIsSharedByHostAndKernels) {
   cudaMemLocation device{cudaMemLocationTypeDevice, 0}, host{cudaMemLocationTypeHost, 0};
   CUDA_OK(cudaMemAdvise(managed, n * sizeof(float), cudaMemAdviseSetPreferredLocation, device));
   CUDA_OK(cudaMemPrefetchAsync(managed, n * sizeof(float), device, 0, 0));
-  lockstep::launch(add_one, (n + 255) / 256, 256)(managed, n);
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreate(&stream));
+  CUDA_OK(cudaStreamAttachMemAsync(stream, managed));
+  lockstep::launch(add_one, (n + 255) / 256, 256, 0, stream)(managed, n);
+  CUDA_OK(cudaStreamSynchronize(stream));
+  CUDA_OK(cudaStreamDestroy(stream));
   CUDA_OK(cudaMemPrefetchAsync(managed, n * sizeof(float), host, 0, 0));
   CUDA_OK(cudaDeviceSynchronize());
   for (int i = 0; i < n; ++i) ASSERT_EQ(managed[i], in[i] + 1.0f) << i;

@@ -11,6 +11,12 @@
 #pragma once
 #include <cstddef>
 
+// The include guards of CUDA's cuda_runtime.h and cuda_runtime_api.h, which
+// programs test to see whether the runtime API is there (the samples'
+// helper_cuda.h declares its device pickers only then).
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+
 #include "lockstep/emu/runtime_types.h"
 
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes);

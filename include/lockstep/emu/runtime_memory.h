@@ -91,6 +91,8 @@ cudaError_t cudaMemPrefetchAsync(const void* ptr, std::size_t bytes, cudaMemLoca
                                  cudaStream_t stream = nullptr);                                                   // CUDA 13
 cudaError_t cudaMemAdvise(const void* ptr, std::size_t bytes, cudaMemoryAdvise advice, int device);                // CUDA 12
 cudaError_t cudaMemAdvise(const void* ptr, std::size_t bytes, cudaMemoryAdvise advice, cudaMemLocation location);  // CUDA 13
+// Accepted: every stream sees all managed memory at once here, whatever it is attached to.
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void* ptr, std::size_t bytes = 0, unsigned int flags = cudaMemAttachSingle);
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
 cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes);
 cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes, cudaStream_t stream = nullptr);
@@ -115,6 +117,10 @@ inline cudaError_t cudaHostAlloc(T** ptr, std::size_t bytes, unsigned int flags)
 template <class T>
 inline cudaError_t cudaMallocManaged(T** ptr, std::size_t bytes, unsigned int flags = cudaMemAttachGlobal) {
   return cudaMallocManaged(reinterpret_cast<void**>(ptr), bytes, flags);
+}
+template <class T>
+inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, T* ptr, std::size_t bytes = 0, unsigned int flags = cudaMemAttachSingle) {
+  return cudaStreamAttachMemAsync(stream, static_cast<void*>(ptr), bytes, flags);
 }
 template <class T>
 inline cudaError_t cudaHostGetDevicePointer(T** device_ptr, void* host_ptr, unsigned int flags) {

@@ -5,6 +5,11 @@
 #pragma once
 #include <cstddef>
 
+// The include guard of CUDA's driver_types.h, which these types stand for:
+// programs test it to see whether the runtime's types are there (the samples'
+// helper_cuda.h defines checkCudaErrors only then).
+#define __DRIVER_TYPES_H__
+
 // CUDA's error codes (the runtime's numbers, which the driver API shares for
 // these); name and description in runtime_api.cpp.
 #define LOCKSTEP_CUDA_ERRORS(X)                                                                                          \
@@ -106,6 +111,11 @@ using cudaEvent_t = CUevent_st*;
 // The one device's number for the host (cudaMemPrefetchAsync, cudaMemAdvise) and for none.
 #define cudaCpuDeviceId ((int)-1)
 #define cudaInvalidDeviceId ((int)-2)
+
+// Calling conventions CUDA's headers spell out (empty on Linux), which
+// programs write in their callbacks' declarations.
+#define CUDART_CB
+#define CUDARTAPI
 
 // The CUDA Toolkit whose runtime API this follows (cudaRuntimeGetVersion answers it).
 #define CUDART_VERSION 13000
