@@ -11,9 +11,9 @@
 // Every guarded stack costs the process two memory maps, and Linux allows
 // about 65530 (vm.max_map_count). A cooperative launch keeps a stack for every
 // thread of the grid at grid.sync() (132 x 4 blocks of 512 threads: 270336),
-// so its pools may be unguarded: stacks side by side in large maps, with a
-// canary at the bottom of each that release() checks, catching most
-// overflows only after the fact.
+// so its pools may be unguarded: stacks side by side in large maps, each
+// above a moat of untouched memory and with a canary at its bottom that
+// release() checks, catching most overflows only after the fact.
 #pragma once
 #include <cstddef>
 #include <cstdint>

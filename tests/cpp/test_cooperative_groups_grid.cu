@@ -119,6 +119,28 @@ TEST(CooperativeGroupsGrid, TooLargeCooperativeLaunchFails) {
   cudaGetLastError();
 }
 
+// Shared memory limits residency too: 228 KiB per SM, 1 KiB of it reserved
+// per block, holds 5 blocks of 40 KiB.
+TEST(CooperativeGroupsGrid, TooLargeForSharedMemoryFails) {
+  try {
+    lockstep::launch_cooperative(sync_only, 132 * 5 + 1, 32, 40 * 1024)();
+    FAIL() << "a cooperative launch of more blocks than shared memory holds succeeded";
+  } catch (const lockstep::launch_error& e) {
+    EXPECT_EQ(static_cast<int>(e.code()), 720) << e.what();
+  }
+  cudaGetLastError();
+}
+
+TEST(CooperativeGroupsGrid, ResidentBlocksPerSmOnH100) {
+  const auto& h100 = lockstep::h100_residency;
+  EXPECT_EQ(lockstep::resident_blocks_per_sm(h100, 32, 0), 32u);   // the block limit
+  EXPECT_EQ(lockstep::resident_blocks_per_sm(h100, 512, 0), 4u);   // the thread limit
+  EXPECT_EQ(lockstep::resident_blocks_per_sm(h100, 1000, 0), 2u);  // whole warps: 1024 threads
+  EXPECT_EQ(lockstep::resident_blocks_per_sm(h100, 33, 0), 32u);   // 64 threads a block
+  EXPECT_EQ(lockstep::resident_blocks_per_sm(h100, 32, 40 * 1024), 5u);
+  EXPECT_EQ(lockstep::resident_blocks_per_sm(h100, 32, 227 * 1024), 1u);
+}
+
 #if !defined(__CUDACC__)
 TEST(CooperativeGroupsGrid, TooLargeMessageNamesTheLimit) {
   try {
