@@ -149,6 +149,73 @@ TEST(CooperativeGroups, TilesOfEverySize) {
   check_tile<32>();
 }
 
+enum multi_field { m_rank, m_size, m_meta_rank, m_meta_size, m_shfl, m_any, m_all, m_synced, m_sub_meta_rank, m_sub_meta_size, multi_fields };
+
+// Tiles of several warps: shuffles, votes and sync over the block's barrier.
+template <unsigned N>
+__global__ void multi_warp_ops(const int* value, const int* pred, int src, int* out) {
+  __shared__ int staged[1024];
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<N> tile = cg::tiled_partition<N>(block);
+  const unsigned t = block.thread_rank();
+  int* o = out + t * multi_fields;
+  o[m_rank] = tile.thread_rank();
+  o[m_size] = tile.size();
+  o[m_meta_rank] = tile.meta_group_rank();
+  o[m_meta_size] = tile.meta_group_size();
+  o[m_shfl] = tile.shfl(value[t], src);
+  o[m_any] = tile.any(pred[t]);
+  o[m_all] = tile.all(pred[t]);
+  staged[t] = value[t];
+  tile.sync();
+  o[m_synced] = staged[t - tile.thread_rank() + (tile.thread_rank() + 1) % N];
+  // Warps of the tile, ranked within it.
+  const auto warp = cg::tiled_partition<32>(tile);
+  o[m_sub_meta_rank] = warp.meta_group_rank();
+  o[m_sub_meta_size] = warp.meta_group_size();
+}
+
+template <unsigned N>
+void check_multi_warp_tile() {
+  const unsigned threads = N < 1024 ? 2 * N : N;
+  const auto value = random_vector<int>(threads, -1000000, 1000000);
+  auto pred = random_vector<int>(threads, 0, 1);
+  if (random_vector<int>(1, 0, 1)[0])
+    for (unsigned r = 0; r < N; ++r) pred[r] = 1;  // the first tile all true
+  const int src = random_vector<int>(1, 0, N - 1)[0];
+  device_buffer<int> d_value(value), d_pred(pred), out(threads * multi_fields);
+  lockstep::launch(multi_warp_ops<N>, 1, threads)(d_value.get(), d_pred.get(), src, out.get());
+  const auto got = out.download();
+  for (unsigned t = 0; t < threads; ++t) {
+    const unsigned rank = t % N, base = t - rank;
+    bool any = false, all = true;
+    for (unsigned r = 0; r < N; ++r) {
+      any = any || pred[base + r];
+      all = all && pred[base + r];
+    }
+    const int* o = &got[t * multi_fields];
+    SCOPED_TRACE("tile " + std::to_string(N) + ", thread " + std::to_string(t));
+    EXPECT_EQ(o[m_rank], int(rank));
+    EXPECT_EQ(o[m_size], int(N));
+    EXPECT_EQ(o[m_meta_rank], int(t / N));
+    EXPECT_EQ(o[m_meta_size], int(threads / N));
+    EXPECT_EQ(o[m_shfl], value[base + src]);
+    EXPECT_EQ(o[m_any], int(any));
+    EXPECT_EQ(o[m_all], int(all));
+    EXPECT_EQ(o[m_synced], value[base + (rank + 1) % N]);
+    EXPECT_EQ(o[m_sub_meta_rank], int(rank / 32));
+    EXPECT_EQ(o[m_sub_meta_size], int(N / 32));
+  }
+}
+
+TEST(CooperativeGroups, MultiWarpTiles) {
+  check_multi_warp_tile<64>();
+  check_multi_warp_tile<128>();
+  check_multi_warp_tile<256>();
+  check_multi_warp_tile<512>();
+  check_multi_warp_tile<1024>();
+}
+
 enum block_field {
   b_rank,
   b_size,

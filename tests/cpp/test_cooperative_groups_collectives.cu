@@ -107,16 +107,18 @@ void check_member(const std::vector<int>& members, int r, const std::vector<int>
   EXPECT_NEAR(of[sf_ex_plus], prefix, tolerance);
 }
 
+// Tiles of up to 32 threads in blocks of 128, larger ones in blocks of two tiles.
 template <unsigned N>
 void check_tile_collectives() {
-  const auto value = random_vector<int>(block_threads, -100000, 100000);
-  const auto fvalue = random_vector<float>(block_threads, -1, 1);
-  device_buffer<int> d_value(value), out(block_threads * int_fields);
-  device_buffer<float> d_fvalue(fvalue), fout(block_threads * float_fields);
-  lockstep::launch(tile_collectives<N>, 1, block_threads)(d_value.get(), d_fvalue.get(), out.get(), fout.get());
+  const int threads = N <= 64 ? block_threads : static_cast<int>(std::min(2 * N, 1024u));
+  const auto value = random_vector<int>(threads, -100000, 100000);
+  const auto fvalue = random_vector<float>(threads, -1, 1);
+  device_buffer<int> d_value(value), out(threads * int_fields);
+  device_buffer<float> d_fvalue(fvalue), fout(threads * float_fields);
+  lockstep::launch(tile_collectives<N>, 1, threads)(d_value.get(), d_fvalue.get(), out.get(), fout.get());
   const auto got = out.download();
   const auto fgot = fout.download();
-  for (int t = 0; t < block_threads; ++t) {
+  for (int t = 0; t < threads; ++t) {
     std::vector<int> members;
     for (unsigned r = 0; r < N; ++r) members.push_back(t / N * N + r);
     SCOPED_TRACE("tile " + std::to_string(N) + ", thread " + std::to_string(t));
@@ -131,6 +133,15 @@ TEST(CooperativeGroupsCollectives, ReduceAndScanOnTilesOfEverySize) {
   check_tile_collectives<8>();
   check_tile_collectives<16>();
   check_tile_collectives<32>();
+}
+
+// Tiles of several warps: each warp, then the warps' totals.
+TEST(CooperativeGroupsCollectives, ReduceAndScanOnMultiWarpTiles) {
+  check_tile_collectives<64>();
+  check_tile_collectives<128>();
+  check_tile_collectives<256>();
+  check_tile_collectives<512>();
+  check_tile_collectives<1024>();
 }
 
 TEST(CooperativeGroupsCollectives, ReduceAndScanOnCoalescedGroups) {

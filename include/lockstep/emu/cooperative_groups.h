@@ -1,8 +1,8 @@
 // cooperative_groups on the emulator: what CUDA's <cooperative_groups.h>
 // declares, over the emulator's barriers and warp collectives (sync.h).
 //
-// Groups: thread_block, thread_block_tile<N> (N = 1, 2, 4, ..., 32; CUDA's
-// larger tiles are not emulated), coalesced_group, grid_group (grid.sync()
+// Groups: thread_block, thread_block_tile<N> (N = 1, 2, 4, ..., 32 over warp
+// collectives; 64 to 1024 over the block's barrier), coalesced_group, grid_group (grid.sync()
 // needs a cooperative launch), the type-erased thread_group, tiled_partition,
 // binary_partition, labeled_partition, this_thread, invoke_one. cg::reduce,
 // the scans and memcpy_async are in cooperative_groups/*.h, one header per
@@ -124,6 +124,16 @@ class thread_block : public thread_group {
 
 inline thread_block this_thread_block() { return thread_block(); }
 
+// CUDA's scratch for tiles of more than 32 threads before sm_80; the emulator needs none.
+template <unsigned MaxBlockSize>
+struct block_tile_memory {
+  unsigned char unused;
+};
+template <unsigned MaxBlockSize>
+thread_block this_thread_block(block_tile_memory<MaxBlockSize>&) {
+  return thread_block();
+}
+
 class grid_group : public thread_group {
  public:
   // True in a cooperative launch, where sync() may be called.
@@ -215,12 +225,11 @@ inline coalesced_group coalesced_threads() { return coalesced_group(__activemask
 template <unsigned Size, class ParentT = void>
 class thread_block_tile;
 
-// A tile of Size consecutive threads of a block (Size a power of two up to 32).
-template <unsigned Size>
-class thread_block_tile<Size, void> : public thread_group {
-  static_assert(Size >= 1 && Size <= 32 && (Size & (Size - 1)) == 0,
-                "thread_block_tile: Size must be 1, 2, 4, 8, 16 or 32 on the emulator (CUDA's tiles of 64 threads and more are not emulated)");
+namespace details {
 
+// A tile of Size consecutive threads of one warp (Size 1, 2, 4, 8, 16 or 32).
+template <unsigned Size>
+class warp_tile : public thread_group {
  public:
   static constexpr unsigned num_threads() { return Size; }
   static constexpr unsigned size() { return Size; }
@@ -264,19 +273,108 @@ class thread_block_tile<Size, void> : public thread_group {
   }
 
  protected:
-  friend struct details::access;
-  template <unsigned, class>
-  friend class thread_block_tile;
   static unsigned first_lane() { return details::laneid() & ~(Size - 1); }
   // The tile's lanes of the warp, as the GPU's (lanes a partial warp lacks included).
   static unsigned build_mask() { return Size == 32 ? 0xffffffffu : ((1u << Size) - 1u) << first_lane(); }
-  thread_block_tile(unsigned meta_rank, unsigned meta_size) : thread_group(details::coalesced_group_id) {
+  warp_tile(unsigned meta_rank, unsigned meta_size) : thread_group(details::coalesced_group_id) {
     mask_ = build_mask();
     meta_rank_ = meta_rank;
     meta_size_ = meta_size;
     is_tiled_ = true;
   }
 };
+
+// Memory the threads of a block share for multi-warp tiles' exchanges (the
+// block's fibers share their worker's thread-locals, as __shared__ arrays
+// do): a slot of up to 16 bytes per thread.
+constexpr std::size_t scratch_slot_bytes = 16;
+inline unsigned char* block_scratch() {
+  alignas(16) thread_local unsigned char slots[1024 * scratch_slot_bytes];
+  return slots;
+}
+template <class T>
+T slot_value(const unsigned char* slot) {
+  T v;
+  std::memcpy(&v, slot, sizeof(T));
+  return v;
+}
+
+// A tile of Size (64, 128, ..., 1024) consecutive threads of a block. Its
+// sync() is the block's barrier, so every tile of the block must reach it
+// together (as in CUDA's samples); its exchanges go through block_scratch.
+// As in CUDA, it is no thread_group.
+template <unsigned Size>
+class multi_warp_tile {
+  static_assert(Size <= 1024 && (Size & (Size - 1)) == 0, "thread_block_tile: Size must be a power of two of at most 1024");
+
+ public:
+  static constexpr unsigned num_threads() { return Size; }
+  static constexpr unsigned size() { return Size; }
+  static unsigned thread_rank() { return thread_block::thread_rank() & (Size - 1); }
+  unsigned meta_group_rank() const { return meta_rank_; }
+  unsigned meta_group_size() const { return meta_size_; }
+  static void sync() { __syncthreads(); }
+
+  // Every thread's value, for `fold(first_slot_of_the_tile)` to read between two barriers.
+  template <class T, class Fold>
+  static auto exchange(const T& value, Fold&& fold) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= scratch_slot_bytes,
+                  "multi-warp tiles exchange trivially copyable values of at most 16 bytes");
+    unsigned char* slots = block_scratch();
+    std::memcpy(slots + thread_block::thread_rank() * scratch_slot_bytes, &value, sizeof(T));
+    sync();
+    auto result = fold(slots + (thread_block::thread_rank() - thread_rank()) * scratch_slot_bytes);
+    sync();
+    return result;
+  }
+  template <class T>
+  std::remove_cv_t<std::remove_reference_t<T>> shfl(T&& value, unsigned src_rank) const {
+    using V = std::remove_cv_t<std::remove_reference_t<T>>;
+    return exchange(V(value), [&](const unsigned char* tile) { return slot_value<V>(tile + (src_rank % Size) * scratch_slot_bytes); });
+  }
+  int any(int predicate) const {
+    return exchange(predicate != 0, [](const unsigned char* tile) {
+      for (unsigned r = 0; r < Size; ++r)
+        if (slot_value<bool>(tile + r * scratch_slot_bytes)) return 1;
+      return 0;
+    });
+  }
+  int all(int predicate) const {
+    return exchange(predicate != 0, [](const unsigned char* tile) {
+      for (unsigned r = 0; r < Size; ++r)
+        if (!slot_value<bool>(tile + r * scratch_slot_bytes)) return 0;
+      return 1;
+    });
+  }
+
+ protected:
+  multi_warp_tile(unsigned meta_rank, unsigned meta_size) : meta_rank_(meta_rank), meta_size_(meta_size) {}
+  unsigned meta_rank_;
+  unsigned meta_size_;
+};
+
+template <class GroupT>
+struct is_multi_warp_tile : std::false_type {};
+
+}  // namespace details
+
+// A tile of Size consecutive threads of a block: Size 1, 2, 4, 8, 16 or 32
+// (one warp's lanes, with warp collectives), or 64 to 1024.
+template <unsigned Size>
+class thread_block_tile<Size, void> : public std::conditional_t<(Size <= 32), details::warp_tile<Size>, details::multi_warp_tile<Size>> {
+  using base = std::conditional_t<(Size <= 32), details::warp_tile<Size>, details::multi_warp_tile<Size>>;
+
+ protected:
+  friend struct details::access;
+  template <unsigned, class>
+  friend class thread_block_tile;
+  thread_block_tile(unsigned meta_rank, unsigned meta_size) : base(meta_rank, meta_size) {}
+};
+
+namespace details {
+template <unsigned Size, class ParentT>
+struct is_multi_warp_tile<thread_block_tile<Size, ParentT>> : std::bool_constant<(Size > 32)> {};
+}  // namespace details
 
 // tiled_partition<Size>(parent)'s result; converts to thread_block_tile<Size>.
 template <unsigned Size, class ParentT>

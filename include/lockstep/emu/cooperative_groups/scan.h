@@ -1,6 +1,7 @@
 // cg::inclusive_scan and cg::exclusive_scan on the emulator (CUDA's
 // <cooperative_groups/scan.h>), over tiles and coalesced groups, in rank order.
 #pragma once
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -9,17 +10,42 @@
 
 namespace cooperative_groups {
 
-// Rank r gets op(v0, v1, ..., vr) (Hillis-Steele: log2(size) warp rounds).
+namespace details {
+// A multi-warp tile's scan: op over the totals of the warps before the
+// caller's in its tile, or nothing for the tile's first warp.
+template <class GroupT, class V, class Op>
+std::optional<V> earlier_warps(const GroupT& group, const V& warp_total, Op& op) {
+  const unsigned my_warp = group.thread_rank() / 32;
+  return group.exchange(warp_total, [&](const unsigned char* tile) {
+    std::optional<V> acc;
+    for (unsigned w = 0; w < my_warp; ++w) {
+      const V total = slot_value<V>(tile + w * 32 * scratch_slot_bytes);
+      acc = acc ? op(*acc, total) : total;
+    }
+    return acc;
+  });
+}
+}  // namespace details
+
+// Rank r gets op(v0, v1, ..., vr) (Hillis-Steele: log2(size) warp rounds;
+// a tile of more than one warp adds the earlier warps' totals).
 template <class GroupT, class T, class Op>
 auto inclusive_scan(const GroupT& group, T&& value, Op&& op) -> std::remove_cv_t<std::remove_reference_t<decltype(op(value, value))>> {
   using V = std::remove_cv_t<std::remove_reference_t<decltype(op(value, value))>>;
-  const unsigned size = static_cast<unsigned>(group.num_threads()), rank = static_cast<unsigned>(group.thread_rank());
-  V acc = value;
-  for (unsigned step = 1; step < size; step *= 2) {
-    const V lower = group.shfl_up(acc, step);
-    if (rank >= step) acc = op(lower, acc);
+  if constexpr (details::is_multi_warp_tile<GroupT>::value) {
+    const auto warp = tiled_partition<32>(this_thread_block());
+    const V in_warp = inclusive_scan(warp, value, op);
+    const std::optional<V> before = details::earlier_warps(group, warp.shfl(in_warp, 31), op);
+    return before ? op(*before, in_warp) : in_warp;
+  } else {
+    const unsigned size = static_cast<unsigned>(group.num_threads()), rank = static_cast<unsigned>(group.thread_rank());
+    V acc = value;
+    for (unsigned step = 1; step < size; step *= 2) {
+      const V lower = group.shfl_up(acc, step);
+      if (rank >= step) acc = op(lower, acc);
+    }
+    return acc;
   }
-  return acc;
 }
 
 template <class GroupT, class T>
@@ -32,9 +58,17 @@ std::remove_cv_t<std::remove_reference_t<T>> inclusive_scan(const GroupT& group,
 template <class GroupT, class T, class Op>
 auto exclusive_scan(const GroupT& group, T&& value, Op&& op) -> std::remove_cv_t<std::remove_reference_t<decltype(op(value, value))>> {
   using V = std::remove_cv_t<std::remove_reference_t<decltype(op(value, value))>>;
-  const V inclusive = inclusive_scan(group, value, op);
-  const V lower = group.shfl_up(inclusive, 1);
-  return group.thread_rank() == 0 ? V{} : lower;
+  if constexpr (details::is_multi_warp_tile<GroupT>::value) {
+    const auto warp = tiled_partition<32>(this_thread_block());
+    const V in_warp = exclusive_scan(warp, value, op);
+    const std::optional<V> before = details::earlier_warps(group, warp.shfl(op(in_warp, value), 31), op);
+    if (!before) return in_warp;
+    return warp.thread_rank() == 0 ? *before : op(*before, in_warp);
+  } else {
+    const V inclusive = inclusive_scan(group, value, op);
+    const V lower = group.shfl_up(inclusive, 1);
+    return group.thread_rank() == 0 ? V{} : lower;
+  }
 }
 
 template <class GroupT, class T>
