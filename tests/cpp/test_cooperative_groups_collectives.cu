@@ -65,6 +65,19 @@ __global__ void coalesced_collectives(const int* take, const int* value, const f
 }
 
 // Checks thread `t` of a group whose members, in rank order, are `members`.
+// A tile's float sum as CUDA's butterfly adds it (exactly): the emulator's
+// rounding is the GPU's.
+float butterfly_sum(const std::vector<int>& members, int r, const std::vector<float>& fvalue) {
+  std::vector<float> acc;
+  for (int m : members) acc.push_back(fvalue[m]);
+  for (std::size_t lanes = acc.size() / 2; lanes > 0; lanes /= 2) {
+    std::vector<float> next(acc.size());
+    for (std::size_t i = 0; i < acc.size(); ++i) next[i] = acc[i] + acc[i ^ lanes];
+    acc = next;
+  }
+  return acc[r];
+}
+
 void check_member(const std::vector<int>& members, int r, const std::vector<int>& value, const std::vector<float>& fvalue, const int* o,
                   const float* of) {
   const int n = static_cast<int>(members.size());
@@ -123,6 +136,7 @@ void check_tile_collectives() {
     for (unsigned r = 0; r < N; ++r) members.push_back(t / N * N + r);
     SCOPED_TRACE("tile " + std::to_string(N) + ", thread " + std::to_string(t));
     check_member(members, t % N, value, fvalue, &got[t * int_fields], &fgot[t * float_fields]);
+    if (N <= 32) EXPECT_EQ(fgot[t * float_fields + rf_plus], butterfly_sum(members, t % N, fvalue));
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "lockstep/emu/cooperative_groups.h"
 #include "lockstep/emu/cooperative_groups/functional.h"
+#include "lockstep/emu/cooperative_groups/scan_ranks.h"
 
 namespace cooperative_groups {
 
@@ -27,8 +28,8 @@ std::optional<V> earlier_warps(const GroupT& group, const V& warp_total, Op& op)
 }
 }  // namespace details
 
-// Rank r gets op(v0, v1, ..., vr) (Hillis-Steele: log2(size) warp rounds;
-// a tile of more than one warp adds the earlier warps' totals).
+// Rank r gets v0, v1, ..., vr combined by op (details::scan_ranks; a tile of
+// more than one warp adds the earlier warps' totals).
 template <class GroupT, class T, class Op>
 auto inclusive_scan(const GroupT& group, T&& value, Op&& op) -> std::remove_cv_t<std::remove_reference_t<decltype(op(value, value))>> {
   using V = std::remove_cv_t<std::remove_reference_t<decltype(op(value, value))>>;
@@ -38,13 +39,7 @@ auto inclusive_scan(const GroupT& group, T&& value, Op&& op) -> std::remove_cv_t
     const std::optional<V> before = details::earlier_warps(group, warp.shfl(in_warp, 31), op);
     return before ? op(*before, in_warp) : in_warp;
   } else {
-    const unsigned size = static_cast<unsigned>(group.num_threads()), rank = static_cast<unsigned>(group.thread_rank());
-    V acc = value;
-    for (unsigned step = 1; step < size; step *= 2) {
-      const V lower = group.shfl_up(acc, step);
-      if (rank >= step) acc = op(lower, acc);
-    }
-    return acc;
+    return details::scan_ranks(group, V(value), op);
   }
 }
 
