@@ -195,7 +195,11 @@ void run_cooperative(launch_plan& plan, std::uint64_t blocks, const void* kernel
   // while that leaves most of the process's memory maps to the program.
   const std::uint64_t threads = blocks * plan.block.x * plan.block.y * plan.block.z;
   worker_pool pool(true, 2 * threads <= max_memory_maps() / 2);
-  grid_barrier grid(blocks, [&pool] { return pool.stopping(); });
+  grid_barrier grid(
+      blocks, [&pool] { return pool.stopping(); },
+      [&plan] {
+        if (plan.check) plan.check->grid_synchronised();
+      });
   plan.grid_sync = &grid;
   pool.run(plan, blocks, kernel);
 }

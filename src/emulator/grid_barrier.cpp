@@ -19,6 +19,7 @@ void grid_barrier::arrive_and_wait(const std::string& kernel, uint3 block) {
   if (ended_) throw kernel_error(cudaErrorLaunchFailure, hang_text(kernel, block));
   const std::uint64_t generation = generation_;
   if (++arrived_ == blocks_) {
+    if (released_callback_) released_callback_();
     arrived_ = 0;
     ++generation_;
     released_.notify_all();

@@ -16,7 +16,10 @@ class grid_barrier {
  public:
   // `stopped`: polled while waiting; true once the launch has failed or was
   // interrupted elsewhere, which ends the wait with an exception.
-  grid_barrier(std::uint64_t blocks, std::function<bool()> stopped) : blocks_(blocks), stopped_(std::move(stopped)) {}
+  // `released`: called by the last block to arrive, while all others wait
+  // (check mode orders the memory accesses before and after there).
+  grid_barrier(std::uint64_t blocks, std::function<bool()> stopped, std::function<void()> released = nullptr)
+      : blocks_(blocks), stopped_(std::move(stopped)), released_callback_(std::move(released)) {}
 
   // Block `block` (of kernel `kernel`) has arrived; returns once every block
   // has. Throws kernel_error when some block has ended without arriving (a GPU
@@ -38,6 +41,7 @@ class grid_barrier {
   std::condition_variable released_;
   const std::uint64_t blocks_;
   std::function<bool()> stopped_;
+  std::function<void()> released_callback_;
   std::uint64_t arrived_ = 0;
   std::uint64_t generation_ = 0;
   bool ended_ = false;  // some block has ended
