@@ -3,6 +3,9 @@
 // launch checked first; under a host compiler it runs the kernel on the
 // emulator. Either way a bad launch throws lockstep::launch_error naming the
 // limit, and arguments convert to the kernel's parameter types as in a call.
+// A launch_config with `cooperative` set is a cooperative launch (what
+// cudaLaunchCooperativeKernel does): every block resident at once, so that
+// cooperative_groups' grid.sync() can wait for the whole grid.
 #pragma once
 #include <cstddef>
 #include <cstdio>
@@ -104,6 +107,19 @@ class kernel_launch {
     static_assert(sizeof...(Args) == sizeof...(Params), "lockstep::launch: the number of arguments must match the kernel's parameters");
 #if defined(__CUDACC__)
     detail::check_gpu_launch(reinterpret_cast<const void*>(kernel_), config_);
+    if (config_.cooperative) {
+      // The runtime copies the arguments from this array of pointers to them.
+      std::tuple<Params...> values(static_cast<Params>(std::forward<Args>(args))...);
+      std::apply(
+          [this](auto&... value) {
+            void* pointers[] = {static_cast<void*>(&value)..., nullptr};
+            detail::check_cuda(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel_), config_.grid, config_.block, pointers,
+                                                           config_.shared_bytes, config_.stream),
+                               "cudaLaunchCooperativeKernel");
+          },
+          values);
+      return;
+    }
     kernel_<<<config_.grid, config_.block, config_.shared_bytes, config_.stream>>>(static_cast<Params>(std::forward<Args>(args))...);
     detail::check_cuda(cudaGetLastError(), "kernel launch");
 #else
@@ -131,6 +147,19 @@ class kernel_launch {
 template <class... Params>
 kernel_launch<Params...> launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
   return kernel_launch<Params...>(kernel, launch_config{grid, block, shared_bytes, stream});
+}
+
+// lockstep::launch(kernel, launch_config{grid, block, shared, stream, /*cooperative=*/true})(args...)
+template <class... Params>
+kernel_launch<Params...> launch(void (*kernel)(Params...), const launch_config& config) {
+  return kernel_launch<Params...>(kernel, config);
+}
+
+// A cooperative launch: every block resident at once, as cudaLaunchCooperativeKernel.
+template <class... Params>
+kernel_launch<Params...> launch_cooperative(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes = 0,
+                                            cudaStream_t stream = nullptr) {
+  return kernel_launch<Params...>(kernel, launch_config{grid, block, shared_bytes, stream, true});
 }
 
 }  // namespace lockstep

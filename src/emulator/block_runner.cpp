@@ -5,6 +5,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "grid_barrier.h"
 #include "lockstep/errors.h"
 #include "message_text.h"
 #include "warp_ops.h"
@@ -16,7 +17,7 @@ thread_local constinit thread_context current;
 using warp_ops::lanes_in_warp;
 using warp_ops::mask_text;
 
-block_runner::block_runner(std::size_t stack_bytes) : stacks_(stack_bytes) {}
+block_runner::block_runner(std::size_t stack_bytes, bool guarded_stacks) : stacks_(stack_bytes, guarded_stacks) {}
 block_runner::~block_runner() = default;
 
 void block_runner::start_thread(fiber* f, unsigned t) {
@@ -64,6 +65,7 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
   ready_.clear();
   barrier_waiters_.clear();
   barrier_true_ = 0;
+  grid_pending_ = false;
   state_.assign(threads_, state::not_started);
   warps_.resize((threads_ + 31) / 32);
   for (unsigned w = 0; w < warps_.size(); ++w) {
@@ -152,7 +154,13 @@ block_runner::fiber* block_runner::new_runner() {
 }
 
 void block_runner::retire(fiber* f) {
-  stacks_.release(f->stack);
+  if (!stacks_.release(f->stack) && !error_)
+    error_ = std::make_exception_ptr(
+        kernel_error(cudaErrorLaunchFailure,
+                     "kernel '" + *plan_->kernel_name + "', block " + coordinates_text(current.block_idx) + ": a thread overflowed its " +
+                         std::to_string(stacks_.stack_bytes() / 1024) +
+                         " KiB emulator stack (this cooperative launch's stacks have no guard pages, as its grid has more threads "
+                         "than the process may have guarded stacks); raise LOCKSTEP_EMU_STACK_KIB or make the kernel's local arrays smaller"));
   fibers_[f->slot] = fibers_.back();
   fibers_[f->slot]->slot = f->slot;
   fibers_.pop_back();
@@ -258,7 +266,25 @@ int block_runner::barrier(barrier_reduce reduce, int predicate, std::uintptr_t p
   return 0;
 }
 
+void block_runner::grid_sync(std::uintptr_t pc) {
+  if (!plan_->grid_sync) {
+    runner_code_scope own_code(observing_);
+    fail(
+        "grid.sync() (cooperative_groups::this_grid().sync()) needs a cooperative launch, in which every block of the grid is resident "
+        "at once; this kernel was launched with <<<>>> or cudaLaunchKernel, where a GPU's behaviour is undefined (it may hang). Launch it "
+        "with cudaLaunchCooperativeKernel (or lockstep::launch with launch_config::cooperative = true)");
+  }
+  grid_pending_ = true;
+  barrier(barrier_reduce::none, 0, pc);
+}
+
 void block_runner::release_barrier() {
+  if (grid_pending_) {
+    // Every thread of the block is suspended here: this OS thread (the
+    // block's own in a cooperative launch) now waits for the other blocks.
+    grid_pending_ = false;
+    plan_->grid_sync->arrive_and_wait(*plan_->kernel_name, current.block_idx);
+  }
   if (observing_) {
     std::vector<unsigned> waiting;
     for (const fiber* f : barrier_waiters_) waiting.push_back(f->thread);

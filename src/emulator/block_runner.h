@@ -29,6 +29,7 @@ namespace lockstep::emu {
 namespace check {
 class launch_session;
 }  // namespace check
+class grid_barrier;
 
 struct launch_plan {
   void (*thunk)(const void*);
@@ -40,11 +41,13 @@ struct launch_plan {
   options opts;
   check::launch_session* check = nullptr;                        // set in check mode, with:
   std::unique_ptr<block_observer> (*make_observer)() = nullptr;  // makes a runner's checker, at its first checked block
+  grid_barrier* grid_sync = nullptr;                             // a cooperative launch's: grid.sync() waits there
 };
 
 class block_runner {
  public:
-  explicit block_runner(std::size_t stack_bytes);
+  // guarded_stacks: see stack_pool (a cooperative launch may need unguarded ones).
+  explicit block_runner(std::size_t stack_bytes, bool guarded_stacks = true);
   ~block_runner();
   block_runner(const block_runner&) = delete;
   block_runner& operator=(const block_runner&) = delete;
@@ -54,6 +57,10 @@ class block_runner {
 
   // pc: the caller's address, for synccheck's reports.
   int barrier(barrier_reduce reduce, int predicate, std::uintptr_t pc);
+  // cooperative_groups' grid.sync(): a block barrier whose release waits for
+  // every block of the grid (plan.grid_sync); a kernel_error outside a cooperative launch.
+  void grid_sync(std::uintptr_t pc);
+  bool cooperative() const { return plan_ && plan_->grid_sync; }
   std::uint64_t warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width, std::uintptr_t pc);
   [[noreturn]] void fail(const std::string& what) const;  // kernel_error naming this thread
   // Check mode: ends the running thread where it is, without unwinding it
@@ -132,6 +139,7 @@ class block_runner {
   int barrier_true_ = 0;   // predicates counted for the barrier in progress
   int released_true_ = 0;  // result of the last released barrier
   int released_arrived_ = 0;
+  bool grid_pending_ = false;  // the barrier in progress is a grid.sync()
 
   // Per warp, its rounds: lanes whose masks are disjoint (two half-warps
   // shuffling with width 16) meet in rounds of their own. A deque, so that a

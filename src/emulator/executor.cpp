@@ -1,10 +1,13 @@
 // Runs a launch: blocks spread over a pool of OS threads, each with its own
-// block_runner, taking block indices from a shared counter.
+// block_runner, taking block indices from a shared counter. A cooperative
+// launch gets a pool of its own with an OS thread per block, so that every
+// block is resident at once and grid.sync() can wait for all of them.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -16,6 +19,7 @@
 #include "check/launch_session.h"
 #include "fault.h"
 #include "fault_report.h"
+#include "grid_barrier.h"
 #include "kernel_info.h"
 #include "lockstep/emu/device_io.h"
 #include "lockstep/errors.h"
@@ -29,10 +33,19 @@ namespace {
 
 class worker_pool {
  public:
+  worker_pool() = default;
+  // A cooperative launch's pool: one worker per block (plan.grid_sync set), with
+  // unguarded fiber stacks unless `guarded_stacks` (stack_pool.h).
+  worker_pool(bool cooperative, bool guarded_stacks) : cooperative_(cooperative), guarded_stacks_(guarded_stacks) {}
   ~worker_pool() { resize(0, 0); }
 
+  // True once the launch has failed or was interrupted: a block waiting at grid.sync() stops.
+  bool stopping() const { return failed_.load() || (watch_ && watch_->reason() != fault::interrupt::none); }
+
   void run(const launch_plan& plan, std::uint64_t blocks, const void* kernel) {
-    const unsigned wanted = plan.opts.workers ? plan.opts.workers : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned wanted = cooperative_        ? static_cast<unsigned>(blocks)
+                            : plan.opts.workers ? plan.opts.workers
+                                                : std::max(1u, std::thread::hardware_concurrency());
     const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(wanted, blocks));
     if (workers > runners_.size() || plan.opts.stack_bytes != stack_bytes_) resize(workers, plan.opts.stack_bytes);
     workers_[0].thread = pthread_self();
@@ -79,7 +92,7 @@ class worker_pool {
     runners_.clear();
     stop_ = false;
     stack_bytes_ = stack_bytes;
-    for (unsigned i = 0; i < workers; ++i) runners_.push_back(std::make_unique<block_runner>(stack_bytes));
+    for (unsigned i = 0; i < workers; ++i) runners_.push_back(std::make_unique<block_runner>(stack_bytes, guarded_stacks_));
     workers_ = std::make_unique<fault::worker[]>(workers);
     for (unsigned i = 1; i < workers; ++i) {
       threads_.emplace_back([this, i, g = generation_] { helper_loop(i, g); });
@@ -120,10 +133,14 @@ class worker_pool {
       try {
         runner.run(*plan_, b);
       } catch (...) {
-        std::lock_guard lock(mutex_);
-        if (!error_) error_ = std::current_exception();
-        failed_ = true;
+        {
+          std::lock_guard lock(mutex_);
+          if (!error_) error_ = std::current_exception();
+          failed_ = true;
+        }
+        if (plan_->grid_sync) plan_->grid_sync->stop();
       }
+      if (plan_->grid_sync) plan_->grid_sync->block_ended(current.block_idx);
     }
   }
 
@@ -135,9 +152,12 @@ class worker_pool {
       fault = std::make_exception_ptr(fault_error(
           me.seen, {*plan_->kernel_name, kernel_, runner.stacks(), runner.running_stack(), runner.dynamic_shared(), plan_->dynamic_shared_bytes}));
     runner.abandon_block();
-    std::lock_guard lock(mutex_);
-    if (!error_) error_ = fault;
-    failed_ = true;
+    {
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = fault;
+      failed_ = true;
+    }
+    if (plan_->grid_sync) plan_->grid_sync->stop();
   }
 
   std::mutex mutex_;
@@ -157,7 +177,32 @@ class worker_pool {
   std::atomic<std::uint64_t> next_block_{0};
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
+  const bool cooperative_ = false;
+  const bool guarded_stacks_ = true;
 };
+
+// The most memory maps a process may have (vm.max_map_count; Linux's default
+// is 65530): every guarded fiber stack takes two.
+std::uint64_t max_memory_maps() {
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  std::uint64_t n = 0;
+  return in >> n && n ? n : 65530;
+}
+
+// A cooperative launch: every block on an OS thread of its own, all at once.
+void run_cooperative(launch_plan& plan, std::uint64_t blocks, const void* kernel) {
+  // At grid.sync() every thread of the grid holds a stack; guard them only
+  // while that leaves most of the process's memory maps to the program.
+  const std::uint64_t threads = blocks * plan.block.x * plan.block.y * plan.block.z;
+  worker_pool pool(true, 2 * threads <= max_memory_maps() / 2);
+  grid_barrier grid(
+      blocks, [&pool] { return pool.stopping(); },
+      [&plan] {
+        if (plan.check) plan.check->grid_synchronised();
+      });
+  plan.grid_sync = &grid;
+  pool.run(plan, blocks, kernel);
+}
 
 }  // namespace
 
@@ -170,6 +215,9 @@ void launch_kernel(const void* kernel, const launch_config& config, void (*thunk
   // Errors are thrown, not left in cudaGetLastError: the GPU path checks
   // before launching, so there the runtime never records them either.
   if (auto problem = check_launch(h100_limits, shape, info.name)) throw launch_error(static_cast<cudaError_t>(problem->cuda_error), problem->message);
+  if (config.cooperative)
+    if (auto problem = check_cooperative_launch(h100_residency, shape, info.name))
+      throw launch_error(static_cast<cudaError_t>(problem->cuda_error), problem->message);
   launch_plan plan{thunk, params, config.grid, config.block, config.shared_bytes, &info.name, get_options()};
   if ((plan.opts.checks & memory_checks) && !info.instrumented) {
     std::string flags;
@@ -194,7 +242,11 @@ void launch_kernel(const void* kernel, const launch_config& config, void (*thunk
   try {
     std::exception_ptr failure;
     try {
-      pool.run(plan, std::uint64_t(config.grid.x) * config.grid.y * config.grid.z, kernel);
+      const std::uint64_t blocks = std::uint64_t(config.grid.x) * config.grid.y * config.grid.z;
+      if (config.cooperative)
+        run_cooperative(plan, blocks, kernel);
+      else
+        pool.run(plan, blocks, kernel);
     } catch (const launch_interrupted&) {
       throw;  // not the kernel's failure: no findings, no sticky error
     } catch (...) {
@@ -215,6 +267,12 @@ void launch_kernel(const void* kernel, const launch_config& config, void (*thunk
 int block_barrier(barrier_reduce reduce, int predicate) {
   return in_kernel("__syncthreads").block->barrier(reduce, predicate, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
+
+void grid_sync() { in_kernel("grid.sync()").block->grid_sync(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0))); }
+
+void kernel_misuse(const std::string& what) { in_kernel("cooperative_groups").block->fail(what); }
+
+bool launch_is_cooperative() { return in_kernel("grid_group::is_valid()").block->cooperative(); }
 
 std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width) {
   return in_kernel("a warp collective").block->warp(op, mask, value, lane_arg, width, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));

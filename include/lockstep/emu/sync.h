@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 namespace lockstep::emu {
@@ -37,6 +38,13 @@ enum class warp_op : std::uint8_t {
   wmma_mma
 };  // nvcuda::wmma's *_sync functions (emu/wmma.h)
 std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width);
+// cooperative_groups' grid.sync(): the block's threads meet, then the block
+// waits for every other block of the grid. Only in a cooperative launch;
+// elsewhere the launch fails with an error saying so.
+void grid_sync();
+bool launch_is_cooperative();  // grid_group::is_valid()
+// Ends the launch with a kernel_error naming the calling thread: a misuse the GPU traps on.
+[[noreturn]] void kernel_misuse(const std::string& what);
 
 template <class T>
 inline std::uint64_t to_bits(T v) {

@@ -37,6 +37,10 @@ launch_session::launch_session(const kernel_info& kernel, const void* kernel_add
   launcher_stack_ = own_stack();
 }
 
+void launch_session::grid_synchronised() {
+  if (launch_tag_) launch_tag_ = next_launch_tag(memory_);
+}
+
 void launch_session::add(std::vector<finding>& found, std::size_t unlisted) {
   std::lock_guard lock(mutex_);
   total_ += unlisted;

@@ -37,6 +37,10 @@ class launch_session {
   // Global-memory racecheck: launch_tag (1..global_races::tags) tells this
   // launch's records from older ones; 0 when the grid is too large for them.
   std::uint64_t launch_tag() const { return launch_tag_; }
+  // A cooperative launch's grid.sync() released: what came before it in any
+  // block is ordered before what comes after, as between two launches, so
+  // the records take a new tag. Called while every block waits at it.
+  void grid_synchronised();
   dim3 grid() const { return grid_; }
   dim3 block() const { return block_; }
 
