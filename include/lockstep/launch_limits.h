@@ -133,48 +133,26 @@ inline std::optional<launch_problem> check_launch(const device_limits& limits, c
   return std::nullopt;
 }
 
-// How many blocks fit on the device at once: a cooperative launch
-// (grid.sync()) needs every block resident. Registers are not counted (the
-// emulator does not know a kernel's register use), so the GPU may allow fewer.
-struct sm_residency_limits {
-  const char* device_name;
-  unsigned sm_count;
-  unsigned max_threads_per_sm;  // in whole warps: a block of 33 threads takes 64
-  unsigned max_blocks_per_sm;
-  std::size_t shared_per_sm;
-  std::size_t shared_reserved_per_block;  // the runtime's own, on top of the kernel's
-};
-
-// NVIDIA H100 SXM (sm_90): 132 SMs, each with 2048 threads, 32 blocks and
-// 228 KiB of shared memory, of which 1 KiB per block is the system's.
-inline constexpr sm_residency_limits h100_residency{"H100 (sm_90)", 132, 2048, 32, 228 * 1024, 1024};
-
-inline unsigned resident_blocks_per_sm(const sm_residency_limits& limits, unsigned threads_per_block, std::size_t shared_bytes_per_block) {
-  const unsigned warp_threads = (threads_per_block + 31) / 32 * 32;
-  unsigned blocks = limits.max_blocks_per_sm;
-  if (warp_threads) blocks = std::min(blocks, limits.max_threads_per_sm / warp_threads);
-  const std::size_t by_shared = limits.shared_per_sm / (shared_bytes_per_block + limits.shared_reserved_per_block);
-  return static_cast<unsigned>(std::min<std::size_t>(blocks, by_shared));
-}
-
 // A cooperative launch whose blocks cannot all be resident fails on the GPU
 // with cudaErrorCooperativeLaunchTooLarge (720).
-inline std::optional<launch_problem> check_cooperative_launch(const sm_residency_limits& limits, const launch_shape& s,
+// (grid.sync() needs every block resident; registers are counted as
+// emulated_registers_per_thread, so a GPU may allow fewer for a kernel that uses more).
+inline std::optional<launch_problem> check_cooperative_launch(const device_limits& device, const sm_limits& sm, const launch_shape& s,
                                                               const std::string& kernel_name) {
   constexpr int cooperative_launch_too_large = 720;
   const unsigned threads = s.block[0] * s.block[1] * s.block[2];
   const std::size_t shared = s.static_shared_bytes + s.dynamic_shared_bytes;
-  const unsigned per_sm = resident_blocks_per_sm(limits, threads, shared);
+  const unsigned per_sm = max_blocks_per_sm(sm, threads, emulated_registers_per_thread, shared);
   const unsigned long long blocks = 1ull * s.grid[0] * s.grid[1] * s.grid[2];
-  const unsigned long long most = 1ull * per_sm * limits.sm_count;
+  const unsigned long long most = 1ull * per_sm * sm.multiprocessors;
   if (blocks <= most) return std::nullopt;
   return launch_problem{cooperative_launch_too_large,
                         "cooperative launch of kernel '" + kernel_name + "' with " + std::to_string(blocks) + " blocks of " +
                             std::to_string(threads) + " threads and " + std::to_string(shared) + " bytes of shared memory: at most " +
-                            std::to_string(most) + " blocks can be resident at once on " + limits.device_name + " (" + std::to_string(per_sm) +
-                            " per SM x " + std::to_string(limits.sm_count) + " SMs, each SM holding " + std::to_string(limits.max_threads_per_sm) +
-                            " threads, " + std::to_string(limits.max_blocks_per_sm) + " blocks and " + std::to_string(limits.shared_per_sm) +
-                            " bytes of shared memory with " + std::to_string(limits.shared_reserved_per_block) +
+                            std::to_string(most) + " blocks can be resident at once on " + device.device_name + " (" + std::to_string(per_sm) +
+                            " per SM x " + std::to_string(sm.multiprocessors) + " SMs, each SM holding " + std::to_string(sm.max_threads) +
+                            " threads, " + std::to_string(sm.max_blocks) + " blocks and " + std::to_string(sm.shared_bytes) +
+                            " bytes of shared memory with " + std::to_string(sm.reserved_shared_per_block) +
                             " reserved per block), and grid.sync() needs them all; launch fewer blocks (size the grid with "
                             "cudaOccupancyMaxActiveBlocksPerMultiprocessor x the SM count) and loop over the work"};
 }

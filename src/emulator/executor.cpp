@@ -216,7 +216,7 @@ void launch_kernel(const void* kernel, const launch_config& config, void (*thunk
   // before launching, so there the runtime never records them either.
   if (auto problem = check_launch(h100_limits, shape, info.name)) throw launch_error(static_cast<cudaError_t>(problem->cuda_error), problem->message);
   if (config.cooperative)
-    if (auto problem = check_cooperative_launch(h100_residency, shape, info.name))
+    if (auto problem = check_cooperative_launch(h100_limits, h100_sm_limits, shape, info.name))
       throw launch_error(static_cast<cudaError_t>(problem->cuda_error), problem->message);
   launch_plan plan{thunk, params, config.grid, config.block, config.shared_bytes, &info.name, get_options()};
   if ((plan.opts.checks & memory_checks) && !info.instrumented) {

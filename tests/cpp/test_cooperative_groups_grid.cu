@@ -132,13 +132,15 @@ TEST(CooperativeGroupsGrid, TooLargeForSharedMemoryFails) {
 }
 
 TEST(CooperativeGroupsGrid, ResidentBlocksPerSmOnH100) {
-  const auto& h100 = lockstep::h100_residency;
-  EXPECT_EQ(lockstep::resident_blocks_per_sm(h100, 32, 0), 32u);   // the block limit
-  EXPECT_EQ(lockstep::resident_blocks_per_sm(h100, 512, 0), 4u);   // the thread limit
-  EXPECT_EQ(lockstep::resident_blocks_per_sm(h100, 1000, 0), 2u);  // whole warps: 1024 threads
-  EXPECT_EQ(lockstep::resident_blocks_per_sm(h100, 33, 0), 32u);   // 64 threads a block
-  EXPECT_EQ(lockstep::resident_blocks_per_sm(h100, 32, 40 * 1024), 5u);
-  EXPECT_EQ(lockstep::resident_blocks_per_sm(h100, 32, 227 * 1024), 1u);
+  const auto resident_blocks_per_sm = [](unsigned threads, std::size_t shared) {
+    return lockstep::max_blocks_per_sm(lockstep::h100_sm_limits, threads, lockstep::emulated_registers_per_thread, shared);
+  };
+  EXPECT_EQ(resident_blocks_per_sm(32, 0), 32u);   // the block limit
+  EXPECT_EQ(resident_blocks_per_sm(512, 0), 4u);   // the thread limit
+  EXPECT_EQ(resident_blocks_per_sm(1000, 0), 2u);  // whole warps: 1024 threads
+  EXPECT_EQ(resident_blocks_per_sm(33, 0), 32u);   // 64 threads a block
+  EXPECT_EQ(resident_blocks_per_sm(32, 40 * 1024), 5u);
+  EXPECT_EQ(resident_blocks_per_sm(32, 227 * 1024), 1u);
 }
 
 #if !defined(__CUDACC__)
