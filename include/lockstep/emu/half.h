@@ -90,6 +90,16 @@ std::uint16_t atomic_update_16(void* address, F next) {
 #define LOCKSTEP_HALF_CAT_(a, b, c) a##b##c
 #define LOCKSTEP_HALF_CAT(a, b, c) LOCKSTEP_HALF_CAT_(a, b, c)
 
+#if defined(__CUDA_NO_HALF_OPERATORS__)
+#define LOCKSTEP_H_OPERATORS 0
+#else
+#define LOCKSTEP_H_OPERATORS 1
+#endif
+#if defined(__CUDA_NO_HALF2_OPERATORS__)
+#define LOCKSTEP_H2_OPERATORS 0
+#else
+#define LOCKSTEP_H2_OPERATORS 1
+#endif
 #define LOCKSTEP_H __half
 #define LOCKSTEP_H2 __half2
 #define LOCKSTEP_H_RAW __half_raw
@@ -111,7 +121,19 @@ std::uint16_t atomic_update_16(void* address, F next) {
 #undef LOCKSTEP_H_FORMAT
 #undef LOCKSTEP_H_FROM_FLOAT
 #undef LOCKSTEP_H_TO_FLOAT
+#undef LOCKSTEP_H_OPERATORS
+#undef LOCKSTEP_H2_OPERATORS
 
+#if defined(__CUDA_NO_BFLOAT16_OPERATORS__)
+#define LOCKSTEP_H_OPERATORS 0
+#else
+#define LOCKSTEP_H_OPERATORS 1
+#endif
+#if defined(__CUDA_NO_BFLOAT162_OPERATORS__)
+#define LOCKSTEP_H2_OPERATORS 0
+#else
+#define LOCKSTEP_H2_OPERATORS 1
+#endif
 #define LOCKSTEP_H __nv_bfloat16
 #define LOCKSTEP_H2 __nv_bfloat162
 #define LOCKSTEP_H_RAW __nv_bfloat16_raw
@@ -133,6 +155,8 @@ std::uint16_t atomic_update_16(void* address, F next) {
 #undef LOCKSTEP_H_FORMAT
 #undef LOCKSTEP_H_FROM_FLOAT
 #undef LOCKSTEP_H_TO_FLOAT
+#undef LOCKSTEP_H_OPERATORS
+#undef LOCKSTEP_H2_OPERATORS
 #undef LOCKSTEP_HALF_CAT_
 #undef LOCKSTEP_HALF_CAT
 

@@ -295,6 +295,9 @@ LOCKSTEP_HALF_MATH(hrint, h2rint, ::lockstep::emu::round_half_even(x))
 
 // ---- operators ------------------------------------------------------------
 
+// Left out where the program defines __CUDA_NO_HALF_OPERATORS__ (__CUDA_NO_BFLOAT16_OPERATORS__,
+// and the ..2_OPERATORS__ for the pairs), as CUDA leaves them out.
+#if LOCKSTEP_H_OPERATORS
 inline LOCKSTEP_H operator+(const LOCKSTEP_H& a, const LOCKSTEP_H& b) { return __hadd(a, b); }
 inline LOCKSTEP_H operator-(const LOCKSTEP_H& a, const LOCKSTEP_H& b) { return __hsub(a, b); }
 inline LOCKSTEP_H operator*(const LOCKSTEP_H& a, const LOCKSTEP_H& b) { return __hmul(a, b); }
@@ -324,6 +327,9 @@ inline bool operator<=(const LOCKSTEP_H& a, const LOCKSTEP_H& b) { return __hle(
 inline bool operator>(const LOCKSTEP_H& a, const LOCKSTEP_H& b) { return __hgt(a, b); }
 inline bool operator>=(const LOCKSTEP_H& a, const LOCKSTEP_H& b) { return __hge(a, b); }
 
+#endif
+
+#if LOCKSTEP_H2_OPERATORS
 inline LOCKSTEP_H2 operator+(const LOCKSTEP_H2& a, const LOCKSTEP_H2& b) { return __hadd2(a, b); }
 inline LOCKSTEP_H2 operator-(const LOCKSTEP_H2& a, const LOCKSTEP_H2& b) { return __hsub2(a, b); }
 inline LOCKSTEP_H2 operator*(const LOCKSTEP_H2& a, const LOCKSTEP_H2& b) { return __hmul2(a, b); }
@@ -352,6 +358,7 @@ inline bool operator<(const LOCKSTEP_H2& a, const LOCKSTEP_H2& b) { return __hbl
 inline bool operator<=(const LOCKSTEP_H2& a, const LOCKSTEP_H2& b) { return __hble2(a, b); }
 inline bool operator>(const LOCKSTEP_H2& a, const LOCKSTEP_H2& b) { return __hbgt2(a, b); }
 inline bool operator>=(const LOCKSTEP_H2& a, const LOCKSTEP_H2& b) { return __hbge2(a, b); }
+#endif
 
 // ---- atomics --------------------------------------------------------------
 
