@@ -3,6 +3,7 @@
 #include <cassert>
 #include <chrono>
 #include <cstdio>
+#include <type_traits>
 
 namespace lockstep::emu {
 // A failed device assert ends the launch with an error naming the thread and
@@ -21,6 +22,11 @@ namespace lockstep::emu {
 #define __assert_fail(expr, file, line, fn) ::lockstep::emu::device_assert_failed(expr, file, line, fn)
 #endif
 
+// __ldg and the cache-hint loads and stores (ld.global.cg/.ca/.cs/.lu/.cv,
+// st.global.cg/.cs/.wb/.wt): on the emulator plain accesses through the
+// pointer, for every type CUDA declares them on (scalars, vector types,
+// __half, __nv_bfloat16 and their pairs). The stored value converts to the
+// pointee's type, as CUDA's non-template overloads convert it.
 template <class T>
 inline T __ldg(const T* address) {
   return *address;
@@ -30,15 +36,35 @@ inline T __ldcg(const T* address) {
   return *address;
 }
 template <class T>
+inline T __ldca(const T* address) {
+  return *address;
+}
+template <class T>
 inline T __ldcs(const T* address) {
   return *address;
 }
 template <class T>
-inline void __stcg(T* address, T value) {
+inline T __ldlu(const T* address) {
+  return *address;
+}
+template <class T>
+inline T __ldcv(const T* address) {
+  return *address;
+}
+template <class T>
+inline void __stcg(T* address, std::type_identity_t<T> value) {
   *address = value;
 }
 template <class T>
-inline void __stcs(T* address, T value) {
+inline void __stcs(T* address, std::type_identity_t<T> value) {
+  *address = value;
+}
+template <class T>
+inline void __stwb(T* address, std::type_identity_t<T> value) {
+  *address = value;
+}
+template <class T>
+inline void __stwt(T* address, std::type_identity_t<T> value) {
   *address = value;
 }
 
