@@ -79,12 +79,30 @@ inline T atomicCAS(T* address, std::type_identity_t<T> compare, std::type_identi
 }
 
 // Scope-qualified spellings (sm_60+) behave the same on one emulated device.
+// Scoped atomics: the emulator's atomics are atomic for every thread of the process, which is what
+// the block and system scopes promise at least.
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd
-#define atomicCAS_block atomicCAS
+#define atomicSub_block atomicSub
+#define atomicSub_system atomicSub
 #define atomicExch_block atomicExch
-#define atomicMax_block atomicMax
+#define atomicExch_system atomicExch
 #define atomicMin_block atomicMin
+#define atomicMin_system atomicMin
+#define atomicMax_block atomicMax
+#define atomicMax_system atomicMax
+#define atomicInc_block atomicInc
+#define atomicInc_system atomicInc
+#define atomicDec_block atomicDec
+#define atomicDec_system atomicDec
+#define atomicCAS_block atomicCAS
+#define atomicCAS_system atomicCAS
+#define atomicAnd_block atomicAnd
+#define atomicAnd_system atomicAnd
+#define atomicOr_block atomicOr
+#define atomicOr_system atomicOr
+#define atomicXor_block atomicXor
+#define atomicXor_system atomicXor
 
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_block() { std::atomic_signal_fence(std::memory_order_seq_cst); }
