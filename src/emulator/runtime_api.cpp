@@ -113,19 +113,15 @@ cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
 
 cudaError_t cudaDeviceSynchronize() { return lockstep::emu::broken_context(); }
 
+// As on an H100 (bench/RESULTS.md): a sticky error is the last error once and
+// cudaGetLastError clears it like any other; the broken context still fails
+// every later synchronizing call, which makes it the last error again.
 cudaError_t cudaGetLastError() {
-  if (cudaError_t s = lockstep::emu::sticky_error()) {
-    lockstep::emu::last_error = cudaSuccess;
-    return s;
-  }
   cudaError_t e = lockstep::emu::last_error;
   lockstep::emu::last_error = cudaSuccess;
   return e;
 }
-cudaError_t cudaPeekAtLastError() {
-  if (cudaError_t s = lockstep::emu::sticky_error()) return s;
-  return lockstep::emu::last_error;
-}
+cudaError_t cudaPeekAtLastError() { return lockstep::emu::last_error; }
 
 const char* cudaGetErrorName(cudaError_t error) {
   switch (error) {

@@ -670,8 +670,8 @@ cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device
 
 cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags) {
   if (flags != 0) return record(cudaErrorInvalidValue);
-  (void)peer_device;
-  return record(cudaErrorInvalidDevice);  // the only device is the current one, which CUDA refuses as a peer
+  // The only device is the current one, which an H100 refuses as its own peer (bench/RESULTS.md).
+  return record(valid_device(peer_device) ? cudaErrorPeerAccessUnsupported : cudaErrorInvalidDevice);
 }
 
 cudaError_t cudaDeviceDisablePeerAccess(int peer_device) {

@@ -29,23 +29,21 @@ void expect_refused(dim3 grid, dim3 block, std::size_t shared, cudaError_t code,
 }
 
 TEST(LaunchLimits, ThreadsPerBlock) {
-  expect_refused(1, dim3(1025), 0, cudaErrorInvalidConfiguration, {"1025 threads", "1024 threads per block"});
-  expect_refused(1, dim3(32, 32, 2), 0, cudaErrorInvalidConfiguration, {"2048 threads", "1024 threads per block"});
+  expect_refused(1, dim3(1025), 0, cudaErrorInvalidValue, {"1025 threads", "1024 threads per block"});
+  expect_refused(1, dim3(32, 32, 2), 0, cudaErrorInvalidValue, {"2048 threads", "1024 threads per block"});
 }
 
-TEST(LaunchLimits, BlockDimensionZ) {
-  expect_refused(1, dim3(1, 1, 65), 0, cudaErrorInvalidConfiguration, {"block dimension z is 65", "limit is 64"});
-}
+TEST(LaunchLimits, BlockDimensionZ) { expect_refused(1, dim3(1, 1, 65), 0, cudaErrorInvalidValue, {"block dimension z is 65", "limit is 64"}); }
 
 TEST(LaunchLimits, GridDimensions) {
-  expect_refused(dim3(2147483648u), 1, 0, cudaErrorInvalidConfiguration, {"grid dimension x is 2147483648", "2147483647"});
-  expect_refused(dim3(1, 65536), 1, 0, cudaErrorInvalidConfiguration, {"grid dimension y is 65536", "65535"});
-  expect_refused(dim3(1, 1, 65536), 1, 0, cudaErrorInvalidConfiguration, {"grid dimension z is 65536", "65535"});
+  expect_refused(dim3(2147483648u), 1, 0, cudaErrorInvalidValue, {"grid dimension x is 2147483648", "2147483647"});
+  expect_refused(dim3(1, 65536), 1, 0, cudaErrorInvalidValue, {"grid dimension y is 65536", "65535"});
+  expect_refused(dim3(1, 1, 65536), 1, 0, cudaErrorInvalidValue, {"grid dimension z is 65536", "65535"});
 }
 
 TEST(LaunchLimits, ZeroDimensions) {
-  expect_refused(dim3(0), 32, 0, cudaErrorInvalidConfiguration, {"grid dimension x is 0"});
-  expect_refused(1, dim3(32, 0), 0, cudaErrorInvalidConfiguration, {"block dimension y is 0"});
+  expect_refused(dim3(0), 32, 0, cudaErrorInvalidValue, {"grid dimension x is 0"});
+  expect_refused(1, dim3(32, 0), 0, cudaErrorInvalidValue, {"block dimension y is 0"});
 }
 
 TEST(LaunchLimits, DynamicSharedAbove48KiBNeedsOptIn) {

@@ -1,7 +1,7 @@
 // A kernel that writes through a null pointer: as on a GPU, the launch itself
-// returns, the fault surfaces at the next synchronizing call, and the error is
-// sticky: cudaGetLastError reports it and does not clear it, and later calls
-// fail with it. The process goes on (on the emulator, the reason is printed).
+// returns, the fault surfaces at the next synchronizing call, and the context
+// stays broken: cudaGetLastError reports the error once (then cudaSuccess, as
+// on an H100), and every later synchronizing call fails with it. The process goes on (on the emulator, the reason is printed).
 #include <cstdio>
 
 #include <cuda_runtime.h>
@@ -26,6 +26,6 @@ int main() {
   std::printf("kernel_fault: sync %s, last %s, again %s, copy %s\n", cudaGetErrorName(at_sync), cudaGetErrorName(last), cudaGetErrorName(still),
               cudaGetErrorName(copy));
   const bool as_cuda =
-      at_sync == cudaErrorIllegalAddress && last == cudaErrorIllegalAddress && still == cudaErrorIllegalAddress && copy == cudaErrorIllegalAddress;
+      at_sync == cudaErrorIllegalAddress && last == cudaErrorIllegalAddress && still == cudaSuccess && copy == cudaErrorIllegalAddress;
   return as_cuda ? 0 : 1;
 }

@@ -15,6 +15,14 @@ static int failures = 0;
       ++failures;                                                                   \
     }                                                                               \
   } while (0)
+#define EXPECT_ERROR(call, expected)                                                                                                          \
+  do {                                                                                                                                        \
+    const cudaError_t got = (call);                                                                                                           \
+    if (got != (expected)) {                                                                                                                  \
+      std::fprintf(stderr, "%s:%d: %s gave %s, expected %s\n", __FILE__, __LINE__, #call, cudaGetErrorName(got), cudaGetErrorName(expected)); \
+      ++failures;                                                                                                                             \
+    }                                                                                                                                         \
+  } while (0)
 
 __global__ void add(float* y, float value, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -92,13 +100,19 @@ int main() {
   // A launch outside the device's limits fails as on the GPU: the kernel does
   // not run and the error waits in cudaPeekAtLastError / cudaGetLastError.
   add<<<1, 2048>>>(y, 100.0f, n);
-  EXPECT(cudaPeekAtLastError() == cudaErrorInvalidConfiguration);
-  EXPECT(cudaGetLastError() == cudaErrorInvalidConfiguration);
-  EXPECT(cudaGetLastError() == cudaSuccess);
+  EXPECT_ERROR(cudaPeekAtLastError(), cudaErrorInvalidValue);  // what an H100 answers with CUDA 13, for every bad shape
+  EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidValue);
+  EXPECT_ERROR(cudaGetLastError(), cudaSuccess);
   cudaMemcpy(out.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost);
   EXPECT(out[0] == ((host[0] + 3.0f + 1.0f) * 3.0f * 2.0f) - 1.0f);
   add<<<dim3(1, 70000), 32>>>(y, 100.0f, n);  // grid.y above 65535
-  EXPECT(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidValue);
+  add<<<1, dim3(1, 1, 65)>>>(y, 100.0f, n);  // block.z above 64
+  EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidValue);
+  add<<<0, 32>>>(y, 100.0f, n);  // an empty grid
+  EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidValue);
+  add<<<1, dim3(32, 0)>>>(y, 100.0f, n);  // an empty block
+  EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidValue);
 
   cudaFree(y);
   cudaFree(d);

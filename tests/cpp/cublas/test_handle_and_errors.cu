@@ -94,9 +94,13 @@ TEST_F(Handle, GemmExUnsupportedTypeMixes) {
 TEST_F(Handle, Level1And2ArgumentErrors) {
   device_buffer<float> x(16), y(16), a(64);
   const float one = 1.0f;
-  EXPECT_STATUS(cublasSgemv(handle, CUBLAS_OP_N, 4, 4, &one, a, 4, x, 0, &one, y, 1), CUBLAS_STATUS_INVALID_VALUE) << "incx 0";
   EXPECT_STATUS(cublasSgemv(handle, CUBLAS_OP_N, 4, 4, &one, a, 3, x, 1, &one, y, 1), CUBLAS_STATUS_INVALID_VALUE) << "lda < m";
+#if !defined(__CUDACC__)
+  // The H100's cuBLAS 13 answers CUBLAS_STATUS_SUCCESS to these two (bench/RESULTS.md); the emulator
+  // refuses them, as cuBLAS's documentation says, since its CPU BLAS cannot take a zero increment.
+  EXPECT_STATUS(cublasSgemv(handle, CUBLAS_OP_N, 4, 4, &one, a, 4, x, 0, &one, y, 1), CUBLAS_STATUS_INVALID_VALUE) << "incx 0";
   EXPECT_STATUS(cublasSgemv(handle, CUBLAS_OP_N, -1, 4, &one, a, 4, x, 1, &one, y, 1), CUBLAS_STATUS_INVALID_VALUE);
+#endif
   EXPECT_STATUS(cublasSetVector(4, 0, x, 1, y, 1), CUBLAS_STATUS_INVALID_VALUE) << "element size 0";
   EXPECT_STATUS(cublasSetVector(4, 4, x, 0, y, 1), CUBLAS_STATUS_INVALID_VALUE) << "incx 0";
   EXPECT_STATUS(cublasSetMatrix(4, 4, 4, x, 0, y, 4), CUBLAS_STATUS_INVALID_VALUE) << "lda 0";
