@@ -38,6 +38,7 @@ constexpr const char* usage_text =
     "                                                         build for check mode and run with the checks on\n"
     "  FILES: .cu (rewritten for the emulator), .cpp/.c (compiled as they are), .o/.a/.so;\n"
     "  options nvcc takes: -o -c -E -I -isystem -D -U -include -L -l -std -O -g -Xcompiler -Xlinker -x -ccbin -shared --run;\n"
+    "  -fatbin, -cubin, -ptx: a module of the kernels for the driver API's cuModuleLoad (a shared object on the emulator);\n"
     "  GPU-only options (-arch, -gencode, -G, -lineinfo, --use_fast_math, ...) are accepted and ignored.\n";
 
 // A fresh private folder for intermediate files, removed afterwards unless kept.

@@ -34,10 +34,11 @@ struct sm_limits {
   std::size_t shared_bytes;               // shared memory per SM (the largest carveout)
   std::size_t shared_granularity;         // a block's shared memory is rounded up to this
   std::size_t reserved_shared_per_block;  // what the driver keeps for itself in each block
+  unsigned clock_khz;                     // the SM clock clock()/clock64() count (cudaDeviceProp::clockRate)
 };
 
-// NVIDIA H100 SXM (sm_90): 132 SMs of 2048 threads, 32 blocks, 64K registers, 228 KiB shared.
-inline constexpr sm_limits h100_sm_limits{132, 2048, 32, 32, 65536, 4, 256, 65536, 228 * 1024, 128, 1024};
+// NVIDIA H100 SXM (sm_90): 132 SMs of 2048 threads, 32 blocks, 64K registers, 228 KiB shared, 1.98 GHz boost clock.
+inline constexpr sm_limits h100_sm_limits{132, 2048, 32, 32, 65536, 4, 256, 65536, 228 * 1024, 128, 1024, 1980000};
 
 // The registers per thread the emulator reports for every kernel (cudaFuncGetAttributes' numRegs) and
 // assumes in occupancy answers: host-compiled kernels have no register count, and 32 is the most at

@@ -26,27 +26,27 @@ void refuse_launch_from_kernel() {
 
 namespace {
 std::mutex registry_mutex;
-std::unordered_map<const void*, array_launcher>& registry() {
-  static std::unordered_map<const void*, array_launcher> kernels;  // filled by static initialisers: constructed on first use
+std::unordered_map<const void*, registered_kernel>& registry() {
+  static std::unordered_map<const void*, registered_kernel> kernels;  // filled by static initialisers: constructed on first use
   return kernels;
 }
 }  // namespace
 
-bool register_launcher(const void* kernel, array_launcher launcher) {
+bool register_launcher(const void* kernel, registered_kernel registration) {
   const std::lock_guard lock(registry_mutex);
-  registry()[kernel] = launcher;
+  registry()[kernel] = registration;
   return true;
 }
 
-array_launcher launcher_for(const void* kernel) {
+registered_kernel registration_of(const void* kernel) {
   const std::lock_guard lock(registry_mutex);
   const auto found = registry().find(kernel);
-  return found == registry().end() ? nullptr : found->second;
+  return found == registry().end() ? registered_kernel{} : found->second;
 }
 
 cudaError_t launch_registered(const void* kernel, const launch_config& config, void** args, const char* call) {
   refuse_launch_from_kernel();
-  const array_launcher launcher = kernel ? launcher_for(kernel) : nullptr;
+  const array_launcher launcher = kernel ? registration_of(kernel).launch : nullptr;
   if (!launcher) {
     std::fprintf(stderr,
                  "lockstep: %s: %p is not a kernel this program defines (lockstep nvcc registers every kernel that is not a "
@@ -78,14 +78,14 @@ cudaError_t record_launch_failure(std::exception_ptr failure) {
     // Findings are reported (and kept for `lockstep check`); only an access
     // check mode stopped leaves the kernel unfinished, as a fault would.
     std::fprintf(stderr, "%s\n", e.what());
-    if (e.code() != cudaErrorIllegalAddress) return cudaSuccess;
-    set_sticky_error(e.code());
-    return e.code();
+    if (e.code() == cudaErrorIllegalAddress) set_sticky_error(e.code());
+    return cudaSuccess;
   } catch (const kernel_error& e) {
-    // The context is lost, as on a GPU: every later synchronizing call says so.
+    // The context is lost, as on a GPU: every later synchronizing call says
+    // so. The launch call itself succeeded: a GPU's kernel fails after it returned.
     std::fprintf(stderr, "lockstep: %s\n", e.what());
     set_sticky_error(e.code());
-    return e.code();
+    return cudaSuccess;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "lockstep: kernel launch failed: out of host memory\n");
     set_last_error(cudaErrorMemoryAllocation);

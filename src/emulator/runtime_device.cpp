@@ -30,7 +30,7 @@ cudaDeviceProp make_h100_properties() {
     p.maxThreadsDim[d] = static_cast<int>(block_limits.max_block_dim[d]);
     p.maxGridSize[d] = static_cast<int>(block_limits.max_grid_dim[d]);
   }
-  p.clockRate = 1980000;  // kHz, the boost clock
+  p.clockRate = static_cast<int>(sm.clock_khz);
   p.totalConstMem = 65536;
   p.major = 9;
   p.minor = 0;

@@ -15,6 +15,7 @@ enum class role {
   compile_only,
   preprocess_only,
   shared_library,
+  device_module,  // -fatbin, -cubin, -ptx
   include_path,
   system_include,
   define,
@@ -49,6 +50,9 @@ constexpr std::array options{
     option{"--device-w", "-dw", role::compile_only, false},
     option{"--preprocess", "-E", role::preprocess_only, false},
     option{"--shared", "-shared", role::shared_library, false},
+    option{"--fatbin", "-fatbin", role::device_module, false},
+    option{"--cubin", "-cubin", role::device_module, false},
+    option{"--ptx", "-ptx", role::device_module, false},
     option{"--include-path", "-I", role::include_path, true},
     option{"--system-include", "-isystem", role::system_include, true},
     option{"--define-macro", "-D", role::define, true},
@@ -181,7 +185,7 @@ nvcc_command parse_nvcc_command(const std::vector<std::string>& arguments, bool 
       c.linker_flags.push_back(argument);
       continue;
     }
-    if (argument.rfind("-f", 0) == 0 || argument == "-pthread" || argument == "-fopenmp") {
+    if ((argument.rfind("-f", 0) == 0 && argument != "-fatbin") || argument == "-pthread") {
       c.compiler_flags.push_back(argument);
       continue;
     }
@@ -212,6 +216,10 @@ nvcc_command parse_nvcc_command(const std::vector<std::string>& arguments, bool 
         break;
       case role::shared_library:
         c.shared_library = true;
+        break;
+      case role::device_module:
+        c.shared_library = true;
+        c.module_extension = "." + std::string(o->short_name.substr(1));
         break;
       case role::include_path:
         c.preprocessor_flags.push_back("-I" + value);

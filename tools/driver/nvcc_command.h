@@ -31,10 +31,14 @@ struct nvcc_command {
   std::filesystem::path output;                 // -o; empty: nvcc's default
   bool compile_only = false;                    // -c, -dc
   bool preprocess_only = false;                 // -E
-  bool shared_library = false;                  // -shared
-  bool run_after_build = false;                 // --run (nvcc's own option)
-  std::vector<std::string> run_arguments;       // --run-args a,b
-  std::vector<std::string> ignored;             // GPU-only options, for the note
+  bool shared_library = false;                  // -shared, and the module options
+  // -fatbin, -cubin, -ptx: ".fatbin", ".cubin", ".ptx". On the emulator each
+  // builds a shared object of the kernels that the driver API's cuModuleLoad
+  // and cuModuleLoadData load (src/emulator/driver_modules.cpp).
+  std::string module_extension;
+  bool run_after_build = false;            // --run (nvcc's own option)
+  std::vector<std::string> run_arguments;  // --run-args a,b
+  std::vector<std::string> ignored;        // GPU-only options, for the note
 };
 
 // Reads nvcc's options (both spellings, `-o x` and `-o=x`, comma lists after

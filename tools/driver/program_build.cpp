@@ -94,9 +94,9 @@ std::vector<std::string> emulator_libraries(const nvcc_command& command, const i
       cublas = true;
       continue;
     }
-    // The runtime and NVTX are in liblockstep (or need nothing); the driver
-    // API is not emulated, and its calls fail to link by name.
-    if (flag == "-lcudart" || flag == "-lcudart_static" || flag == "-lcudadevrt" || flag == "-lcuda" || flag == "-lnvToolsExt" || flag == "-lculibos")
+    // The runtime, the driver API, NVRTC and NVTX are in liblockstep (or need nothing).
+    if (flag == "-lcudart" || flag == "-lcudart_static" || flag == "-lcudadevrt" || flag == "-lcuda" || flag == "-lnvrtc" ||
+        flag == "-lnvrtc_static" || flag == "-lnvrtc-builtins" || flag == "-lnvToolsExt" || flag == "-lculibos")
       continue;
     flags.push_back(flag);
   }
@@ -108,8 +108,8 @@ std::vector<std::string> emulator_libraries(const nvcc_command& command, const i
 
 std::string link_hint(const std::string& output) {
   if (output.find("undefined reference to `cu") != std::string::npos && output.find("undefined reference to `cublas") == std::string::npos)
-    return "lockstep nvcc: the program calls CUDA's driver API (cu* functions), which the emulator does not provide; "
-           "it emulates the runtime API (cuda* functions), cooperative groups and cuBLAS\n";
+    return "lockstep nvcc: the program calls a function of CUDA's driver API that the emulator does not provide; it provides "
+           "devices, contexts, modules, launches, memory, streams and events (lockstep/emu/driver_api.h)\n";
   if (output.find("undefined reference to `cublas") != std::string::npos)
     return "lockstep nvcc: link with -lcublas (or -lcublasLt) for the emulator's cuBLAS\n";
   if (output.find("cannot find -lcu") != std::string::npos)
@@ -131,6 +131,8 @@ installation find_installation() {
 std::filesystem::path default_output(const nvcc_command& command) {
   if (!command.output.empty()) return command.output;
   if (command.compile_only && command.sources.size() == 1) return command.sources[0].path.filename().replace_extension(".o");
+  if (!command.module_extension.empty() && command.sources.size() == 1)
+    return command.sources[0].path.filename().replace_extension(command.module_extension);
   return "a.out";
 }
 

@@ -1,8 +1,6 @@
-// <cuda.h> on the emulator: CUDA's version number and, through lockstep/cuda.h,
-// the runtime API. The driver API (cuInit, cuModuleLoad, cuLaunchKernel) is not
-// emulated: a program calling it fails to link, naming the cu* function.
+// <cuda.h> on the emulator: the runtime API (lockstep/cuda.h) and the driver
+// API (lockstep/emu/driver_api.h: contexts, modules built for the emulator,
+// cuLaunchKernel, memory, streams and events).
 #pragma once
 #include "lockstep/cuda.h"
-#ifndef CUDA_VERSION
-#define CUDA_VERSION 13000
-#endif
+#include "lockstep/emu/driver_api.h"

@@ -1,3 +1,3 @@
-// <nvrtc.h>: not emulated; a clear error instead of the installed toolkit's header, which cannot work here.
+// <nvrtc.h> on the emulator: lockstep's NVRTC, whose output the driver API loads.
 #pragma once
-#error "lockstep: NVRTC (compiling CUDA at run time) is not emulated: compile the kernel with the program, or use lockstep.compile from Python"
+#include "lockstep/emu/nvrtc_api.h"

@@ -3,7 +3,11 @@
 #include <cassert>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <type_traits>
+
+#include "lockstep/emu/builtins.h"
+#include "lockstep/launch_limits.h"
 
 namespace lockstep::emu {
 // A failed device assert ends the launch with an error naming the thread and
@@ -68,7 +72,20 @@ inline void __stwt(T* address, std::type_identity_t<T> value) {
   *address = value;
 }
 
+// Cycles of an SM clocked at the H100's rate, counted from wall time, so that
+// code converting clocks to time with cudaDeviceProp::clockRate gets time.
 inline long long clock64() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  const long long ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return static_cast<long long>(static_cast<__int128>(ns) * ::lockstep::h100_sm_limits.clock_khz / 1000000);
 }
-inline unsigned long long __globaltimer() { return static_cast<unsigned long long>(clock64()); }
+inline unsigned long long __globaltimer() {
+  return static_cast<unsigned long long>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+namespace lockstep::emu {
+// What `clock()` in a CUDA program means: the SM's cycle counter inside a
+// kernel, the C library's processor time in host code. The driver's rewrite
+// sends the program's own `clock()` calls here (a header cannot rename ::clock).
+inline std::clock_t device_or_host_clock() { return current.block ? static_cast<std::clock_t>(clock64()) : std::clock(); }
+}  // namespace lockstep::emu

@@ -20,8 +20,10 @@
 namespace lockstep::emu {
 
 // Turns the exception a launch threw into the CUDA runtime's answer (last or
-// sticky error, a line on stderr); SIGINT's interruption ends the program as
-// SIGINT would.
+// sticky error, a line on stderr) and what the launch call returns: a refused
+// launch's error, or cudaSuccess for a kernel that failed while it ran (on a
+// GPU the call has returned by then; the next synchronizing call reports it).
+// SIGINT's interruption ends the program as SIGINT would.
 cudaError_t record_launch_failure(std::exception_ptr failure);
 // A launch that went through clears nothing but is an answer too: cudaSuccess.
 cudaError_t record_launch_success();
@@ -61,8 +63,24 @@ chevron_call<Params...> chevron_launch(void (*kernel)(Params...), dim3 grid, dim
 // the driver's rewrite registers every kernel definition that is not a
 // template (src/emulator/host_source/keywords.cpp).
 using array_launcher = void (*)(const void* kernel, const launch_config& config, void** args);
-bool register_launcher(const void* kernel, array_launcher launcher);
-array_launcher launcher_for(const void* kernel);
+// The parameters' sizes and alignments, in order: where each lies in a packed
+// argument buffer (cuLaunchKernel's CU_LAUNCH_PARAM_BUFFER_POINTER).
+struct kernel_parameters {
+  std::size_t count = 0;
+  const std::size_t* sizes = nullptr;
+  const std::size_t* alignments = nullptr;
+};
+struct registered_kernel {
+  array_launcher launch = nullptr;
+  kernel_parameters parameters;
+};
+bool register_launcher(const void* kernel, registered_kernel registration);
+registered_kernel registration_of(const void* kernel);  // launch is null for a kernel never registered
+
+template <class... Params>
+inline constexpr std::size_t parameter_sizes[] = {sizeof(std::remove_cvref_t<Params>)..., 0};
+template <class... Params>
+inline constexpr std::size_t parameter_alignments[] = {alignof(std::remove_cvref_t<Params>)..., 0};
 
 template <class... Params, std::size_t... index>
 void launch_from_array(void (*kernel)(Params...), const launch_config& config, void** args, std::index_sequence<index...>) {
@@ -74,8 +92,19 @@ void launch_from_array(const void* kernel, const launch_config& config, void** a
 }
 template <class... Params>
 bool register_kernel(void (*kernel)(Params...)) {
-  return register_launcher(reinterpret_cast<const void*>(kernel), &launch_from_array<Params...>);
+  return register_launcher(reinterpret_cast<const void*>(kernel),
+                           {&launch_from_array<Params...>, {sizeof...(Params), parameter_sizes<Params...>, parameter_alignments<Params...>}});
 }
+
+// What NVRTC's name expressions become (src/emulator/nvrtc_emulation.cpp): a
+// kernel, a template's instance included, is registered as it is named; a
+// variable is its address.
+template <class... Params>
+const void* name_expression_address(void (*kernel)(Params...)) {
+  register_kernel(kernel);
+  return reinterpret_cast<const void*>(kernel);
+}
+inline const void* name_expression_address(const void* variable) { return variable; }
 
 // cudaLaunchKernel and cudaLaunchCooperativeKernel through an untyped pointer.
 cudaError_t launch_registered(const void* kernel, const launch_config& config, void** args, const char* call);

@@ -146,6 +146,16 @@ std::size_t bytes_to_end(const void* address) {
   return e->range.end - a;
 }
 
+bool allocation_range(const void* address, const void*& begin, std::size_t& bytes) {
+  registry& r = the_registry();
+  std::lock_guard lock(r.mutex);
+  const entry* e = r.find(reinterpret_cast<std::uintptr_t>(address));
+  if (!e || e->range.from != device_range::origin::cuda_malloc) return false;
+  begin = reinterpret_cast<const void*>(e->range.begin);
+  bytes = e->range.end - e->range.begin;
+  return true;
+}
+
 void mark_written(const void* address, std::size_t bytes) {
   registry& r = the_registry();
   if (!r.tracking.load(std::memory_order_relaxed) || bytes == 0) return;

@@ -66,6 +66,8 @@ std::string why_not_allocation(const void* pointer);
 // How many bytes from `address` to the end of the cudaMalloc'd allocation
 // holding it, or SIZE_MAX if none does (host memory, say).
 std::size_t bytes_to_end(const void* address);
+// The cudaMalloc'd allocation holding `address`: its start and size (cuMemGetAddressRange); false if none does.
+bool allocation_range(const void* address, const void*& begin, std::size_t& bytes);
 void mark_written(const void* address, std::size_t bytes);
 void copy_written(void* dst, const void* src, std::size_t bytes);  // a device-to-device copy's init state
 // Marks [address, address + bytes) poisoned (or not) where it lies in a check-mode allocation.

@@ -18,6 +18,9 @@ void dynamic_shared_memory(const std::vector<token>& code, source_rewriter& edit
 // `k<<<grid, block, shared, stream>>>(args)` -> `::lockstep::emu::chevron_launch(k, grid, block, shared, stream)(args)`
 void launch_syntax(const std::vector<token>& code, source_rewriter& edits);
 
+// `clock()` -> `::lockstep::emu::device_or_host_clock()`: the SM's cycles in a kernel, libc's clock() elsewhere.
+void device_clock(const std::vector<token>& code, source_rewriter& edits);
+
 // Preprocessed source only: `__shared__` -> `thread_local`, `__global__` -> `__attribute__((used))`.
 void keywords(const std::vector<token>& code, source_rewriter& edits);
 

@@ -97,3 +97,17 @@ TEST(HostSource, MapsKeptKeywordsInPreprocessedSource) {
   EXPECT_NE(dynamic.find("float* const s = reinterpret_cast<float" + pointer_to_dynamic), std::string::npos) << dynamic;
   EXPECT_EQ(host_source("__global__ void k();"), "__global__ void k();");  // written source: the macros map them
 }
+
+// clock() is the SM's cycle counter in kernels: calls go to a function that
+// asks whether a kernel runs; std::clock(), members and declarations stay.
+TEST(HostSource, DeviceClockCallsOnly) {
+  const std::string out = host_source(
+      "clock_t clock();\n"
+      "__global__ void k(long* t) { clock_t start = clock(); t[0] = clock() - start; }\n"
+      "long f(timer& x) { return clock() + std::clock() + ::clock() + x.clock() + x->clock(); }\n");
+  EXPECT_NE(out.find("clock_t clock();"), std::string::npos) << out;
+  EXPECT_NE(out.find("clock_t start = ::lockstep::emu::device_or_host_clock();"), std::string::npos) << out;
+  EXPECT_NE(out.find("t[0] = ::lockstep::emu::device_or_host_clock() - start;"), std::string::npos) << out;
+  EXPECT_NE(out.find("return ::lockstep::emu::device_or_host_clock() + std::clock() + ::clock() + x.clock() + x->clock();"), std::string::npos)
+      << out;
+}

@@ -59,6 +59,17 @@ TEST(NvccCommand, ProgramArgumentsFollowTheSources) {
   EXPECT_EQ(after_dashes.run_arguments, std::vector<std::string>{"other.cu"});
 }
 
+// -fatbin, -cubin and -ptx build a module for the driver API: a shared object on the emulator.
+TEST(NvccCommand, ModuleOptionsBuildASharedObject) {
+  for (const char* option : {"-fatbin", "--fatbin", "-cubin", "-ptx"}) {
+    const nvcc_command c = parse_nvcc_command({option, "-arch=sm_90", "kernels.cu", "-o", "kernels.bin"});
+    EXPECT_TRUE(c.shared_library) << option;
+    EXPECT_EQ(c.module_extension, std::string(".") + (option + std::string(option).find_first_not_of('-'))) << option;
+    EXPECT_TRUE(c.compiler_flags.empty()) << option << " is not a host compiler flag";
+  }
+  EXPECT_FALSE(parse_nvcc_command({"-fopenmp", "k.cu"}).shared_library);
+}
+
 TEST(NvccCommand, RefusesWhatNvccRefuses) {
   EXPECT_THROW(parse_nvcc_command({"--no-such-option", "k.cu"}), usage_error);
   EXPECT_THROW(parse_nvcc_command({"k.cu", "-o"}), usage_error);
@@ -71,8 +82,8 @@ TEST(UnsupportedFeatures, NamesTheFeatureAndLine) {
   using lockstep::driver::explain_unsupported;
   const std::string textures = explain_unsupported("prog.cu:41:13: error: ‘tex2D’ was not declared in this scope\n");
   EXPECT_NE(textures.find("prog.cu:41: tex2D: textures are not emulated"), std::string::npos) << textures;
-  const std::string driver_api = explain_unsupported("main.cpp:7:3: error: ‘CUresult’ does not name a type\n");
-  EXPECT_NE(driver_api.find("main.cpp:7: CUresult: the CUDA driver API"), std::string::npos) << driver_api;
+  const std::string driver_api = explain_unsupported("main.cpp:7:3: error: ‘cuTexRefSetArray’ was not declared in this scope\n");
+  EXPECT_NE(driver_api.find("main.cpp:7: cuTexRefSetArray: this part of CUDA's driver API is not emulated"), std::string::npos) << driver_api;
   const std::string header = explain_unsupported("mc.cu:3:10: fatal error: curand_kernel.h: No such file or directory\n");
   EXPECT_NE(header.find("mc.cu:3: <curand_kernel...>: cuRAND is not emulated"), std::string::npos) << header;
   // The runtime API and cuBLAS are not the driver API; an ordinary typo is not a feature.

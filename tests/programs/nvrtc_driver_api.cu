@@ -1,0 +1,173 @@
+// NVRTC and the driver API as a program uses them: kernels compiled from a
+// string at run time (an extern "C" kernel, a template's instance by name
+// expression, a __device__ variable), loaded with cuModuleLoadData, launched
+// with cuLaunchKernel through both ways of passing arguments; and the errors
+// of a source that does not compile, a name the module lacks and a bad image.
+// Exit status 0 when everything holds; each failure is printed.
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+int failures = 0;
+void expect(bool ok, const std::string& what) {
+  if (!ok) {
+    std::printf("FAILED: %s\n", what.c_str());
+    ++failures;
+  }
+}
+#define CU_OK(call) expect((call) == CUDA_SUCCESS, #call)
+#define NVRTC_OK(call) expect((call) == NVRTC_SUCCESS, #call)
+
+const char* const kernels = R"(
+__device__ int launches;
+
+extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+  if (i == 0) atomicAdd(&launches, 1);
+}
+
+template <class T, int scale>
+__global__ void scaled_copy(const T* in, T* out, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = in[i] * T(scale);
+}
+)";
+
+std::vector<char> compile(const char* source, std::vector<const char*> name_expressions, std::vector<std::string>& lowered) {
+  nvrtcProgram program = nullptr;
+  NVRTC_OK(nvrtcCreateProgram(&program, source, "kernels.cu", 0, nullptr, nullptr));
+  for (const char* e : name_expressions) NVRTC_OK(nvrtcAddNameExpression(program, e));
+  const char* options[] = {"--gpu-architecture=sm_90", "-std=c++17"};
+  const nvrtcResult compiled = nvrtcCompileProgram(program, 2, options);
+  std::size_t log_size = 0;
+  NVRTC_OK(nvrtcGetProgramLogSize(program, &log_size));
+  std::string log(log_size, '\0');
+  NVRTC_OK(nvrtcGetProgramLog(program, log.data()));
+  expect(compiled == NVRTC_SUCCESS, std::string("nvrtcCompileProgram: ") + nvrtcGetErrorString(compiled) + "\n" + log);
+  for (const char* e : name_expressions) {
+    const char* name = nullptr;
+    NVRTC_OK(nvrtcGetLoweredName(program, e, &name));
+    lowered.emplace_back(name ? name : "");
+  }
+  std::size_t size = 0;
+  NVRTC_OK(nvrtcGetCUBINSize(program, &size));
+  std::vector<char> image(size);
+  NVRTC_OK(nvrtcGetCUBIN(program, image.data()));
+  NVRTC_OK(nvrtcDestroyProgram(&program));
+  return image;
+}
+
+}  // namespace
+
+int main() {
+  CU_OK(cuInit(0));
+  CUdevice device = 0;
+  CU_OK(cuDeviceGet(&device, 0));
+  CUcontext context = nullptr;
+  CU_OK(cuDevicePrimaryCtxRetain(&context, device));
+  CU_OK(cuCtxSetCurrent(context));
+
+  std::vector<std::string> lowered;
+  const std::vector<char> image = compile(kernels, {"scaled_copy<float, 3>", "scaled_copy<int, -2>"}, lowered);
+  CUmodule module = nullptr;
+  CU_OK(cuModuleLoadData(&module, image.data()));
+  if (failures) return 1;
+
+  std::mt19937 random(std::random_device{}());
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  const int n = 1000 + static_cast<int>(random() % 500);
+  std::vector<float> x(n), y(n), out(n, std::nanf(""));
+  for (int i = 0; i < n; ++i) x[i] = uniform(random), y[i] = uniform(random);
+  CUdeviceptr dx = 0, dy = 0, dout = 0;
+  CU_OK(cuMemAlloc(&dx, n * sizeof(float)));
+  CU_OK(cuMemAlloc(&dy, n * sizeof(float)));
+  CU_OK(cuMemAlloc(&dout, n * sizeof(float)));
+  CU_OK(cuMemcpyHtoD(dx, x.data(), n * sizeof(float)));
+  CU_OK(cuMemcpyHtoD(dy, y.data(), n * sizeof(float)));
+
+  // Arguments as an array of pointers.
+  CUfunction axpy = nullptr;
+  CU_OK(cuModuleGetFunction(&axpy, module, "axpy"));
+  float a = 2.5f;
+  void* params[] = {&a, &dx, &dy, const_cast<int*>(&n)};
+  CU_OK(cuLaunchKernel(axpy, (n + 127) / 128, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr));
+  // The same again with the arguments packed in one buffer, each at its alignment.
+  struct {
+    float a;
+    alignas(8) CUdeviceptr x, y;
+    int n;
+  } packed{a, dx, dy, n};
+  std::size_t packed_size = sizeof packed;
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &packed_size, CU_LAUNCH_PARAM_END};
+  CU_OK(cuLaunchKernel(axpy, (n + 127) / 128, 1, 1, 128, 1, 1, 0, nullptr, nullptr, extra));
+  CU_OK(cuCtxSynchronize());
+  CU_OK(cuMemcpyDtoH(out.data(), dy, n * sizeof(float)));
+  for (int i = 0; i < n; ++i) {
+    const double expected = double(a) * x[i] + (double(a) * x[i] + y[i]);
+    if (std::fabs(out[i] - expected) > 1e-5 * (1 + std::fabs(expected))) {
+      expect(false, "axpy twice: element " + std::to_string(i) + " is " + std::to_string(out[i]) + ", expected " + std::to_string(expected));
+      break;
+    }
+  }
+
+  // The __device__ counter the kernel bumped once per launch.
+  CUdeviceptr counter = 0;
+  std::size_t counter_bytes = 0;
+  CU_OK(cuModuleGetGlobal(&counter, &counter_bytes, module, "launches"));
+  int launches = -1;
+  CU_OK(cuMemcpyDtoH(&launches, counter, sizeof launches));
+  expect(counter_bytes == sizeof(int) && launches == 2,
+         "cuModuleGetGlobal: " + std::to_string(counter_bytes) + " bytes, " + std::to_string(launches) + " launches counted");
+
+  // A template's instance, by the lowered name of its name expression.
+  CUfunction scaled = nullptr;
+  CU_OK(cuModuleGetFunction(&scaled, module, lowered.at(0).c_str()));
+  std::fill(out.begin(), out.end(), std::nanf(""));
+  CU_OK(cuMemcpyHtoD(dout, out.data(), n * sizeof(float)));
+  void* scaled_params[] = {&dx, &dout, const_cast<int*>(&n)};
+  CU_OK(cuLaunchKernel(scaled, 3, 1, 1, 64, 1, 1, 0, nullptr, scaled_params, nullptr));
+  CU_OK(cuMemcpyDtoH(out.data(), dout, n * sizeof(float)));
+  for (int i = 0; i < n; ++i)
+    if (out[i] != x[i] * 3.0f) {
+      expect(false, "scaled_copy<float, 3>: element " + std::to_string(i));
+      break;
+    }
+  expect(lowered.at(0) != lowered.at(1) && !lowered.at(1).empty(), "two instances have two lowered names");
+
+  // Errors: a name the module lacks, a bad image, a source that does not compile.
+  CUfunction missing = nullptr;
+  expect(cuModuleGetFunction(&missing, module, "no_such_kernel") == CUDA_ERROR_NOT_FOUND, "a missing kernel is CUDA_ERROR_NOT_FOUND");
+  const char not_an_image[] = "this is not a module";
+  CUmodule bad = nullptr;
+  expect(cuModuleLoadData(&bad, not_an_image) != CUDA_SUCCESS, "a bad image is refused");
+  nvrtcProgram broken = nullptr;
+  NVRTC_OK(nvrtcCreateProgram(&broken, "extern \"C\" __global__ void k(int* p) {\n  *p = undeclared_name;\n}\n", "broken.cu", 0, nullptr, nullptr));
+  expect(nvrtcCompileProgram(broken, 0, nullptr) == NVRTC_ERROR_COMPILATION, "a source that does not compile is NVRTC_ERROR_COMPILATION");
+  std::size_t log_size = 0;
+  NVRTC_OK(nvrtcGetProgramLogSize(broken, &log_size));
+  std::string log(log_size, '\0');
+  NVRTC_OK(nvrtcGetProgramLog(broken, log.data()));
+  expect(log.find("undeclared_name") != std::string::npos, "the log names the error: " + log);
+  NVRTC_OK(nvrtcDestroyProgram(&broken));
+
+  const char* name = nullptr;
+  CU_OK(cuGetErrorName(CUDA_ERROR_NOT_FOUND, &name));
+  expect(name && std::strcmp(name, "CUDA_ERROR_NOT_FOUND") == 0, "cuGetErrorName");
+
+  CU_OK(cuMemFree(dx));
+  CU_OK(cuMemFree(dy));
+  CU_OK(cuMemFree(dout));
+  CU_OK(cuModuleUnload(module));
+  CU_OK(cuDevicePrimaryCtxRelease(device));
+  std::printf("%s\n", failures ? "nvrtc_driver_api: FAILED" : "nvrtc_driver_api: passed");
+  return failures ? 1 : 0;
+}
