@@ -276,6 +276,7 @@ CUresult arguments_of(const CUfunc_st& function, void** params, void** extra, st
     arguments.push_back(buffer + offset);
     offset += p.sizes[i];
   }
+  // A shorter buffer the H100 launches with whatever lies beyond it; the emulator refuses it.
   if (offset > buffer_size) {
     say("cuLaunchKernel",
         "the argument buffer holds " + std::to_string(buffer_size) + " bytes, but " + function.name + "'s parameters take " + std::to_string(offset));

@@ -100,14 +100,15 @@ int main() {
   float a = 2.5f;
   void* params[] = {&a, &dx, &dy, const_cast<int*>(&n)};
   CU_OK(cuLaunchKernel(axpy, (n + 127) / 128, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr));
-  // The same again with the arguments packed in one buffer, each at its alignment.
-  struct {
-    float a;
-    alignas(8) CUdeviceptr x, y;
-    int n;
-  } packed{a, dx, dy, n};
+  // The same again with the arguments packed in one buffer, each at its
+  // alignment: (float, pointer, pointer, int) at offsets 0, 8, 16, 24.
+  char packed[28];
+  std::memcpy(packed, &a, sizeof a);
+  std::memcpy(packed + 8, &dx, sizeof dx);
+  std::memcpy(packed + 16, &dy, sizeof dy);
+  std::memcpy(packed + 24, &n, sizeof n);
   std::size_t packed_size = sizeof packed;
-  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &packed_size, CU_LAUNCH_PARAM_END};
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &packed_size, CU_LAUNCH_PARAM_END};
   CU_OK(cuLaunchKernel(axpy, (n + 127) / 128, 1, 1, 128, 1, 1, 0, nullptr, nullptr, extra));
   CU_OK(cuCtxSynchronize());
   CU_OK(cuMemcpyDtoH(out.data(), dy, n * sizeof(float)));

@@ -81,19 +81,23 @@ std::string inline_ptx_uses(const std::string& preprocessed) {
   const std::vector<toolchain::token> tokens = toolchain::tokenize(preprocessed);
   std::string file = "?", found;
   std::size_t marker_line = 0, marker_at_line = 0;  // the line the last marker names, and the marker's own line in the text
+  bool in_system_header = false;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const toolchain::token& t = tokens[i];
     if (t.kind == toolchain::token_kind::directive) {
       std::cmatch m;
-      static const std::regex marker(R"(^#\s*(?:line\s+)?(\d+)\s+\"([^\"]*)\")");
+      // `# 12 "file" 1 3`: flag 3 marks a system header (CCCL's, whose PTX
+      // lies on device-only paths that a host build never emits).
+      static const std::regex marker(R"(^#\s*(?:line\s+)?(\d+)\s+\"([^\"]*)\"((?:\s+\d)*))");
       if (std::regex_search(t.text.begin(), t.text.end(), m, marker)) {
         marker_line = std::stoul(m[1]);
         file = m[2];
         marker_at_line = t.line;
+        in_system_header = m[3].str().find('3') != std::string::npos;
       }
       continue;
     }
-    if (!(t.is("asm") || t.is("__asm__") || t.is("__asm"))) continue;
+    if (in_system_header || !(t.is("asm") || t.is("__asm__") || t.is("__asm"))) continue;
     for (std::size_t j = i + 1; j < tokens.size() && j < i + 8; ++j) {
       if (tokens[j].kind != toolchain::token_kind::string_literal) continue;
       static const std::regex ptx(

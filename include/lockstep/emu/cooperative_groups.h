@@ -131,7 +131,7 @@ struct block_tile_memory {
 };
 template <unsigned MaxBlockSize>
 thread_block this_thread_block(block_tile_memory<MaxBlockSize>&) {
-  return thread_block();
+  return this_thread_block();
 }
 
 class grid_group : public thread_group {

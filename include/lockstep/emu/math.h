@@ -13,6 +13,13 @@
 #include <cstring>
 #include <limits>
 
+// CUDA declares the classification functions in the global namespace, for
+// device and host code alike (math_functions.h); code calls them unqualified.
+using std::isfinite;
+using std::isinf;
+using std::isnan;
+using std::signbit;
+
 // CUDA puts min and max in the global namespace for every arithmetic type.
 #define LOCKSTEP_MINMAX(T)                         \
   inline T min(T a, T b) { return a < b ? a : b; } \

@@ -6,6 +6,11 @@
 // "build for a GPU"; the program's code sees them as under nvcc's host pass
 // (__CUDA_ARCH__ stays undefined: the emulator runs device code as host code).
 #pragma once
+// The emulator has no 8-bit floats: libcu++ (CCCL) must not reach for the
+// installed toolkit's <cuda_fp8.h>, which would bring NVIDIA's half types too.
+#ifndef CCCL_DISABLE_NVFP8_SUPPORT
+#define CCCL_DISABLE_NVFP8_SUPPORT
+#endif
 #include "lockstep/cuda.h"
 
 #ifndef __CUDACC__

@@ -63,21 +63,27 @@ std::string joined(const std::vector<token>& code, std::size_t first, std::size_
 
 void dynamic_shared_memory(const std::vector<token>& code, source_rewriter& edits) {
   for (std::size_t i = 0; i + 1 < code.size(); ++i) {
-    if (!code[i].is("extern") || !code[i + 1].is("__shared__")) continue;
-    std::size_t semicolon = i + 2;
+    if (!code[i].is("extern")) continue;
+    std::size_t semicolon = i + 1;
     while (semicolon + 1 < code.size() && !code[semicolon].is(";") && !code[semicolon].is("{") && !code[semicolon].is("}")) ++semicolon;
     if (!code[semicolon].is(";")) continue;
-    // `T name [ ] ;` with T from i + 2 to the name.
-    const std::size_t type_begin = i + 2;
-    if (semicolon < type_begin + 4 || !code[semicolon - 1].is("]") || !code[semicolon - 2].is("[") ||
-        code[semicolon - 3].kind != token_kind::identifier)
+    // `T name [ ] ;` with `__shared__` anywhere among T's specifiers (`extern __shared__ float s[]`, `extern float __shared__ s[]`).
+    if (semicolon < i + 5 || !code[semicolon - 1].is("]") || !code[semicolon - 2].is("[") || code[semicolon - 3].kind != token_kind::identifier)
       continue;
     const std::size_t name = semicolon - 3;
-    if (!is_plain_type(code, type_begin, name)) continue;
-    const std::string cast_type = joined(code, type_begin, name, true);
+    std::size_t shared = i + 1;
+    while (shared < name && !code[shared].is("__shared__")) ++shared;
+    if (shared == name) continue;
+    // The type is what lies on either side of `__shared__`.
+    auto type_text = [&](bool drop_alignment) {
+      const std::string before = joined(code, i + 1, shared, drop_alignment), after = joined(code, shared + 1, name, drop_alignment);
+      return before.empty() || after.empty() ? before + after : before + " " + after;
+    };
+    if ((shared > i + 1 && !is_plain_type(code, i + 1, shared)) || (name > shared + 1 && !is_plain_type(code, shared + 1, name))) continue;
+    const std::string cast_type = type_text(true);
     if (cast_type.empty()) continue;
     edits.replace(code[i], code[semicolon],
-                  joined(code, type_begin, name, false) + "* const " + std::string(code[name].text) + " = reinterpret_cast<" + cast_type +
+                  type_text(false) + "* const " + std::string(code[name].text) + " = reinterpret_cast<" + cast_type +
                       "*>(::lockstep::emu::dynamic_shared_memory());");
     i = semicolon;
   }

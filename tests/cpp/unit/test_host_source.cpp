@@ -15,6 +15,13 @@ TEST(HostSource, RewritesExternSharedArray) {
   EXPECT_EQ(out.find("extern"), std::string::npos) << out;
 }
 
+// `__shared__` may stand anywhere among the specifiers, as the CUDA samples write it.
+TEST(HostSource, RewritesSharedAfterTheType) {
+  const std::string out = host_source("void k() { extern double __shared__ sdata[]; extern const int __shared__ counts[]; }");
+  EXPECT_NE(out.find("double* const sdata = reinterpret_cast<double" + pointer_to_dynamic), std::string::npos) << out;
+  EXPECT_NE(out.find("const int* const counts = reinterpret_cast<const int" + pointer_to_dynamic), std::string::npos) << out;
+}
+
 TEST(HostSource, DropsAlignmentFromTheCastOnly) {
   const std::string out = host_source("extern __shared__ __align__(16) unsigned char raw[ ];");
   EXPECT_NE(out.find("__align__(16) unsigned char* const raw = reinterpret_cast<unsigned char" + pointer_to_dynamic), std::string::npos) << out;
