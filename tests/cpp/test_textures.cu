@@ -66,11 +66,15 @@ double sample_2d(const std::vector<float>& image, long long width, long long hei
   return (1 - a) * (1 - b) * at(i, j) + a * (1 - b) * at(i + 1, j) + (1 - a) * b * at(i, j + 1) + a * b * at(i + 1, j + 1);
 }
 
-// Random coordinates: multiples of 1/1024 texel that are never halfway between two 1/256 weights, from lo to hi texels.
+// Random coordinates: multiples of 1/1024 texel that are never halfway between two 1/256 weights, nor within
+// 1/256 texel of a texel's edge or centre (where a GPU's fixed-point coordinates could round either way), from lo to hi texels.
 std::vector<float> texel_coordinates(std::size_t n, double lo, double hi, double scale = 1.0) {
   std::vector<long long> steps = testing_util::random_vector<long long>(n, lo * 1024, hi * 1024);
   std::vector<float> out(n);
   for (std::size_t k = 0; k < n; ++k) {
+    const long long near = ((steps[k] % 512) + 512) % 512;
+    if (near < 4) steps[k] += 4;
+    if (near > 508) steps[k] -= 4;
     if (((steps[k] % 4) + 4) % 4 == 2) ++steps[k];
     out[k] = static_cast<float>(static_cast<double>(steps[k]) / 1024.0 * scale);
   }
@@ -475,8 +479,15 @@ TEST(Textures, CubemapsPickTheFaceOfTheMajorAxis) {
   const std::vector<float> faces = testing_util::random_vector<float>(width * width * 6 * layers);
   cudaChannelFormatDesc channel = cudaCreateChannelDesc<float>();
   const cudaTextureDesc desc = texture_desc(cudaAddressModeClamp, cudaFilterModePoint, true);
-  // Directions with components that are multiples of 1/8, so that s / m is exact and never on a texel edge.
-  std::vector<float> xs = texel_coordinates(n, -1, 1), ys = texel_coordinates(n, -1, 1), zs = texel_coordinates(n, -1, 1);
+  // Directions with a unit major axis, whose other components put the fetch within a quarter texel of a
+  // texel's centre on the face: s / m is exact, and no component ties with the major one.
+  auto near_centres = [&] {
+    std::vector<float> c = texel_coordinates(n, -0.25, 0.25);
+    const std::vector<int> texel = testing_util::random_vector<int>(n, 0, width - 1);
+    for (int i = 0; i < n; ++i) c[i] = (texel[i] + 0.5f + c[i]) / (width / 2.0f) - 1.0f;
+    return c;
+  };
+  std::vector<float> xs = near_centres(), ys = near_centres(), zs = near_centres();
   for (int i = 0; i < n; ++i) {
     const int major = i % 3;
     float* axis = major == 0 ? &xs[i] : major == 1 ? &ys[i] : &zs[i];
