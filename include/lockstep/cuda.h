@@ -24,6 +24,7 @@
 #include "lockstep/emu/qualifiers.h"
 #include "lockstep/emu/runtime_api.h"
 #include "lockstep/emu/sync.h"
+#include "lockstep/emu/textures.h"
 #include "lockstep/emu/vector_types.h"
 #include "lockstep/emu/wmma.h"
 #include "lockstep/launch.h"

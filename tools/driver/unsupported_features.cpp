@@ -19,20 +19,6 @@ struct feature {
 // What a program uses that lockstep does not emulate, by the names that give
 // it away in a compiler's message.
 constexpr std::array features{
-    feature{"tex1D", "textures are not emulated: read the data through a pointer (a texture object's array is device memory)"},
-    feature{"tex2D", "textures are not emulated: read the data through a pointer (a texture object's array is device memory)"},
-    feature{"tex3D", "textures are not emulated: read the data through a pointer (a texture object's array is device memory)"},
-    feature{"texCubemap", "textures are not emulated"},
-    feature{"texture", "textures are not emulated"},
-    feature{"cudaTextureObject_t", "textures are not emulated"},
-    feature{"cudaCreateTextureObject", "textures are not emulated"},
-    feature{"cudaSurfaceObject_t", "surfaces are not emulated"},
-    feature{"surf", "surfaces are not emulated"},
-    feature{"cudaArray", "CUDA arrays (for textures and surfaces) are not emulated"},
-    feature{"cudaMallocArray", "CUDA arrays (for textures and surfaces) are not emulated"},
-    feature{"cudaMalloc3DArray", "CUDA arrays (for textures and surfaces) are not emulated"},
-    feature{"cudaChannelFormatDesc", "CUDA arrays (for textures and surfaces) are not emulated"},
-    feature{"cudaCreateChannelDesc", "CUDA arrays (for textures and surfaces) are not emulated"},
     feature{"cudaGraph", "CUDA graphs are not emulated"},
     feature{"cudaStreamBeginCapture", "CUDA graphs (stream capture) are not emulated"},
     feature{"cudaIpc", "inter-process memory (cudaIpc*) is not emulated"},
@@ -58,17 +44,16 @@ const std::regex missing_header(R"(([A-Za-z_0-9/]+)\.(?:h|hpp|cuh): No such file
 const feature* feature_of(std::string name) {
   if (const std::size_t colons = name.find("::"); colons != std::string::npos) name = name.substr(0, colons);
   for (const feature& f : features) {
-    const bool whole_word_family = f.name_prefix == "cu" || f.name_prefix == "CU" || f.name_prefix == "surf" || f.name_prefix == "cub";
+    const bool whole_word_family = f.name_prefix == "cu" || f.name_prefix == "CU" || f.name_prefix == "cub";
     if (name.rfind(f.name_prefix, 0) != 0) continue;
     if (whole_word_family) {
       // The driver API is cu + a capital (cuInit) and CU + a small letter (CUresult), unlike cudaMalloc or CUBLAS_STATUS_SUCCESS;
-      // cub and surf must be whole words or prefixes (cub::, surf2Dwrite).
+      // cub must be a whole word or a prefix (cub::).
       const char next = name.size() > f.name_prefix.size() ? name[f.name_prefix.size()] : '\0';
       const bool capital = next >= 'A' && next <= 'Z', small = next >= 'a' && next <= 'z';
       if (f.name_prefix == "cu" && !capital) continue;
       if (f.name_prefix == "CU" && !small) continue;
       if (f.name_prefix == "cub" && next != '\0' && next != '_') continue;
-      if (f.name_prefix == "surf" && !(next >= '0' && next <= '9') && next != 'R') continue;  // surf2Dwrite, surfRef
     }
     return &f;
   }

@@ -12,7 +12,7 @@ namespace lockstep::driver {
 std::string inline_ptx_uses(const std::string& preprocessed);
 
 // For a failed compile or link: a line per unsupported feature the compiler's
-// output names ("file:line: textures (tex2D) are not emulated ..."), or "".
+// output names ("file:line: cufftExecC2C: cuFFT is not emulated"), or "".
 std::string explain_unsupported(const std::string& compiler_output);
 
 }  // namespace lockstep::driver

@@ -1,3 +1,3 @@
-// <channel_descriptor.h>: not emulated; a clear error instead of the installed toolkit's header, which cannot work here.
+// <channel_descriptor.h> on the emulator: lockstep maps the whole of it in lockstep/cuda.h (textures: lockstep/emu/textures.h, runtime_textures.h).
 #pragma once
-#error "lockstep: CUDA arrays and textures are not emulated"
+#include "lockstep/cuda.h"

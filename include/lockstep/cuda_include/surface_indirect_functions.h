@@ -1,3 +1,4 @@
-// <surface_indirect_functions.h>: not emulated; a clear error instead of the installed toolkit's header, which cannot work here.
+// <surface_indirect_functions.h> on the emulator: lockstep maps the whole of it in lockstep/cuda.h (textures: lockstep/emu/textures.h,
+// runtime_textures.h).
 #pragma once
-#error "lockstep: surfaces are not emulated"
+#include "lockstep/cuda.h"

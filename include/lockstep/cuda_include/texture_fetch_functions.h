@@ -1,3 +1,4 @@
-// <texture_fetch_functions.h>: not emulated; a clear error instead of the installed toolkit's header, which cannot work here.
+// <texture_fetch_functions.h> on the emulator: lockstep maps the whole of it in lockstep/cuda.h (textures: lockstep/emu/textures.h,
+// runtime_textures.h).
 #pragma once
-#error "lockstep: textures are not emulated: read the data through a pointer"
+#include "lockstep/cuda.h"

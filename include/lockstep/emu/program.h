@@ -29,6 +29,8 @@
 #define __DRIVER_TYPES_H__
 #define __VECTOR_TYPES_H__
 #define __DEVICE_LAUNCH_PARAMETERS_H__
+#define __CUDA_TEXTURE_TYPES_H__
+#define __CUDA_SURFACE_TYPES_H__
 #ifndef CUDART_VERSION
 #define CUDART_VERSION 13000
 #endif

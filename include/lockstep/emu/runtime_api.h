@@ -7,6 +7,7 @@
 //   runtime_streams.h  streams and events (launches are synchronous: work is done when queued)
 //   runtime_memory.h   pitched, pinned, managed, asynchronous and peer memory; symbols
 //   runtime_graphs.h   graphs are not provided: what programs call, answering cudaErrorNotSupported
+//   runtime_textures.h CUDA arrays, 3D copies, texture and surface objects (kernels' side: textures.h)
 // This file: device memory, copies, synchronisation, errors, versions, the profiler.
 #pragma once
 #include <cstddef>
@@ -43,3 +44,4 @@ inline cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
 #include "lockstep/emu/runtime_graphs.h"
 #include "lockstep/emu/runtime_memory.h"
 #include "lockstep/emu/runtime_streams.h"
+#include "lockstep/emu/runtime_textures.h"

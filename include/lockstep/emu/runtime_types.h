@@ -28,11 +28,16 @@
   X(cudaErrorInvalidHostPointer, 16, "invalid host pointer")                                                             \
   X(cudaErrorInvalidDevicePointer, 17, "invalid device pointer")                                                         \
   X(cudaErrorInvalidTexture, 18, "invalid texture reference")                                                            \
+  X(cudaErrorInvalidTextureBinding, 19, "texture is not bound to a pointer")                                             \
+  X(cudaErrorInvalidChannelDescriptor, 20, "invalid channel descriptor")                                                 \
   X(cudaErrorInvalidMemcpyDirection, 21, "invalid copy direction for memcpy")                                            \
   X(cudaErrorSynchronizationError, 25, "incorrect use of __syncthreads()")                                               \
+  X(cudaErrorInvalidFilterSetting, 26, "linear filtering not supported for non-float type")                              \
+  X(cudaErrorInvalidNormSetting, 27, "read as normalized float not supported for 32-bit non float type")                 \
   X(cudaErrorNotYetImplemented, 31, "feature not yet implemented")                                                       \
   X(cudaErrorInsufficientDriver, 35, "CUDA driver version is insufficient for CUDA runtime version")                     \
   X(cudaErrorCallRequiresNewerDriver, 36, "API call is not supported in the installed CUDA driver")                      \
+  X(cudaErrorInvalidSurface, 37, "invalid surface reference")                                                            \
   X(cudaErrorDevicesUnavailable, 46, "CUDA-capable device(s) is/are busy or unavailable")                                \
   X(cudaErrorMissingConfiguration, 52, "__global__ function call is not configured")                                     \
   X(cudaErrorPriorLaunchFailure, 53, "unspecified launch failure in prior launch")                                       \

@@ -80,8 +80,10 @@ TEST(NvccCommand, RefusesWhatNvccRefuses) {
 // Unsupported features are named with their line, not left to "was not declared".
 TEST(UnsupportedFeatures, NamesTheFeatureAndLine) {
   using lockstep::driver::explain_unsupported;
-  const std::string textures = explain_unsupported("prog.cu:41:13: error: ‘tex2D’ was not declared in this scope\n");
-  EXPECT_NE(textures.find("prog.cu:41: tex2D: textures are not emulated"), std::string::npos) << textures;
+  const std::string fft = explain_unsupported("prog.cu:41:13: error: ‘cufftExecC2C’ was not declared in this scope\n");
+  EXPECT_NE(fft.find("prog.cu:41: cufftExecC2C: cuFFT is not emulated"), std::string::npos) << fft;
+  // Textures, surfaces and CUDA arrays are emulated: not named.
+  EXPECT_EQ(explain_unsupported("prog.cu:41:13: error: ‘tex2D’ was not declared in this scope\n"), "");
   const std::string driver_api = explain_unsupported("main.cpp:7:3: error: ‘cuTexRefSetArray’ was not declared in this scope\n");
   EXPECT_NE(driver_api.find("main.cpp:7: cuTexRefSetArray: this part of CUDA's driver API is not emulated"), std::string::npos) << driver_api;
   const std::string header = explain_unsupported("mc.cu:3:10: fatal error: curand_kernel.h: No such file or directory\n");
