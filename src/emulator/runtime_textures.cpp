@@ -158,7 +158,8 @@ cudaError_t linear_array_copy(cudaArray_const_t a, std::size_t w_offset, std::si
 }
 
 cudaError_t make_object(unsigned long long* handle, const cudaResourceDesc* resource, const cudaTextureDesc* texture, bool surface) {
-  if (!handle || !resource || (!surface && !texture)) return record(cudaErrorInvalidValue);
+  if (!handle || !resource) return record(cudaErrorInvalidValue);
+  if (!surface && !texture) return record(cudaErrorInvalidResourceHandle);  // what an H100 answers (bench/RESULTS.md)
   if (resource->flags != 0) return record(cudaErrorInvalidValue);
   object o;
   o.surface = surface;
@@ -168,7 +169,7 @@ cudaError_t make_object(unsigned long long* handle, const cudaResourceDesc* reso
     case cudaResourceTypeArray: {
       const cudaArray* a = resource->res.array.array;
       if (!a || !known_array(a)) return record(cudaErrorInvalidResourceHandle);
-      if (surface && !(a->flags & cudaArraySurfaceLoadStore)) return record(cudaErrorInvalidValue);
+      // An H100 makes a surface of an array without cudaArraySurfaceLoadStore too.
       if (cudaError_t e = format_of(a->desc, o.format)) return record(e);
       o.base = a->data;
       o.width = a->width;

@@ -179,6 +179,16 @@ __global__ void surface_3d(cudaSurfaceObject_t surf, int width, int height, int 
 
 __global__ void surface_out_of_bounds(cudaSurfaceObject_t surf, int width) { surf2Dwrite(1.0f, surf, width * 4, 0, cudaBoundaryModeTrap); }
 
+// The emulator computes the Programming Guide's formula (8-bit weights) exactly. An H100's texture unit
+// filters with less precision than that: on 2026-11-23 its results were up to 2.3e-3 away from the formula
+// for texels in [-1, 1], even where the weights are exact multiples of 1/256 (bench/RESULTS.md). On the GPU,
+// linear results are compared within 1/256 of the texels' range of 2.
+#if defined(__CUDACC__)
+constexpr double linear_tolerance = 2.0 / 256;
+#else
+constexpr double linear_tolerance = 2e-6;
+#endif
+
 constexpr cudaTextureAddressMode all_modes[] = {cudaAddressModeWrap, cudaAddressModeClamp, cudaAddressModeMirror, cudaAddressModeBorder};
 
 // ---- tests ----
@@ -207,7 +217,7 @@ TEST(Textures, SamplesAFloatArrayInEveryAddressAndFilterMode) {
         const std::vector<float> got = out.download();
         for (int i = 0; i < n; ++i) {
           const double want = sample_2d(image, width, height, xs[i], ys[i], normalized, mode, mode, filter, desc.borderColor[0]);
-          ASSERT_NEAR(got[i], want, filter == cudaFilterModePoint ? 0.0 : 2e-6)
+          ASSERT_NEAR(got[i], want, filter == cudaFilterModePoint ? 0.0 : linear_tolerance)
               << "mode " << mode << " filter " << filter << " normalized " << normalized << " at (" << xs[i] << ", " << ys[i] << ")";
         }
         CUDA_OK(cudaDestroyTextureObject(tex));
@@ -239,7 +249,7 @@ TEST(Textures, PitchedMemoryAndThePointerForm) {
   const std::vector<float> got = out.download();
   for (int i = 0; i < n; ++i)
     ASSERT_NEAR(got[i], sample_2d(image, width, height, xs[i], ys[i], false, cudaAddressModeClamp, cudaAddressModeClamp, cudaFilterModeLinear, 0),
-                2e-6)
+                linear_tolerance)
         << i;
   cudaResourceDesc back;
   CUDA_OK(cudaGetTextureObjectResourceDesc(&back, tex));
@@ -279,7 +289,8 @@ TEST(Textures, NormalizedFloatReadsOfBytesAndShorts) {
     for (int k = 0; k < width * height; ++k) plane[k] = texels[k * 4 + c] / 255.0f;
     for (int i = 0; i < n; ++i) {
       const float v = c == 0 ? got[i].x : c == 1 ? got[i].y : c == 2 ? got[i].z : got[i].w;
-      ASSERT_NEAR(v, sample_2d(plane, width, height, xs[i], ys[i], true, cudaAddressModeWrap, cudaAddressModeWrap, cudaFilterModeLinear, 0), 2e-6)
+      ASSERT_NEAR(v, sample_2d(plane, width, height, xs[i], ys[i], true, cudaAddressModeWrap, cudaAddressModeWrap, cudaFilterModeLinear, 0),
+                  linear_tolerance)
           << "channel " << c << " at " << i;
     }
   }
@@ -376,7 +387,8 @@ TEST(Textures, LayeredArraysKeepTheirLayersApart) {
     const std::vector<float> layer(data.begin() + l * width * height, data.begin() + (l + 1) * width * height);
     for (int i = 0; i < n; ++i)
       ASSERT_NEAR(got[l * n + i],
-                  sample_2d(layer, width, height, xs[i], ys[i], true, cudaAddressModeMirror, cudaAddressModeMirror, cudaFilterModeLinear, 0), 2e-6)
+                  sample_2d(layer, width, height, xs[i], ys[i], true, cudaAddressModeMirror, cudaAddressModeMirror, cudaFilterModeLinear, 0),
+                  linear_tolerance)
           << "layer " << l << " at " << i;
   }
   // The copy back out of the array, a layer at a time, gives the data again.
@@ -449,7 +461,7 @@ TEST(Textures, ThreeDimensionalTexturesFilterTrilinearly) {
                       z = address(z0 + ((k >> 2) & 1), d, cudaAddressModeClamp);
       want += ((k & 1) ? a : 1 - a) * ((k & 2) ? b : 1 - b) * ((k & 4) ? c : 1 - c) * data[(z * h + y) * w + x];
     }
-    ASSERT_NEAR(got[i], want, 2e-6) << i;
+    ASSERT_NEAR(got[i], want, linear_tolerance) << i;
   }
   CUDA_OK(cudaDestroyTextureObject(tex));
   CUDA_OK(cudaFreeArray(array));
@@ -700,15 +712,16 @@ TEST(Textures, BadArgumentsAnswerCudasErrors) {
   cudaTextureDesc desc = texture_desc(cudaAddressModeClamp, cudaFilterModeLinear, false);
   cudaTextureObject_t tex = 0;
   EXPECT_EQ(cudaCreateTextureObject(&tex, nullptr, &desc, nullptr), cudaErrorInvalidValue);
-  EXPECT_EQ(cudaCreateTextureObject(&tex, &resource, nullptr, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaCreateTextureObject(&tex, &resource, nullptr, nullptr), cudaErrorInvalidResourceHandle);  // as an H100 answers
   // Linear filtering of 32-bit integers read as integers, and 32-bit integers read as normalized floats.
   EXPECT_EQ(cudaCreateTextureObject(&tex, &resource, &desc, nullptr), cudaErrorInvalidFilterSetting);
   desc = texture_desc(cudaAddressModeClamp, cudaFilterModePoint, false, cudaReadModeNormalizedFloat);
   EXPECT_EQ(cudaCreateTextureObject(&tex, &resource, &desc, nullptr), cudaErrorInvalidNormSetting);
   cudaGetLastError();
-  // Surfaces need cudaArraySurfaceLoadStore.
+  // An H100 makes a surface of an array without cudaArraySurfaceLoadStore too.
   cudaSurfaceObject_t surf = 0;
-  EXPECT_EQ(cudaCreateSurfaceObject(&surf, &resource), cudaErrorInvalidValue);
+  CUDA_OK(cudaCreateSurfaceObject(&surf, &resource));
+  CUDA_OK(cudaDestroySurfaceObject(surf));
   EXPECT_EQ(cudaCreateSurfaceObject(&surf, nullptr), cudaErrorInvalidValue);
   // A pitch-2D resource whose pitch is not a multiple of the texture pitch alignment.
   int* device = nullptr;

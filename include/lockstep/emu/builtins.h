@@ -3,6 +3,8 @@
 // The executor keeps the running thread's coordinates in one thread-local
 // record and rewrites it at every fiber switch; the built-ins read it.
 #pragma once
+#include <cstddef>
+
 #include "lockstep/emu/vector_types.h"
 
 namespace lockstep::emu {
@@ -32,10 +34,32 @@ inline thread_context& in_kernel(const char* what) {
 
 inline unsigned char* dynamic_shared_memory() { return in_kernel("extern __shared__").dynamic_shared; }
 
+// What threadIdx, blockIdx, blockDim and gridDim read.
+inline const uint3& builtin_thread_idx() { return in_kernel("threadIdx").thread_idx; }
+inline const uint3& builtin_block_idx() { return in_kernel("blockIdx").block_idx; }
+inline const dim3& builtin_block_dim() { return in_kernel("blockDim").block_dim; }
+inline const dim3& builtin_grid_dim() { return in_kernel("gridDim").grid_dim; }
+
 }  // namespace lockstep::emu
 
-#define threadIdx (static_cast<const uint3&>(::lockstep::emu::in_kernel("threadIdx").thread_idx))
-#define blockIdx (static_cast<const uint3&>(::lockstep::emu::in_kernel("blockIdx").block_idx))
-#define blockDim (static_cast<const dim3&>(::lockstep::emu::in_kernel("blockDim").block_dim))
-#define gridDim (static_cast<const dim3&>(::lockstep::emu::in_kernel("gridDim").grid_dim))
+// The driver's preprocessing keeps the names, which its rewrite maps, as it
+// maps a program's own variables of those names
+// (src/emulator/host_source/builtin_variables.cpp).
+#if !defined(LOCKSTEP_KEEP_KEYWORDS)
+#define threadIdx (::lockstep::emu::builtin_thread_idx())
+#define blockIdx (::lockstep::emu::builtin_block_idx())
+#define blockDim (::lockstep::emu::builtin_block_dim())
+#define gridDim (::lockstep::emu::builtin_grid_dim())
+#endif
 inline constexpr int warpSize = 32;
+
+// Address-space conversions: the emulator has one address space, so a
+// shared, global, constant or local address is the generic one.
+inline std::size_t __cvta_generic_to_shared(const void* p) { return reinterpret_cast<std::size_t>(p); }
+inline std::size_t __cvta_generic_to_global(const void* p) { return reinterpret_cast<std::size_t>(p); }
+inline std::size_t __cvta_generic_to_constant(const void* p) { return reinterpret_cast<std::size_t>(p); }
+inline std::size_t __cvta_generic_to_local(const void* p) { return reinterpret_cast<std::size_t>(p); }
+inline void* __cvta_shared_to_generic(std::size_t address) { return reinterpret_cast<void*>(address); }
+inline void* __cvta_global_to_generic(std::size_t address) { return reinterpret_cast<void*>(address); }
+inline void* __cvta_constant_to_generic(std::size_t address) { return reinterpret_cast<void*>(address); }
+inline void* __cvta_local_to_generic(std::size_t address) { return reinterpret_cast<void*>(address); }

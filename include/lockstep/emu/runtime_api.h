@@ -43,5 +43,6 @@ inline cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
 #include "lockstep/emu/runtime_device.h"
 #include "lockstep/emu/runtime_graphs.h"
 #include "lockstep/emu/runtime_memory.h"
+#include "lockstep/emu/runtime_pools.h"
 #include "lockstep/emu/runtime_streams.h"
 #include "lockstep/emu/runtime_textures.h"

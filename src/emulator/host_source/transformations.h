@@ -21,6 +21,10 @@ void launch_syntax(const std::vector<token>& code, source_rewriter& edits);
 // `clock()` -> `::lockstep::emu::device_or_host_clock()`: the SM's cycles in a kernel, libc's clock() elsewhere.
 void device_clock(const std::vector<token>& code, source_rewriter& edits);
 
+// `threadIdx`, `blockIdx`, `blockDim`, `gridDim` -> the running thread's record, or, where the program
+// declares its own variable of that name, that variable (renamed to the end of its scope).
+void builtin_variables(const std::vector<token>& code, source_rewriter& edits);
+
 // Preprocessed source only: `__shared__` -> `thread_local`, `__global__` -> `__attribute__((used))`.
 void keywords(const std::vector<token>& code, source_rewriter& edits);
 

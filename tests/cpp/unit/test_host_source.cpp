@@ -118,3 +118,26 @@ TEST(HostSource, DeviceClockCallsOnly) {
   EXPECT_NE(out.find("return ::lockstep::emu::device_or_host_clock() + std::clock() + ::clock() + x.clock() + x->clock();"), std::string::npos)
       << out;
 }
+
+// The built-in variables read the running thread; a program's own variable of
+// the same name (host code's `dim3 gridDim(...)`) is its own to the end of its scope.
+TEST(HostSource, BuiltinVariablesAndTheProgramsOwn) {
+  const std::string out = host_source(
+      "__global__ void k(float* p) { p[threadIdx.x + blockIdx.x * blockDim.x] = gridDim.x; }\n"
+      "void run(float* p, int n) {\n"
+      "  n += f(n, blockIdx);\n"
+      "  dim3 gridDim(n / 16, 1), blockDim = dim3(16);\n"
+      "  k<<<gridDim, blockDim>>>(p);\n"
+      "}\n"
+      "void show(dim3 threadIdx) { print(threadIdx.x, s.blockIdx); }\n"
+      "__global__ void after(float* p) { p[threadIdx.x] = blockDim.x; }\n");
+  const std::string read = "::lockstep::emu::builtin_";
+  EXPECT_NE(out.find("p[" + read + "thread_idx().x + " + read + "block_idx().x * " + read + "block_dim().x] = " + read + "grid_dim().x;"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("n += f(n, " + read + "block_idx());"), std::string::npos) << out;
+  EXPECT_NE(out.find("dim3 gridDim_lockstep_own(n / 16, 1), blockDim_lockstep_own = dim3(16);"), std::string::npos) << out;
+  EXPECT_NE(out.find("chevron_launch(k, gridDim_lockstep_own, blockDim_lockstep_own)"), std::string::npos) << out;
+  EXPECT_NE(out.find("void show(dim3 threadIdx_lockstep_own) { print(threadIdx_lockstep_own.x, s.blockIdx); }"), std::string::npos) << out;
+  EXPECT_NE(out.find("p[" + read + "thread_idx().x] = " + read + "block_dim().x;"), std::string::npos) << out;
+}
