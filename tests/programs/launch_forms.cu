@@ -35,6 +35,14 @@ __global__ void scale(T* y, int n) {
   if (i < n) y[i] *= times;
 }
 
+// A kernel and the host function that launches it share a name (as llm.c's
+// dev kernels do): the launch's argument count picks the kernel.
+__global__ void negate(float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = -y[i];
+}
+void negate(float* y, int n, int block_size) { negate<<<(n + block_size - 1) / block_size, block_size>>>(y, n); }
+
 namespace kernels {
 __global__ void reverse_in_block(int* data) {
   extern __shared__ int staged[];
@@ -80,9 +88,10 @@ int main() {
   EXPECT(cudaLaunchKernel((void*)add, dim3((n + 255) / 256), dim3(256), add_half, 0, nullptr) == cudaSuccess);
   void* subtract_half[] = {&y, &minus, &count};
   EXPECT(cudaLaunchKernel(add, dim3((n + 255) / 256), dim3(256), subtract_half) == cudaSuccess);
+  negate(y, n, 128);
   std::vector<float> out(n);
   cudaMemcpy(out.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost);
-  for (int i = 0; i < n; ++i) EXPECT(out[i] == ((host[i] + 3.0f + 1.0f) * 3.0f * 2.0f) - 1.0f);
+  for (int i = 0; i < n; ++i) EXPECT(out[i] == -(((host[i] + 3.0f + 1.0f) * 3.0f * 2.0f) - 1.0f));
 
   // Dynamic shared memory, a namespace-qualified kernel.
   const int blocks = 3, threads = 64;
@@ -104,7 +113,7 @@ int main() {
   EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidValue);
   EXPECT_ERROR(cudaGetLastError(), cudaSuccess);
   cudaMemcpy(out.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost);
-  EXPECT(out[0] == ((host[0] + 3.0f + 1.0f) * 3.0f * 2.0f) - 1.0f);
+  EXPECT(out[0] == -(((host[0] + 3.0f + 1.0f) * 3.0f * 2.0f) - 1.0f));
   add<<<dim3(1, 70000), 32>>>(y, 100.0f, n);  // grid.y above 65535
   EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidValue);
   add<<<1, dim3(1, 1, 65)>>>(y, 100.0f, n);  // block.z above 64

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "lockstep/emu/kernel_overloads.h"
 #include "lockstep/launch.h"
 
 namespace lockstep::emu {

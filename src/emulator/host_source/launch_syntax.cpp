@@ -72,6 +72,25 @@ std::size_t kernel_expression_start(const std::vector<token>& code, std::size_t 
   return i;
 }
 
+// How many arguments the parenthesized list at `open` holds: its commas outside nested brackets, plus one.
+std::size_t argument_count(const std::vector<token>& code, std::size_t open) {
+  toolchain::token_cursor cursor(code, open);
+  const std::size_t close = cursor.skip_balanced();
+  if (close == open + 1) return 0;
+  std::size_t count = 1;
+  int depth = 0;
+  for (std::size_t j = open + 1; j < close && j < code.size(); ++j) {
+    const token& t = code[j];
+    if (t.is("(") || t.is("[") || t.is("{"))
+      ++depth;
+    else if (t.is(")") || t.is("]") || t.is("}"))
+      --depth;
+    else if (depth == 0 && t.is(","))
+      ++count;
+  }
+  return count;
+}
+
 }  // namespace
 
 void launch_syntax(const std::vector<token>& code, source_rewriter& edits) {
@@ -82,8 +101,10 @@ void launch_syntax(const std::vector<token>& code, source_rewriter& edits) {
     toolchain::token_cursor cursor(code, i);
     const std::size_t close = cursor.skip_balanced();
     if (!code[close].is(">>>") || !code[close + 1].is("(")) continue;
-    edits.insert(code[start].offset, "::lockstep::emu::chevron_launch(");
-    edits.replace(code[i], code[i], ", ");
+    // The kernel by the launch's argument count, as host code often has a function of the kernel's name.
+    edits.insert(code[start].offset, "::lockstep::emu::chevron_launch(::lockstep::emu::kernel_named(::lockstep::emu::arity<" +
+                                         std::to_string(argument_count(code, close + 1)) + ">{}, ");
+    edits.replace(code[i], code[i], "), ");
     edits.replace(code[close], code[close], ")");
     i = close;
   }

@@ -66,20 +66,28 @@ TEST(HostSource, RewritesEveryDeclaration) {
   EXPECT_NE(out.find("double* const y = reinterpret_cast<double" + pointer_to_dynamic), std::string::npos) << out;
 }
 
-// CUDA's launch syntax becomes a call; only the brackets change.
+// CUDA's launch syntax becomes a call; the kernel is named with the launch's
+// argument count, which picks it from an overload set.
 TEST(HostSource, RewritesLaunchSyntax) {
-  EXPECT_EQ(host_source("k<<<grid, block>>>(a, b);"), "::lockstep::emu::chevron_launch(k, grid, block)(a, b);");
-  EXPECT_EQ(host_source("ns::k<T, 4><<<g, b, shared, stream>>>(x);"), "::lockstep::emu::chevron_launch(ns::k<T, 4>, g, b, shared, stream)(x);");
-  EXPECT_EQ(host_source("::k<<<1, 32>>>();"), "::lockstep::emu::chevron_launch(::k, 1, 32)();");
-  EXPECT_EQ(host_source("(*fp)<<<1, 32>>>(p);"), "::lockstep::emu::chevron_launch((*fp), 1, 32)(p);");
-  EXPECT_EQ(host_source("Outer<int>::k<<<1, 32>>>(p);"), "::lockstep::emu::chevron_launch(Outer<int>::k, 1, 32)(p);");
-  EXPECT_EQ(host_source("k<std::vector<int>><<<1, 32>>>(p);"), "::lockstep::emu::chevron_launch(k<std::vector<int>>, 1, 32)(p);");
+  const auto launch = [](const std::string& kernel, std::size_t arguments) {
+    return "::lockstep::emu::chevron_launch(::lockstep::emu::kernel_named(::lockstep::emu::arity<" + std::to_string(arguments) + ">{}, " + kernel +
+           "), ";
+  };
+  EXPECT_EQ(host_source("k<<<grid, block>>>(a, b);"), launch("k", 2) + "grid, block)(a, b);");
+  EXPECT_EQ(host_source("ns::k<T, 4><<<g, b, shared, stream>>>(x);"), launch("ns::k<T, 4>", 1) + "g, b, shared, stream)(x);");
+  EXPECT_EQ(host_source("::k<<<1, 32>>>();"), launch("::k", 0) + "1, 32)();");
+  EXPECT_EQ(host_source("(*fp)<<<1, 32>>>(p);"), launch("(*fp)", 1) + "1, 32)(p);");
+  EXPECT_EQ(host_source("Outer<int>::k<<<1, 32>>>(p);"), launch("Outer<int>::k", 1) + "1, 32)(p);");
+  EXPECT_EQ(host_source("k<std::vector<int>><<<1, 32>>>(p);"), launch("k<std::vector<int>>", 1) + "1, 32)(p);");
+  EXPECT_EQ(host_source("k<<<1, 32>>>(f(a, b), c[i, j], {1, 2});"), launch("k", 3) + "1, 32)(f(a, b), c[i, j], {1, 2});");
 }
 
 TEST(HostSource, LaunchSyntaxKeepsLines) {
   const std::string in = "k<float>\n  <<<dim3(n / 64),\n     64>>>(y,\n          n);\nint after;\n";
   const std::string out = host_source(in);
-  EXPECT_EQ(out, "::lockstep::emu::chevron_launch(k<float>\n  , dim3(n / 64),\n     64)(y,\n          n);\nint after;\n");
+  EXPECT_EQ(out,
+            "::lockstep::emu::chevron_launch(::lockstep::emu::kernel_named(::lockstep::emu::arity<2>{}, k<float>\n  ), dim3(n / 64),\n     64)(y,\n"
+            "          n);\nint after;\n");
 }
 
 TEST(HostSource, LeavesShiftsAndTextAlone) {
@@ -129,6 +137,7 @@ TEST(HostSource, BuiltinVariablesAndTheProgramsOwn) {
       "  dim3 gridDim(n / 16, 1), blockDim = dim3(16);\n"
       "  k<<<gridDim, blockDim>>>(p);\n"
       "}\n"
+      "extern const uint3 blockIdx;\n"
       "void show(dim3 threadIdx) { print(threadIdx.x, s.blockIdx); }\n"
       "__global__ void after(float* p) { p[threadIdx.x] = blockDim.x; }\n");
   const std::string read = "::lockstep::emu::builtin_";
@@ -137,7 +146,8 @@ TEST(HostSource, BuiltinVariablesAndTheProgramsOwn) {
       << out;
   EXPECT_NE(out.find("n += f(n, " + read + "block_idx());"), std::string::npos) << out;
   EXPECT_NE(out.find("dim3 gridDim_lockstep_own(n / 16, 1), blockDim_lockstep_own = dim3(16);"), std::string::npos) << out;
-  EXPECT_NE(out.find("chevron_launch(k, gridDim_lockstep_own, blockDim_lockstep_own)"), std::string::npos) << out;
+  EXPECT_NE(out.find("arity<1>{}, k), gridDim_lockstep_own, blockDim_lockstep_own)"), std::string::npos) << out;
   EXPECT_NE(out.find("void show(dim3 threadIdx_lockstep_own) { print(threadIdx_lockstep_own.x, s.blockIdx); }"), std::string::npos) << out;
   EXPECT_NE(out.find("p[" + read + "thread_idx().x] = " + read + "block_dim().x;"), std::string::npos) << out;
+  EXPECT_NE(out.find("extern const uint3 blockIdx_lockstep_declared;"), std::string::npos) << out;
 }
