@@ -161,10 +161,10 @@ def test_compile_errors_name_the_users_file_and_line(tmp_path):
 
 
 def test_unsupported_features_are_named_with_their_line(tmp_path):
-    (tmp_path / "rng.cu").write_text("__global__ void k(curandState* s, float* y) {\n  y[threadIdx.x] = curand_uniform(s + threadIdx.x);\n}\n")
-    built = lockstep("nvcc", "-c", "rng.cu", cwd=tmp_path)
+    (tmp_path / "fft.cu").write_text("void plan(int n) {\n  cufftHandle p;\n  cufftPlan1d(&p, n, CUFFT_C2C, 1);\n}\n")
+    built = lockstep("nvcc", "-c", "fft.cu", cwd=tmp_path)
     assert built.returncode != 0
-    assert "rng.cu:1: curandState: cuRAND is not emulated" in built.stderr, built.stderr
+    assert "fft.cu:2: cufftHandle: cuFFT is not emulated" in built.stderr, built.stderr
 
 
 def test_refuses_options_nvcc_does_not_know(tmp_path):

@@ -68,12 +68,10 @@ std::vector<std::string> code_generation_flags(const nvcc_command& command) {
 
 // NVIDIA's libcu++ (`<cuda/std/...>`), from a CUDA toolkit's CCCL folder when
 // there is one: only that folder, so the toolkit's own runtime headers stay out.
-std::string cccl_include_dir() {
-  for (const std::string& root : {environment("CUDA_HOME"), environment("CUDA_PATH"), std::string("/usr/local/cuda")}) {
-    if (root.empty()) continue;
-    const fs::path cccl = fs::path(root) / "include" / "cccl";
-    if (fs::is_directory(cccl / "cuda")) return cccl.string();
-  }
+// The installed CUDA toolkit ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda), or "" if none.
+std::string toolkit_root() {
+  for (const std::string& root : {environment("CUDA_HOME"), environment("CUDA_PATH"), std::string("/usr/local/cuda")})
+    if (!root.empty() && fs::is_directory(fs::path(root) / "include" / "cccl" / "cuda")) return root;
   return "";
 }
 
@@ -101,6 +99,8 @@ std::vector<std::string> emulator_libraries(const nvcc_command& command, const i
     flags.push_back(flag);
   }
   flags.push_back("-L" + where.library_dir.string());
+  // The toolkit's host libraries a program names that lockstep has no counterpart of (cuRAND's host side).
+  if (const std::string root = toolkit_root(); !root.empty()) flags.insert(flags.end(), {"-L" + root + "/lib64", "-Wl,-rpath," + root + "/lib64"});
   if (cublas) flags.push_back("-llockstep_cublas");
   flags.insert(flags.end(), {"-llockstep", "-Wl,-rpath," + where.library_dir.string(), "-pthread"});
   return flags;
@@ -158,7 +158,10 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
                                   "-I" + (where.include_dir / "lockstep" / "cuda_include").string()};
     argv.insert(argv.end(), command.preprocessor_flags.begin(), command.preprocessor_flags.end());
     argv.insert(argv.end(), {"-isystem", where.include_dir.string()});
-    if (const std::string cccl = cccl_include_dir(); !cccl.empty()) argv.insert(argv.end(), {"-isystem", cccl});
+    // The toolkit's libcu++ (CCCL), and, last of all, its headers that lockstep
+    // has none of and that compile for the host (cuRAND's device API).
+    if (const std::string root = toolkit_root(); !root.empty())
+      argv.insert(argv.end(), {"-isystem", root + "/include/cccl", "-idirafter", root + "/include"});
     const std::vector<std::string> flags = code_generation_flags(command);  // -fopenmp, -O define macros
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.insert(argv.end(), {"-include", "lockstep/emu/program.h", source.path.string(), "-o", preprocessed.string()});

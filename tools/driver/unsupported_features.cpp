@@ -27,7 +27,9 @@ constexpr std::array features{
     feature{"cudaEGL", "EGL interoperability is not emulated"},
     feature{"CU", "this part of CUDA's driver API is not emulated; devices, contexts, modules, launches, memory, streams and events are"},
     feature{"cu", "this part of CUDA's driver API is not emulated; devices, contexts, modules, launches, memory, streams and events are"},
-    feature{"curand", "cuRAND is not emulated"},
+    feature{"curand",
+            "cuRAND comes from the CUDA toolkit's headers (include <curand_kernel.h>): its device API runs on the emulator, a generator of its host "
+            "library needs a GPU"},
     feature{"cufft", "cuFFT is not emulated"},
     feature{"cusparse", "cuSPARSE is not emulated"},
     feature{"cusolver", "cuSOLVER is not emulated"},

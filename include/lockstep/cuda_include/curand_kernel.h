@@ -1,3 +1,10 @@
-// <curand_kernel.h>: not emulated; a clear error instead of the installed toolkit's header, which cannot work here.
+// <curand_kernel.h>: cuRAND's device API is code in headers that compiles for
+// the host, so the installed CUDA toolkit's header serves (lockstep nvcc puts
+// the toolkit's include folder last on the path), and its generators give the
+// GPU's sequences.
 #pragma once
-#error "lockstep: cuRAND (device API) is not emulated"
+#if __has_include_next(<curand_kernel.h>)
+#include_next <curand_kernel.h>
+#else
+#error "lockstep: cuRAND's device API comes from the CUDA toolkit's curand_kernel.h, and no toolkit was found: set CUDA_HOME"
+#endif

@@ -40,6 +40,7 @@ inline cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
   return cudaMalloc(reinterpret_cast<void**>(ptr), bytes);
 }
 
+#include "lockstep/emu/library_types.h"
 #include "lockstep/emu/runtime_device.h"
 #include "lockstep/emu/runtime_graphs.h"
 #include "lockstep/emu/runtime_memory.h"

@@ -1,6 +1,12 @@
 // CUDA's vector types (float4, int2, uchar4, ...) with CUDA's sizes and
 // alignments, their make_* constructors, and dim3.
 #pragma once
+// CUDA's headers (vector_types.h) define these around deprecated
+// declarations, and other CUDA headers use them (cuRAND's).
+#ifndef __NV_SILENCE_DEPRECATION_BEGIN
+#define __NV_SILENCE_DEPRECATION_BEGIN _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wdeprecated-declarations\"")
+#define __NV_SILENCE_DEPRECATION_END _Pragma("GCC diagnostic pop")
+#endif
 #include <cstddef>
 
 #define LOCKSTEP_VECTOR_TYPES(T, name, a2, a4)                                 \
