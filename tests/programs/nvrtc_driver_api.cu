@@ -3,6 +3,7 @@
 // expression, a __device__ variable), loaded with cuModuleLoadData, launched
 // with cuLaunchKernel through both ways of passing arguments; and the errors
 // of a source that does not compile, a name the module lacks and a bad image.
+// A texture object over a CUDA array made with the driver API is read too.
 // Exit status 0 when everything holds; each failure is printed.
 #include <cuda.h>
 #include <nvrtc.h>
@@ -34,6 +35,11 @@ extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
   if (i == 0) atomicAdd(&launches, 1);
+}
+
+extern "C" __global__ void fetch(float* out, cudaTextureObject_t texture, int width, int height) {
+  const int x = threadIdx.x, y = blockIdx.x;
+  if (x < width && y < height) out[y * width + x] = tex2D<float>(texture, x + 0.5f, y + 0.5f);
 }
 
 template <class T, int scale>
@@ -143,6 +149,58 @@ int main() {
       break;
     }
   expect(lowered.at(0) != lowered.at(1) && !lowered.at(1).empty(), "two instances have two lowered names");
+
+  // A CUDA array through cuArrayCreate and cuMemcpy2D, read by a texture
+  // object: floats as they are, bytes as normalized floats (the driver's
+  // default without CU_TRSF_READ_AS_INTEGER).
+  CUfunction fetch = nullptr;
+  CU_OK(cuModuleGetFunction(&fetch, module, "fetch"));
+  int width = 8 + static_cast<int>(random() % 8), height = 3 + static_cast<int>(random() % 4);
+  std::vector<float> texels(width * height);
+  std::vector<unsigned char> bytes(width * height);
+  for (int i = 0; i < width * height; ++i) texels[i] = uniform(random), bytes[i] = static_cast<unsigned char>(random() % 256);
+  for (const bool as_bytes : {false, true}) {
+    CUDA_ARRAY_DESCRIPTOR shape{};
+    shape.Width = width;
+    shape.Height = height;
+    shape.Format = as_bytes ? CU_AD_FORMAT_UNSIGNED_INT8 : CU_AD_FORMAT_FLOAT;
+    shape.NumChannels = 1;
+    CUarray array = nullptr;
+    CU_OK(cuArrayCreate(&array, &shape));
+    const std::size_t element = as_bytes ? 1 : sizeof(float);
+    CUDA_MEMCPY2D copy{};
+    copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+    copy.srcHost = as_bytes ? static_cast<const void*>(bytes.data()) : static_cast<const void*>(texels.data());
+    copy.srcPitch = width * element;
+    copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    copy.dstArray = array;
+    copy.WidthInBytes = width * element;
+    copy.Height = height;
+    CU_OK(cuMemcpy2D(&copy));
+    CUDA_RESOURCE_DESC resource{};
+    resource.resType = CU_RESOURCE_TYPE_ARRAY;
+    resource.res.array.hArray = array;
+    CUDA_TEXTURE_DESC sampling{};
+    sampling.addressMode[0] = sampling.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
+    sampling.filterMode = CU_TR_FILTER_MODE_POINT;
+    CUtexObject texture = 0;
+    CU_OK(cuTexObjectCreate(&texture, &resource, &sampling, nullptr));
+    std::vector<float> fetched(width * height, std::nanf(""));
+    CU_OK(cuMemcpyHtoD(dout, fetched.data(), width * height * sizeof(float)));
+    void* fetch_params[] = {&dout, &texture, &width, &height};
+    CU_OK(cuLaunchKernel(fetch, height, 1, 1, 32, 1, 1, 0, nullptr, fetch_params, nullptr));
+    CU_OK(cuMemcpyDtoH(fetched.data(), dout, width * height * sizeof(float)));
+    for (int i = 0; i < width * height; ++i) {
+      const float expected = as_bytes ? bytes[i] / 255.0f : texels[i];
+      if (std::fabs(fetched[i] - expected) > 1e-6f) {
+        expect(false, std::string(as_bytes ? "bytes" : "floats") + " through a texture: element " + std::to_string(i) + " is " +
+                          std::to_string(fetched[i]) + ", expected " + std::to_string(expected));
+        break;
+      }
+    }
+    CU_OK(cuTexObjectDestroy(texture));
+    CU_OK(cuArrayDestroy(array));
+  }
 
   // Errors: a name the module lacks, a bad image, a source that does not compile.
   CUfunction missing = nullptr;

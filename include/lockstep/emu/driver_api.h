@@ -603,6 +603,111 @@ CUresult cuEventQuery(CUevent event);
 CUresult cuEventSynchronize(CUevent event);
 CUresult cuEventElapsedTime(float* milliseconds, CUevent start, CUevent end);
 
+// CUDA arrays, 2D copies and texture and surface objects (driver_textures.cpp),
+// over the runtime's (runtime_textures.h). Without CU_TRSF_READ_AS_INTEGER a
+// texture of 8- or 16-bit integers reads normalized floats, as the driver's do.
+using CUarray = cudaArray*;
+using CUtexObject = unsigned long long;
+using CUsurfObject = unsigned long long;
+enum CUarray_format {
+  CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
+  CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+  CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+  CU_AD_FORMAT_SIGNED_INT8 = 0x08,
+  CU_AD_FORMAT_SIGNED_INT16 = 0x09,
+  CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+  CU_AD_FORMAT_HALF = 0x10,
+  CU_AD_FORMAT_FLOAT = 0x20,
+};
+enum CUaddress_mode { CU_TR_ADDRESS_MODE_WRAP = 0, CU_TR_ADDRESS_MODE_CLAMP = 1, CU_TR_ADDRESS_MODE_MIRROR = 2, CU_TR_ADDRESS_MODE_BORDER = 3 };
+enum CUfilter_mode { CU_TR_FILTER_MODE_POINT = 0, CU_TR_FILTER_MODE_LINEAR = 1 };
+enum CUresourcetype {
+  CU_RESOURCE_TYPE_ARRAY = 0x00,
+  CU_RESOURCE_TYPE_MIPMAPPED_ARRAY = 0x01,
+  CU_RESOURCE_TYPE_LINEAR = 0x02,
+  CU_RESOURCE_TYPE_PITCH2D = 0x03,
+};
+#define CU_TRSF_READ_AS_INTEGER 0x01
+#define CU_TRSF_NORMALIZED_COORDINATES 0x02
+#define CU_TRSF_SRGB 0x10
+#define CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION 0x20
+#define CU_TRSF_SEAMLESS_CUBEMAP 0x40
+struct CUDA_ARRAY_DESCRIPTOR {
+  std::size_t Width;
+  std::size_t Height;
+  CUarray_format Format;
+  unsigned int NumChannels;
+};
+struct CUDA_MEMCPY2D {
+  std::size_t srcXInBytes, srcY;
+  CUmemorytype srcMemoryType;
+  const void* srcHost;
+  CUdeviceptr srcDevice;
+  CUarray srcArray;
+  std::size_t srcPitch;
+  std::size_t dstXInBytes, dstY;
+  CUmemorytype dstMemoryType;
+  void* dstHost;
+  CUdeviceptr dstDevice;
+  CUarray dstArray;
+  std::size_t dstPitch;
+  std::size_t WidthInBytes;
+  std::size_t Height;
+};
+struct CUDA_RESOURCE_DESC {
+  CUresourcetype resType;
+  union {
+    struct {
+      CUarray hArray;
+    } array;
+    struct {
+      void* hMipmappedArray;
+    } mipmap;
+    struct {
+      CUdeviceptr devPtr;
+      CUarray_format format;
+      unsigned int numChannels;
+      std::size_t sizeInBytes;
+    } linear;
+    struct {
+      CUdeviceptr devPtr;
+      CUarray_format format;
+      unsigned int numChannels;
+      std::size_t width;
+      std::size_t height;
+      std::size_t pitchInBytes;
+    } pitch2D;
+    struct {
+      int reserved[32];
+    } reserved;
+  } res;
+  unsigned int flags;
+};
+struct CUDA_TEXTURE_DESC {
+  CUaddress_mode addressMode[3];
+  CUfilter_mode filterMode;
+  unsigned int flags;
+  unsigned int maxAnisotropy;
+  CUfilter_mode mipmapFilterMode;
+  float mipmapLevelBias;
+  float minMipmapLevelClamp;
+  float maxMipmapLevelClamp;
+  float borderColor[4];
+  int reserved[12];
+};
+struct CUDA_RESOURCE_VIEW_DESC;
+CUresult cuArrayCreate(CUarray* array, const CUDA_ARRAY_DESCRIPTOR* descriptor);
+CUresult cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR* descriptor, CUarray array);
+CUresult cuArrayDestroy(CUarray array);
+CUresult cuMemcpy2D(const CUDA_MEMCPY2D* copy);
+CUresult cuMemcpy2DUnaligned(const CUDA_MEMCPY2D* copy);
+CUresult cuMemcpy2DAsync(const CUDA_MEMCPY2D* copy, CUstream stream);
+CUresult cuTexObjectCreate(CUtexObject* texture, const CUDA_RESOURCE_DESC* resource, const CUDA_TEXTURE_DESC* texture_desc,
+                           const CUDA_RESOURCE_VIEW_DESC* view);
+CUresult cuTexObjectDestroy(CUtexObject texture);
+CUresult cuSurfObjectCreate(CUsurfObject* surface, const CUDA_RESOURCE_DESC* resource);
+CUresult cuSurfObjectDestroy(CUsurfObject surface);
+
 // Modules (driver_modules.cpp).
 CUresult cuModuleLoad(CUmodule* module, const char* path);
 CUresult cuModuleLoadData(CUmodule* module, const void* image);
