@@ -99,14 +99,15 @@ TEST(HostSource, LeavesShiftsAndTextAlone) {
   EXPECT_EQ(host_source(in), in);
 }
 
-// Preprocessed input: keywords the driver kept are mapped here.
 // In preprocessed source `__shared__` is kept, and an extern array's is rewritten with its declaration.
 TEST(HostSource, ExternSharedAfterTheTypeInPreprocessedSource) {
+  using lockstep::emu::source_form;
   const std::string out = host_source("__global__ void k() { __shared__ int s[4]; extern double __shared__ sdata[]; }", source_form::preprocessed);
   EXPECT_NE(out.find("thread_local int s[4];"), std::string::npos) << out;
   EXPECT_NE(out.find("double* const sdata = reinterpret_cast<double" + pointer_to_dynamic), std::string::npos) << out;
 }
 
+// Preprocessed input: keywords the driver kept are mapped here.
 TEST(HostSource, MapsKeptKeywordsInPreprocessedSource) {
   using lockstep::emu::source_form;
   EXPECT_EQ(host_source("__global__ void k(int* p) { __shared__ float t[4]; }", source_form::preprocessed),
