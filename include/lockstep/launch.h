@@ -8,10 +8,12 @@
 // cooperative_groups' grid.sync() can wait for the whole grid.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "lockstep/errors.h"
@@ -37,6 +39,16 @@ struct launch_config {
 };
 
 namespace detail {
+// A launch's argument as its parameter's type. NULL passed for a pointer (GCC's
+// __null has an integer type once it is forwarded) is the null pointer it stands for.
+template <class Param, class Arg>
+Param to_parameter(Arg&& arg) {
+  if constexpr (std::is_pointer_v<Param> && std::is_integral_v<std::remove_cvref_t<Arg>>)
+    return arg == 0 ? nullptr : reinterpret_cast<Param>(static_cast<std::uintptr_t>(arg));
+  else
+    return static_cast<Param>(std::forward<Arg>(arg));
+}
+
 inline launch_shape shape_of(const launch_config& c, std::size_t static_shared, std::size_t max_dynamic) {
   return {{c.grid.x, c.grid.y, c.grid.z}, {c.block.x, c.block.y, c.block.z}, c.shared_bytes, static_shared, max_dynamic};
 }
@@ -109,7 +121,7 @@ class kernel_launch {
     detail::check_gpu_launch(reinterpret_cast<const void*>(kernel_), config_);
     if (config_.cooperative) {
       // The runtime copies the arguments from this array of pointers to them.
-      std::tuple<Params...> values(static_cast<Params>(std::forward<Args>(args))...);
+      std::tuple<Params...> values(detail::to_parameter<Params>(std::forward<Args>(args))...);
       std::apply(
           [this](auto&... value) {
             void* pointers[] = {static_cast<void*>(&value)..., nullptr};
@@ -120,11 +132,11 @@ class kernel_launch {
           values);
       return;
     }
-    kernel_<<<config_.grid, config_.block, config_.shared_bytes, config_.stream>>>(static_cast<Params>(std::forward<Args>(args))...);
+    kernel_<<<config_.grid, config_.block, config_.shared_bytes, config_.stream>>>(detail::to_parameter<Params>(std::forward<Args>(args))...);
     detail::check_cuda(cudaGetLastError(), "kernel launch");
 #else
     // Each emulated thread gets its own copy of the parameters, as on the GPU.
-    const packed_call call{kernel_, std::tuple<Params...>(static_cast<Params>(std::forward<Args>(args))...)};
+    const packed_call call{kernel_, std::tuple<Params...>(detail::to_parameter<Params>(std::forward<Args>(args))...)};
     emu::launch_kernel(reinterpret_cast<const void*>(kernel_), config_, &run_packed, &call);
 #endif
   }

@@ -43,6 +43,15 @@ __global__ void negate(float* y, int n) {
 }
 void negate(float* y, int n, int block_size) { negate<<<(n + block_size - 1) / block_size, block_size>>>(y, n); }
 
+// An optional output, passed NULL (an integer for the compiler until it meets the parameter).
+__global__ void negate_into(float* y, float* copy, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    y[i] = -y[i];
+    if (copy) copy[i] = y[i];
+  }
+}
+
 namespace kernels {
 __global__ void reverse_in_block(int* data) {
   extern __shared__ int staged[];
@@ -89,6 +98,8 @@ int main() {
   void* subtract_half[] = {&y, &minus, &count};
   EXPECT(cudaLaunchKernel(add, dim3((n + 255) / 256), dim3(256), subtract_half) == cudaSuccess);
   negate(y, n, 128);
+  negate_into<<<(n + 255) / 256, 256>>>(y, NULL, n);
+  negate_into<<<(n + 255) / 256, 256>>>(y, 0, n);
   std::vector<float> out(n);
   cudaMemcpy(out.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost);
   for (int i = 0; i < n; ++i) EXPECT(out[i] == -(((host[i] + 3.0f + 1.0f) * 3.0f * 2.0f) - 1.0f));
