@@ -7,16 +7,20 @@
 #include "check/device_memory.h"
 #include "driver_calls.h"
 #include "lockstep/emu/driver_api.h"
+#include "runtime_calls.h"
 
 namespace lockstep::emu {
 namespace {
 
-// The one context object every cuCtxCreate and the primary context name: the
-// emulator has one device and one address space.
-struct context_stack {
-  std::vector<CUcontext> contexts;
-};
-thread_local context_stack current_contexts;
+// Each thread's stack of current contexts (all of them the_context()).
+thread_local std::vector<CUcontext> current_contexts;
+
+// A runtime allocation's answer as the driver's: the pointer as a CUdeviceptr.
+// `allocated` is read here, after the call that fills it (arguments have no order).
+CUresult device_pointer(CUdeviceptr* out, void* const& allocated, cudaError_t e) {
+  *out = reinterpret_cast<CUdeviceptr>(allocated);
+  return as_result(e);
+}
 
 }  // namespace
 
@@ -25,17 +29,14 @@ CUcontext the_context() {
   return context;
 }
 
-CUresult check_device(CUdevice device) {
-  int count = 0;
-  cudaGetDeviceCount(&count);
-  return device >= 0 && device < count ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
-}
+CUresult check_device(CUdevice device) { return valid_device(device) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
 
 }  // namespace lockstep::emu
 
 using lockstep::emu::as_result;
 using lockstep::emu::check_device;
 using lockstep::emu::current_contexts;
+using lockstep::emu::device_pointer;
 using lockstep::emu::the_context;
 
 using lockstep::emu::pointer;
@@ -128,37 +129,34 @@ CUresult cuCtxCreate(CUcontext* context, unsigned int, CUdevice device) {
   if (!context) return CUDA_ERROR_INVALID_VALUE;
   if (const CUresult r = check_device(device); r != CUDA_SUCCESS) return r;
   *context = the_context();
-  current_contexts.contexts.push_back(*context);
+  current_contexts.push_back(*context);
   return CUDA_SUCCESS;
 }
 CUresult cuCtxDestroy(CUcontext context) {
   if (context != the_context()) return CUDA_ERROR_INVALID_CONTEXT;
-  auto& stack = current_contexts.contexts;
-  if (!stack.empty()) stack.pop_back();
+  if (!current_contexts.empty()) current_contexts.pop_back();
   return CUDA_SUCCESS;
 }
 CUresult cuCtxPushCurrent(CUcontext context) {
   if (context != the_context()) return CUDA_ERROR_INVALID_CONTEXT;
-  current_contexts.contexts.push_back(context);
+  current_contexts.push_back(context);
   return CUDA_SUCCESS;
 }
 CUresult cuCtxPopCurrent(CUcontext* context) {
-  auto& stack = current_contexts.contexts;
-  if (stack.empty()) return CUDA_ERROR_INVALID_CONTEXT;
-  if (context) *context = stack.back();
-  stack.pop_back();
+  if (current_contexts.empty()) return CUDA_ERROR_INVALID_CONTEXT;
+  if (context) *context = current_contexts.back();
+  current_contexts.pop_back();
   return CUDA_SUCCESS;
 }
 CUresult cuCtxSetCurrent(CUcontext context) {
   if (context && context != the_context()) return CUDA_ERROR_INVALID_CONTEXT;
-  auto& stack = current_contexts.contexts;
-  if (!stack.empty()) stack.pop_back();
-  if (context) stack.push_back(context);
+  if (!current_contexts.empty()) current_contexts.pop_back();
+  if (context) current_contexts.push_back(context);
   return CUDA_SUCCESS;
 }
 CUresult cuCtxGetCurrent(CUcontext* context) {
   if (!context) return CUDA_ERROR_INVALID_VALUE;
-  *context = current_contexts.contexts.empty() ? nullptr : current_contexts.contexts.back();
+  *context = current_contexts.empty() ? nullptr : current_contexts.back();
   return CUDA_SUCCESS;
 }
 CUresult cuCtxGetDevice(CUdevice* device) {
@@ -189,23 +187,17 @@ CUresult cuDevicePrimaryCtxSetFlags(CUdevice device, unsigned int) { return chec
 CUresult cuMemAlloc(CUdeviceptr* ptr, std::size_t bytes) {
   if (!ptr) return CUDA_ERROR_INVALID_VALUE;
   void* p = nullptr;
-  const cudaError_t e = cudaMalloc(&p, bytes);
-  *ptr = reinterpret_cast<CUdeviceptr>(p);
-  return as_result(e);
+  return device_pointer(ptr, p, cudaMalloc(&p, bytes));
 }
 CUresult cuMemAllocPitch(CUdeviceptr* ptr, std::size_t* pitch, std::size_t width_bytes, std::size_t height, unsigned int element_bytes) {
   if (!ptr || !(element_bytes == 4 || element_bytes == 8 || element_bytes == 16)) return CUDA_ERROR_INVALID_VALUE;
   void* p = nullptr;
-  const cudaError_t e = cudaMallocPitch(&p, pitch, width_bytes, height);
-  *ptr = reinterpret_cast<CUdeviceptr>(p);
-  return as_result(e);
+  return device_pointer(ptr, p, cudaMallocPitch(&p, pitch, width_bytes, height));
 }
 CUresult cuMemAllocManaged(CUdeviceptr* ptr, std::size_t bytes, unsigned int flags) {
   if (!ptr) return CUDA_ERROR_INVALID_VALUE;
   void* p = nullptr;
-  const cudaError_t e = cudaMallocManaged(&p, bytes, flags);
-  *ptr = reinterpret_cast<CUdeviceptr>(p);
-  return as_result(e);
+  return device_pointer(ptr, p, cudaMallocManaged(&p, bytes, flags));
 }
 CUresult cuMemFree(CUdeviceptr ptr) { return as_result(cudaFree(pointer(ptr))); }
 CUresult cuMemAllocHost(void** ptr, std::size_t bytes) { return as_result(cudaMallocHost(ptr, bytes)); }
@@ -214,9 +206,7 @@ CUresult cuMemFreeHost(void* ptr) { return as_result(cudaFreeHost(ptr)); }
 CUresult cuMemHostGetDevicePointer(CUdeviceptr* device_ptr, void* host_ptr, unsigned int flags) {
   if (!device_ptr) return CUDA_ERROR_INVALID_VALUE;
   void* p = nullptr;
-  const cudaError_t e = cudaHostGetDevicePointer(&p, host_ptr, flags);
-  *device_ptr = reinterpret_cast<CUdeviceptr>(p);
-  return as_result(e);
+  return device_pointer(device_ptr, p, cudaHostGetDevicePointer(&p, host_ptr, flags));
 }
 CUresult cuMemHostRegister(void* ptr, std::size_t bytes, unsigned int flags) { return as_result(cudaHostRegister(ptr, bytes, flags)); }
 CUresult cuMemHostUnregister(void* ptr) { return as_result(cudaHostUnregister(ptr)); }

@@ -37,6 +37,9 @@ inline constexpr std::size_t device_memory_bytes = std::size_t{80} << 30;
 void count_allocated(std::ptrdiff_t bytes);
 std::size_t allocated_bytes();
 
+// The device numbers calls take: only 0 exists (runtime_device.cpp).
+bool valid_device(int device);
+
 // Forgets every stream and event (cudaDeviceReset); runtime_streams.cpp.
 void destroy_streams_and_events();
 // Restores the device's flags, limits and configurations (cudaDeviceReset); runtime_device.cpp.

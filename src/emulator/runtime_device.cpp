@@ -136,10 +136,9 @@ struct device_settings {
 std::mutex settings_mutex;
 device_settings settings;
 
-// The device number every call takes: only 0 exists.
-bool valid_device(int device) { return device == 0; }
-
 }  // namespace
+
+bool valid_device(int device) { return device == 0; }
 
 void reset_device_settings() {
   std::lock_guard lock(settings_mutex);

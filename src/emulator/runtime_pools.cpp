@@ -16,6 +16,7 @@ struct CUmemPoolHandle_st {
 namespace {
 
 using lockstep::emu::record;
+using lockstep::emu::valid_device;
 
 std::mutex pools_mutex;
 CUmemPoolHandle_st default_pool;
@@ -30,8 +31,6 @@ std::map<cudaStream_t, std::map<int, cudaLaunchAttributeValue>>& stream_attribut
   static std::map<cudaStream_t, std::map<int, cudaLaunchAttributeValue>> attributes;
   return attributes;
 }
-
-bool valid_device(int device) { return device == 0; }
 
 }  // namespace
 

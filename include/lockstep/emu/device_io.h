@@ -72,15 +72,15 @@ inline void __stwt(T* address, std::type_identity_t<T> value) {
   *address = value;
 }
 
-// Cycles of an SM clocked at the H100's rate, counted from wall time, so that
-// code converting clocks to time with cudaDeviceProp::clockRate gets time.
-inline long long clock64() {
-  const long long ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  return static_cast<long long>(static_cast<__int128>(ns) * ::lockstep::h100_sm_limits.clock_khz / 1000000);
-}
+// __globaltimer: nanoseconds. clock64: cycles of an SM clocked at the H100's
+// rate, counted from the same wall time, so that code converting clocks to time
+// with cudaDeviceProp::clockRate gets time.
 inline unsigned long long __globaltimer() {
   return static_cast<unsigned long long>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+inline long long clock64() {
+  return static_cast<long long>(static_cast<unsigned __int128>(__globaltimer()) * ::lockstep::h100_sm_limits.clock_khz / 1000000);
 }
 
 namespace lockstep::emu {

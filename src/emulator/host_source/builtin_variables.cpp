@@ -110,14 +110,6 @@ std::size_t scope_end(const std::vector<token>& code, std::size_t i) {
   return close;
 }
 
-// Whether the declaration holding token i begins with `extern`: CUDA's own
-// headers redeclare the built-ins so (cuRAND's `extern const uint3 threadIdx;`).
-bool redeclares_builtin(const std::vector<token>& code, std::size_t i) {
-  std::size_t j = i;
-  while (j > 0 && !code[j - 1].is(";") && !code[j - 1].is("{") && !code[j - 1].is("}")) --j;
-  return code[j].is("extern");
-}
-
 }  // namespace
 
 void builtin_variables(const std::vector<token>& code, source_rewriter& edits) {
@@ -127,7 +119,7 @@ void builtin_variables(const std::vector<token>& code, source_rewriter& edits) {
     if (!b || is_member_access(code, i)) continue;
     const std::size_t which = static_cast<std::size_t>(b - builtins.data());
     if (i >= hidden_until[which] && declares(code, i)) {
-      if (redeclares_builtin(code, i)) {
+      if (in_extern_declaration(code, i)) {                                            // CUDA's headers redeclaring the built-in
         edits.replace(code[i], code[i], std::string(b->name) + "_lockstep_declared");  // an unused declaration: the built-in stays
         continue;
       }

@@ -46,18 +46,11 @@ std::size_t definition_end(const std::vector<token>& code, std::size_t at, std::
   return code[end].is("}") ? end : 0;
 }
 
-// Whether token i lies in a declaration that begins with `extern`: an
-// `extern __shared__` array, which dynamic_shared_memory.cpp rewrites whole,
-// wherever `__shared__` stands among its specifiers.
-bool in_extern_declaration(const std::vector<token>& code, std::size_t i) {
-  while (i > 0 && !code[i - 1].is(";") && !code[i - 1].is("{") && !code[i - 1].is("}")) --i;
-  return code[i].is("extern");
-}
-
 }  // namespace
 
 void keywords(const std::vector<token>& code, source_rewriter& edits) {
   for (std::size_t i = 0; i < code.size(); ++i) {
+    // An extern __shared__ array's `__shared__`, wherever it stands, goes with the declaration dynamic_shared_memory.cpp rewrites.
     if (code[i].is("__shared__") && !in_extern_declaration(code, i)) {
       edits.replace(code[i], code[i], "thread_local");
     } else if (code[i].is("__global__")) {

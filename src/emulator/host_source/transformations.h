@@ -2,6 +2,7 @@
 // source's code tokens (no comments, no directives) and adds its edits; the
 // edits of all of them are applied together, so each sees the original text.
 #pragma once
+#include <cstddef>
 #include <vector>
 
 #include "toolchain/lexer.h"
@@ -11,6 +12,14 @@ namespace lockstep::emu::host_transforms {
 
 using toolchain::source_rewriter;
 using toolchain::token;
+
+// Whether the statement or declaration holding token i (from the token after
+// the last `;`, `{` or `}`) begins with `extern`: an `extern __shared__` array,
+// or CUDA's headers redeclaring a built-in (`extern const uint3 threadIdx;`).
+inline bool in_extern_declaration(const std::vector<token>& code, std::size_t i) {
+  while (i > 0 && !code[i - 1].is(";") && !code[i - 1].is("{") && !code[i - 1].is("}")) --i;
+  return code[i].is("extern");
+}
 
 // `extern __shared__ T name[];` -> `T* const name = reinterpret_cast<T*>(::lockstep::emu::dynamic_shared_memory());`
 void dynamic_shared_memory(const std::vector<token>& code, source_rewriter& edits);
