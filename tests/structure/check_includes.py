@@ -30,6 +30,8 @@ ROOMS = {
     "include/lockstep/jit/": "runtime public",
     "src/jit/": "jit",
     "kernels/": "kernels",
+    # What kernels written in Python (lockstep.cuda) compile to: kernel code like kernels/.
+    "include/lockstep/python_kernels.h": "kernels",
     "include/lockstep/kernels/": "kernels public",
     "src/tensor/": "tensor",
     "include/lockstep/tensor.h": "tensor public",

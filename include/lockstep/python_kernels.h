@@ -1,0 +1,397 @@
+// What kernels written in Python (lockstep.cuda, numba's CUDA kernel language)
+// compile to: numba's arrays (shape and byte strides, negative indices counted
+// from the end, views by integer and slice), Python's arithmetic where it
+// differs from C++ (floor division, modulo and powers), and numba's atomics
+// over CUDA's. The translator (python/lockstep/cuda/_translate.py) writes
+// plain CUDA C++ over this header, for the host compiler and NVRTC alike, so
+// it uses nothing from the C++ library.
+#pragma once
+
+#include "lockstep/cuda.h"
+
+namespace lockstep::py {
+
+using i64 = long long;
+using u64 = unsigned long long;
+
+template <class T>
+struct is_unsigned {
+  static constexpr bool value = T(0) < T(-1);
+};
+template <class T>
+struct is_float {
+  static constexpr bool value = T(0.5) != T(0);
+};
+
+// A Python slice: absent bounds are flagged; the step is never 0 (checked
+// where the slice is made).
+struct slice {
+  i64 start, stop, step;
+  bool has_start, has_stop;
+};
+
+__device__ __forceinline__ slice make_slice(bool has_start, i64 start, bool has_stop, i64 stop, i64 step) {
+  if (step == 0) __trap();
+  return slice{start, stop, step, has_start, has_stop};
+}
+
+// numba's array: the first element, the extents, and strides in bytes.
+// `Contiguous` (numba's layout "C") computes offsets from the extents alone.
+template <class T, int N, bool Contiguous>
+struct array {
+  T* data;
+  i64 shape[N];
+  i64 strides[N];
+
+  __device__ __forceinline__ i64 size() const {
+    i64 n = 1;
+    for (int d = 0; d < N; ++d) n *= shape[d];
+    return n;
+  }
+
+  template <class I>
+  __device__ __forceinline__ i64 wrap(I index, int d) const {
+    if constexpr (is_unsigned<I>::value)
+      return static_cast<i64>(index);
+    else
+      return index < 0 ? static_cast<i64>(index) + shape[d] : static_cast<i64>(index);
+  }
+
+  // One element: every dimension indexed.
+  template <class... I>
+  __device__ __forceinline__ T& operator()(I... index) const {
+    static_assert(sizeof...(I) == N, "an element needs one index per dimension");
+    i64 at[N];
+    int d = 0;
+    ((at[d] = wrap(index, d), ++d), ...);
+    if constexpr (Contiguous) {
+      i64 offset = 0;
+      for (int k = 0; k < N; ++k) offset = offset * shape[k] + at[k];
+      return data[offset];
+    } else {
+      char* p = reinterpret_cast<char*>(data);
+      for (int k = 0; k < N; ++k) p += at[k] * strides[k];
+      return *reinterpret_cast<T*>(p);
+    }
+  }
+
+  // The sub-array of the leading K indices (numba's a[i] on a 2-D array).
+  template <int K, class... I>
+  __device__ __forceinline__ array<T, N - K, Contiguous> leading(I... index) const {
+    static_assert(sizeof...(I) == K && K < N, "a view keeps at least one dimension");
+    array<T, N - K, Contiguous> out;
+    char* p = reinterpret_cast<char*>(data);
+    int d = 0;
+    ((p += wrap(index, d) * strides[d], ++d), ...);
+    out.data = reinterpret_cast<T*>(p);
+    for (int k = K; k < N; ++k) {
+      out.shape[k - K] = shape[k];
+      out.strides[k - K] = strides[k];
+    }
+    return out;
+  }
+
+  // Dimension d cut by a slice, with Python's clamping of the bounds.
+  __device__ __forceinline__ array<T, N, false> sliced(int d, slice s) const {
+    const i64 n = shape[d];
+    i64 start, stop;
+    if (s.step > 0) {
+      start = !s.has_start ? 0 : s.start < 0 ? (s.start + n < 0 ? 0 : s.start + n) : (s.start > n ? n : s.start);
+      stop = !s.has_stop ? n : s.stop < 0 ? (s.stop + n < 0 ? 0 : s.stop + n) : (s.stop > n ? n : s.stop);
+    } else {
+      start = !s.has_start ? n - 1 : s.start < 0 ? (s.start + n < 0 ? -1 : s.start + n) : (s.start >= n ? n - 1 : s.start);
+      stop = !s.has_stop ? -1 : s.stop < 0 ? (s.stop + n < 0 ? -1 : s.stop + n) : (s.stop >= n ? n - 1 : s.stop);
+    }
+    i64 count = s.step > 0 ? (stop - start + s.step - 1) / s.step : (start - stop - s.step - 1) / (-s.step);
+    if (count < 0) count = 0;
+    array<T, N, false> out;
+    out.data = reinterpret_cast<T*>(reinterpret_cast<char*>(data) + (count > 0 ? start * strides[d] : 0));
+    for (int k = 0; k < N; ++k) {
+      out.shape[k] = shape[k];
+      out.strides[k] = strides[k];
+    }
+    out.shape[d] = count;
+    out.strides[d] = strides[d] * s.step;
+    return out;
+  }
+
+  __device__ __forceinline__ array<T, N, false> strided() const {
+    array<T, N, false> out;
+    out.data = data;
+    for (int k = 0; k < N; ++k) {
+      out.shape[k] = shape[k];
+      out.strides[k] = strides[k];
+    }
+    return out;
+  }
+};
+
+// A view over storage the kernel declares (shared, local and constant
+// arrays), row-major.
+template <class T, int N>
+__device__ __forceinline__ array<T, N, true> over(T* storage, const i64 (&extents)[N]) {
+  array<T, N, true> out;
+  out.data = storage;
+  i64 stride = sizeof(T);
+  for (int k = N - 1; k >= 0; --k) {
+    out.shape[k] = extents[k];
+    out.strides[k] = stride;
+    stride *= extents[k];
+  }
+  return out;
+}
+
+// A homogeneous tuple (shapes, cuda.grid(2), tuple literals of one type).
+template <class T, int N>
+struct tuple {
+  T item[N];
+  __device__ __forceinline__ T operator[](i64 i) const { return item[i < 0 ? i + N : i]; }
+};
+
+template <class T, int N>
+__device__ __forceinline__ tuple<i64, N> shape_of(const T (&extents)[N]) {
+  tuple<i64, N> out;
+  for (int k = 0; k < N; ++k) out.item[k] = extents[k];
+  return out;
+}
+
+__device__ __forceinline__ float floor_of(float x) { return floorf(x); }
+__device__ __forceinline__ double floor_of(double x) { return floor(x); }
+__device__ __forceinline__ float fmod_of(float a, float b) { return fmodf(a, b); }
+__device__ __forceinline__ double fmod_of(double a, double b) { return fmod(a, b); }
+__device__ __forceinline__ float pow_of(float a, float b) { return powf(a, b); }
+__device__ __forceinline__ double pow_of(double a, double b) { return ::pow(a, b); }
+__device__ __forceinline__ float rint_of(float x) { return rintf(x); }
+__device__ __forceinline__ double rint_of(double x) { return rint(x); }
+
+template <class T>
+__device__ __forceinline__ T abs_of(T x) {
+  return x < 0 ? static_cast<T>(-x) : x;
+}
+
+// Python's min and max: the first of equal values.
+template <class T>
+__device__ __forceinline__ T min_of(T a, T b) {
+  return b < a ? b : a;
+}
+template <class T>
+__device__ __forceinline__ T max_of(T a, T b) {
+  return b > a ? b : a;
+}
+
+// numba's cuda.laneid: the thread's place in its warp of the block's linear order.
+__device__ __forceinline__ int lane_id() { return static_cast<int>((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u); }
+
+// Python's integer floor division and modulo (the result takes the divisor's
+// sign); division by zero gives 0 as numba's kernels do.
+template <class T>
+__device__ __forceinline__ T floordiv(T a, T b) {
+  if constexpr (is_float<T>::value) {
+    return floor_of(a / b);
+  } else {
+    if (b == 0) return 0;
+    T q = a / b;
+    if constexpr (!is_unsigned<T>::value)
+      if (a % b != 0 && ((a < 0) != (b < 0))) --q;
+    return q;
+  }
+}
+
+template <class T>
+__device__ __forceinline__ T mod(T a, T b) {
+  if constexpr (is_float<T>::value) {
+    T r = fmod_of(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  } else {
+    if (b == 0) return 0;
+    T r = a % b;
+    if constexpr (!is_unsigned<T>::value)
+      if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+}
+
+// Integer powers by squaring; a negative exponent gives 0 unless the base is 1 or -1.
+template <class T>
+__device__ __forceinline__ T pow(T base, T exponent) {
+  if constexpr (is_float<T>::value) {
+    return pow_of(base, exponent);
+  } else {
+    if constexpr (!is_unsigned<T>::value)
+      if (exponent < 0) return base == 1 ? 1 : base == -1 ? ((-exponent) % 2 ? -1 : 1) : 0;
+    T result = 1;
+    while (exponent) {
+      if (exponent & 1) result *= base;
+      base *= base;
+      exponent >>= 1;
+    }
+    return result;
+  }
+}
+
+// Python's round(): halves to even.
+template <class T>
+__device__ __forceinline__ i64 round_half_even(T x) {
+  return static_cast<i64>(rint_of(x));
+}
+
+// ---- atomics: numba's cuda.atomic.* for every type it allows, over CUDA's ----
+
+template <class A, class B>
+struct same {
+  static constexpr bool value = false;
+};
+template <class A>
+struct same<A, A> {
+  static constexpr bool value = true;
+};
+
+template <int Bytes>
+struct word_of;
+template <>
+struct word_of<4> {
+  using type = unsigned int;
+};
+template <>
+struct word_of<8> {
+  using type = unsigned long long;
+};
+
+template <class T>
+__device__ __forceinline__ typename word_of<sizeof(T)>::type bits_of(T v) {
+  if constexpr (same<T, float>::value)
+    return __float_as_uint(v);
+  else if constexpr (same<T, double>::value)
+    return static_cast<u64>(__double_as_longlong(v));
+  else
+    return static_cast<typename word_of<sizeof(T)>::type>(v);
+}
+
+template <class T>
+__device__ __forceinline__ T value_of(typename word_of<sizeof(T)>::type v) {
+  if constexpr (same<T, float>::value)
+    return __uint_as_float(v);
+  else if constexpr (same<T, double>::value)
+    return __longlong_as_double(static_cast<long long>(v));
+  else
+    return static_cast<T>(v);
+}
+
+// Any read-modify-write, as a compare-and-swap loop on the word's bits.
+template <class T, class F>
+__device__ __forceinline__ T atomic_update(T* address, F next) {
+  using word = typename word_of<sizeof(T)>::type;
+  word* w = reinterpret_cast<word*>(address);
+  word old = *w, seen;
+  do {
+    seen = old;
+    old = atomicCAS(w, seen, bits_of<T>(next(value_of<T>(seen))));
+  } while (old != seen);
+  return value_of<T>(old);
+}
+
+// The types CUDA's own atomic of that kind takes directly.
+template <class T>
+struct cuda_native {
+  static constexpr bool integer = same<T, int>::value || same<T, unsigned>::value || same<T, u64>::value;
+  static constexpr bool add = integer || same<T, float>::value || same<T, double>::value;
+};
+
+template <class T>
+__device__ __forceinline__ T atomic_add(T* p, T v) {
+  if constexpr (cuda_native<T>::add)
+    return atomicAdd(p, v);
+  else if constexpr (same<T, i64>::value)
+    return static_cast<T>(atomicAdd(reinterpret_cast<u64*>(p), static_cast<u64>(v)));
+  else
+    return atomic_update(p, [v](T old) { return static_cast<T>(old + v); });
+}
+
+template <class T>
+__device__ __forceinline__ T atomic_sub(T* p, T v) {
+  if constexpr (same<T, int>::value || same<T, unsigned>::value)
+    return atomicSub(p, v);
+  else if constexpr (same<T, float>::value || same<T, double>::value)
+    return atomicAdd(p, -v);
+  else if constexpr (same<T, i64>::value || same<T, u64>::value)
+    return static_cast<T>(atomicAdd(reinterpret_cast<u64*>(p), static_cast<u64>(0) - static_cast<u64>(v)));
+  else
+    return atomic_update(p, [v](T old) { return static_cast<T>(old - v); });
+}
+
+// numba's max and min: a NaN in memory is replaced, a NaN value is ignored.
+template <class T>
+__device__ __forceinline__ T atomic_max(T* p, T v) {
+  if constexpr (cuda_native<T>::integer || same<T, i64>::value)
+    return atomicMax(p, v);
+  else
+    return atomic_update(p, [v](T old) { return (old < v || old != old) ? v : old; });
+}
+
+template <class T>
+__device__ __forceinline__ T atomic_min(T* p, T v) {
+  if constexpr (cuda_native<T>::integer || same<T, i64>::value)
+    return atomicMin(p, v);
+  else
+    return atomic_update(p, [v](T old) { return (old > v || old != old) ? v : old; });
+}
+
+template <class T>
+__device__ __forceinline__ T atomic_exch(T* p, T v) {
+  if constexpr (same<T, int>::value || same<T, unsigned>::value || same<T, u64>::value || same<T, float>::value)
+    return atomicExch(p, v);
+  else if constexpr (sizeof(T) == 8)
+    return value_of<T>(atomicExch(reinterpret_cast<u64*>(p), bits_of<T>(v)));
+  else
+    return atomic_update(p, [v](T) { return v; });
+}
+
+template <class T>
+__device__ __forceinline__ T atomic_cas(T* p, T expected, T v) {
+  using word = typename word_of<sizeof(T)>::type;
+  return value_of<T>(atomicCAS(reinterpret_cast<word*>(p), bits_of<T>(expected), bits_of<T>(v)));
+}
+
+// CUDA's wrapping counters: inc wraps to 0 past `limit`, dec to `limit` below 0 or above it.
+template <class T>
+__device__ __forceinline__ T atomic_inc(T* p, T limit) {
+  if constexpr (same<T, unsigned>::value)
+    return atomicInc(p, limit);
+  else
+    return atomic_update(p, [limit](T old) { return old >= limit ? T(0) : static_cast<T>(old + 1); });
+}
+
+template <class T>
+__device__ __forceinline__ T atomic_dec(T* p, T limit) {
+  if constexpr (same<T, unsigned>::value)
+    return atomicDec(p, limit);
+  else
+    return atomic_update(p, [limit](T old) { return (old == 0 || old > limit) ? limit : static_cast<T>(old - 1); });
+}
+
+template <class T>
+__device__ __forceinline__ T atomic_and(T* p, T v) {
+  if constexpr (cuda_native<T>::integer)
+    return atomicAnd(p, v);
+  else
+    return static_cast<T>(atomicAnd(reinterpret_cast<u64*>(p), static_cast<u64>(v)));
+}
+
+template <class T>
+__device__ __forceinline__ T atomic_or(T* p, T v) {
+  if constexpr (cuda_native<T>::integer)
+    return atomicOr(p, v);
+  else
+    return static_cast<T>(atomicOr(reinterpret_cast<u64*>(p), static_cast<u64>(v)));
+}
+
+template <class T>
+__device__ __forceinline__ T atomic_xor(T* p, T v) {
+  if constexpr (cuda_native<T>::integer)
+    return atomicXor(p, v);
+  else
+    return static_cast<T>(atomicXor(reinterpret_cast<u64*>(p), static_cast<u64>(v)));
+}
+
+}  // namespace lockstep::py

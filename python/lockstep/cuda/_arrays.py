@@ -1,0 +1,278 @@
+"""Arrays a Python kernel is launched with: lockstep.cuda's device arrays
+(numba's to_device, device_array, copy_to_host), and every array argument
+turned into what the kernel's array parameter receives (its first element's
+address, extents and byte strides), on the device the launch runs on."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import numpy as np
+
+from .. import _core
+from .._devices import default_device
+from .._tensor import asarray
+from ._types import Array, scalar_named
+
+# Tensors hold these dtypes; other element types travel as one of the same size.
+_STORAGE = {1: np.uint8, 2: np.float16, 4: np.int32, 8: np.int64}
+_TENSOR_DTYPES = {"uint8", "int32", "int64", "float16", "float32", "float64"}
+
+
+def _storage_view(host: np.ndarray) -> np.ndarray:
+    return host if host.dtype.name in _TENSOR_DTYPES else host.view(_STORAGE[host.dtype.itemsize])
+
+
+class DeviceNDArray:
+    """An array in a lockstep device's memory ("cpu": the emulator's host
+    memory, or "cuda:N"), as numba's: ``shape``, ``strides`` in bytes,
+    ``dtype``, ``copy_to_host()``, ``copy_to_device(ary)``, slicing and
+    ``reshape``; ``.tensor`` is the lockstep Tensor over the same memory."""
+
+    def __init__(self, tensor: _core.Tensor, dtype: np.dtype):
+        self.tensor = tensor
+        self.dtype = np.dtype(dtype)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.tensor.shape)
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return tuple(s * self.dtype.itemsize for s in self.tensor.strides)
+
+    @property
+    def ndim(self) -> int:
+        return self.tensor.ndim
+
+    @property
+    def size(self) -> int:
+        return self.tensor.size
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def device(self) -> str:
+        return self.tensor.device
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def is_c_contiguous(self) -> bool:
+        return self.tensor.is_contiguous()
+
+    def copy_to_host(self, ary: np.ndarray | None = None, stream: Any = 0) -> np.ndarray:
+        """The array's contents in a new NumPy array (or written into ``ary``)."""
+        host = np.array(self.tensor.numpy(), copy=True).view(self.dtype)
+        if ary is None:
+            return host
+        if ary.shape != host.shape:
+            raise ValueError(f"copy_to_host into an array of shape {ary.shape} from one of shape {host.shape}")
+        ary[...] = host
+        return ary
+
+    def copy_to_device(self, ary: Any, stream: Any = 0) -> None:
+        """Overwrite the contents with ``ary`` (same shape)."""
+        source = np.asarray(ary.copy_to_host() if isinstance(ary, DeviceNDArray) else ary, dtype=self.dtype)
+        if source.shape != self.shape:
+            raise ValueError(f"copy_to_device of shape {source.shape} into a device array of shape {self.shape}")
+        if self.device == "cpu":
+            np.copyto(self.tensor.numpy_view(), _storage_view(source))
+            return
+        if not self.is_c_contiguous():
+            raise ValueError("copy_to_device into a non-contiguous view of a GPU array; copy into the whole array")
+        staged = asarray(np.ascontiguousarray(_storage_view(source)), device=self.device)
+        _copy_bytes(self.tensor, staged)
+
+    def __getitem__(self, key: Any) -> DeviceNDArray:
+        view = self.tensor[key]
+        return DeviceNDArray(view, self.dtype)
+
+    def reshape(self, *shape: Any) -> DeviceNDArray:
+        dims = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return DeviceNDArray(self.tensor.reshape(list(dims)), self.dtype)
+
+    def ravel(self) -> DeviceNDArray:
+        return self.reshape(-1)
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.tensor.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.tensor.__dlpack_device__()
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        if self.device == "cpu":
+            raise AttributeError("__cuda_array_interface__: this array is in the emulator's (host) memory")
+        return {
+            "shape": self.shape,
+            "strides": None if self.is_c_contiguous() else self.strides,
+            "typestr": self.dtype.str,
+            "data": (self.tensor.data_ptr, False),
+            "version": 3,
+        }
+
+    def __repr__(self) -> str:
+        return f"<lockstep.cuda DeviceNDArray shape={self.shape} dtype={self.dtype} on {self.device}>"
+
+
+_COPY_SOURCE = r"""
+__global__ void copy_bytes(unsigned long long to, unsigned long long from, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    reinterpret_cast<unsigned char*>(to)[i] = reinterpret_cast<const unsigned char*>(from)[i];
+}"""
+
+
+def _copy_bytes(to: _core.Tensor, source: _core.Tensor) -> None:
+    from .._kernels import compile
+
+    nbytes = to.size * (np.dtype(to.dtype).itemsize if to.dtype != "bfloat16" else 2)
+    kernel = compile(_COPY_SOURCE, device=to.device).copy_bytes
+    kernel[max(1, min(1024, (nbytes + 255) // 256)), 256](to.data_ptr, source.data_ptr, nbytes)
+
+
+def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceNDArray | None = None) -> DeviceNDArray:
+    """A device copy of ``obj`` on lockstep.cuda's current device (see
+    select_device); with ``to``, copies into that array instead."""
+    if to is not None:
+        to.copy_to_device(obj, stream)
+        return to
+    if isinstance(obj, DeviceNDArray):
+        return obj
+    host = np.asarray(obj)
+    if host.dtype.name not in _TENSOR_DTYPES and host.dtype.itemsize not in _STORAGE:
+        raise TypeError(f"lockstep.cuda arrays hold numbers; got dtype {host.dtype}")
+    tensor = asarray(np.ascontiguousarray(_storage_view(host)))
+    tensor = tensor.to_device(current_device()) if current_device() != "cpu" else tensor.clone()
+    return DeviceNDArray(tensor, host.dtype)
+
+
+def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C", stream: Any = 0) -> DeviceNDArray:
+    """An uninitialised device array (float64 unless told, as numba's)."""
+    dims = [int(shape)] if isinstance(shape, (int, np.integer)) else [int(s) for s in shape]
+    real = np.dtype(dtype)
+    storage = real.name if real.name in _TENSOR_DTYPES else np.dtype(_STORAGE[real.itemsize]).name
+    return DeviceNDArray(_core.empty(dims, storage, current_device()), real)
+
+
+def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
+    return device_array(ary.shape, ary.dtype)
+
+
+_selected: list[str] = []
+
+
+def select_device(device: Any) -> str:
+    """Where launches with only host arrays run: an int selects GPU N ("cuda:N"),
+    or a lockstep device name ("cpu", "cuda:0"). Without it, lockstep's
+    default device ("cpu" unless inside ``with lockstep.device(...)``)."""
+    name = f"cuda:{int(device)}" if isinstance(device, (int, np.integer)) else _core.check_device(str(device))
+    _selected[:] = [name]
+    return name
+
+
+def current_device() -> str:
+    from .._devices import enclosing_device
+
+    return enclosing_device() or (_selected[0] if _selected else default_device())
+
+
+class ArrayArgument:
+    """One array argument ready for a launch: its type, the packed struct the
+    kernel receives, and what must happen after the launch (copy back)."""
+
+    __slots__ = ("type", "packed", "copy_back", "keep")
+
+    def __init__(self, type_: Array, packed: bytes, copy_back: Any = None, keep: Any = None):
+        self.type, self.packed, self.copy_back, self.keep = type_, packed, copy_back, keep
+
+
+def pack(pointer: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> bytes:
+    n = len(shape)
+    return struct.pack(f"<Q{n}q{n}q", pointer, *shape, *strides)
+
+
+def _tensor_argument(tensor: _core.Tensor, dtype: np.dtype, readonly: bool, keep: Any, copy_back: Any = None) -> ArrayArgument:
+    scalar = scalar_named(dtype)
+    if scalar is None:
+        raise TypeError(f"kernels take arrays of numbers; got dtype {dtype}")
+    if tensor.ndim == 0:
+        raise TypeError("0-d arrays cannot be kernel arguments; pass the number itself, or reshape to (1,)")
+    itemsize = dtype.itemsize
+    strides = tuple(s * itemsize for s in tensor.strides)
+    array_type = Array(scalar, tensor.ndim, tensor.is_contiguous(), readonly)
+    return ArrayArgument(array_type, pack(tensor.data_ptr, tuple(tensor.shape), strides), copy_back, keep)
+
+
+def array_device(obj: Any) -> str | None:
+    """The device an array argument lives on, None for host arrays (NumPy) and non-arrays."""
+    if isinstance(obj, DeviceNDArray):
+        return obj.device
+    if isinstance(obj, _core.Tensor):
+        return obj.device
+    if isinstance(obj, np.ndarray):
+        return None
+    if hasattr(obj, "__dlpack_device__"):
+        kind, index = obj.__dlpack_device__()
+        return "cpu" if kind in (1, 3) else f"cuda:{index}"
+    if hasattr(obj, "__cuda_array_interface__"):
+        return "cuda:0"
+    return None
+
+
+def array_argument(obj: Any, device: str) -> ArrayArgument:
+    """``obj`` (a DeviceNDArray, lockstep Tensor, NumPy array, or any DLPack or
+    __cuda_array_interface__ array) as a kernel running on ``device`` sees it.
+    NumPy arrays are used in place on "cpu" and copied in and back out on a
+    GPU, as numba does."""
+    if isinstance(obj, DeviceNDArray):
+        _same_device(obj.device, device)
+        return _tensor_argument(obj.tensor, obj.dtype, False, obj)
+    if isinstance(obj, np.ndarray):
+        readonly = not obj.flags.writeable
+        tensor = _core.from_dlpack(_storage_view(obj))
+        if device == "cpu":
+            return _tensor_argument(tensor, obj.dtype, readonly, tensor)
+        on_device = tensor.to_device(device)
+
+        def copy_back() -> None:
+            obj[...] = np.asarray(on_device.numpy()).view(obj.dtype)
+
+        return _tensor_argument(on_device, obj.dtype, readonly, on_device, None if readonly else copy_back)
+    if isinstance(obj, _core.Tensor):
+        _same_device(obj.device, device)
+        return _tensor_argument(obj, np.dtype(obj.dtype if obj.dtype != "bfloat16" else "uint16"), False, obj)
+    if hasattr(obj, "__dlpack__"):
+        try:
+            tensor = _core.from_dlpack(obj)
+        except TypeError:
+            tensor = None
+        if tensor is not None:
+            _same_device(tensor.device, device)
+            return _tensor_argument(tensor, np.dtype(tensor.dtype), False, (tensor, obj))
+    interface = getattr(obj, "__cuda_array_interface__", None)
+    if interface is not None:
+        _same_device("cuda:0", device)
+        dtype = np.dtype(interface["typestr"])
+        shape = tuple(interface["shape"])
+        strides = interface.get("strides") or tuple(int(np.prod(shape[k + 1 :], dtype=np.int64)) * dtype.itemsize for k in range(len(shape)))
+        scalar = scalar_named(dtype)
+        if scalar is None or not shape:
+            raise TypeError(f"cannot pass a {dtype} array of shape {shape} to a kernel")
+        contiguous = interface.get("strides") is None
+        return ArrayArgument(
+            Array(scalar, len(shape), contiguous, bool(interface["data"][1])), pack(interface["data"][0], shape, tuple(strides)), None, obj
+        )
+    raise TypeError(f"cannot pass a {type(obj).__name__} to a kernel")
+
+
+def _same_device(array_device: str, device: str) -> None:
+    if array_device != device:
+        raise _core.ArgumentError(
+            f"an array argument is on {array_device} but the kernel runs on {device}; "
+            "pass arrays of one device (NumPy arrays are copied to a GPU and back as needed)"
+        )

@@ -1,0 +1,214 @@
+"""@cuda.jit: a Python function as a kernel (``kernel[grid, block](args)``) or
+a device function, specialised on its arguments' types at first launch (or
+on the signatures given), translated to CUDA C++ and compiled by lockstep's
+JIT for the device the launch runs on (the host compiler and the emulator on
+"cpu", NVRTC on a GPU), cached per types, device and check mode."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import _core
+from .._emulator import emulator_options
+from .._kernels import _extents, _stream_handle, compile
+from ._arrays import ArrayArgument, array_argument, array_device, current_device
+from ._translate import TypingError, translate_kernel
+from ._types import Array, Scalar, Type, parse_signature, scalar_named, typeof_number
+
+
+def _signature_types(signature: Any) -> tuple[Type | None, list[Type]]:
+    if isinstance(signature, str):
+        return parse_signature(signature)
+    if hasattr(signature, "args"):  # numba's Signature objects: void(float32[:], int32)
+        return None, [_numba_type(a) for a in signature.args]
+    if isinstance(signature, (tuple, list)):
+        return None, [_numba_type(a) for a in signature]
+    raise TypeError(f"cannot read the signature {signature!r}; write it as numba does, e.g. 'void(float32[:], int32)'")
+
+
+def _numba_type(t: Any) -> Type:
+    if hasattr(t, "ndim") and hasattr(t, "dtype") and hasattr(t, "layout"):
+        dtype = scalar_named(t.dtype)
+        if dtype is None:
+            raise TypeError(f"arrays of {t.dtype} are not supported")
+        return Array(dtype, t.ndim, t.layout == "C")
+    scalar = scalar_named(t)
+    if scalar is None:
+        raise TypeError(f"the type {t!r} is not supported in signatures")
+    return scalar
+
+
+class _Specialization:
+    __slots__ = ("name", "source", "modules")
+
+    def __init__(self, name: str, source: str):
+        self.name, self.source, self.modules = name, source, {}
+
+
+class Dispatcher:
+    """A @cuda.jit function. Kernels launch as ``kernel[grid, block]`` or
+    ``kernel[grid, block, stream, shared_bytes]`` (numba's order);
+    ``inspect_cuda(*args)`` gives the CUDA C++ written for those arguments.
+    Device functions are called from kernels (and, on the host, run as the
+    Python function they are)."""
+
+    def __init__(self, py_func: Callable[..., Any], device: bool, signatures: list[Any] | None, options: dict[str, Any]):
+        self.py_func = py_func
+        self.device = device
+        self.options = options
+        self._specializations: dict[tuple[Type, ...], _Specialization] = {}
+        self._declared = [_signature_types(s)[1] for s in signatures] if signatures else None
+        functools.update_wrapper(self, py_func)
+        if self._declared and not device:
+            for types in self._declared:  # numba compiles eagerly when told the types: errors show now
+                self._specialize(tuple(types))
+
+    def __repr__(self) -> str:
+        return f"<lockstep.cuda {'device function' if self.device else 'kernel'} {self.py_func.__qualname__}>"
+
+    def __call__(self, *args: Any) -> Any:
+        if self.device:
+            return self.py_func(*args)
+        raise TypeError(f"launch the kernel {self.py_func.__name__} with a configuration: {self.py_func.__name__}[blocks, threads](...)")
+
+    def __getitem__(self, config: Any) -> _Launch:
+        if self.device:
+            raise TypeError(f"{self.py_func.__name__} is a device function; call it from a kernel")
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise ValueError("launch with kernel[blocks, threads], kernel[blocks, threads, stream] or kernel[blocks, threads, stream, shared_bytes]")
+        grid, block, stream, shared = (tuple(config) + (0, 0))[:4]
+        return _Launch(self, _extents(grid, "blocks"), _extents(block, "threads"), _stream_handle(stream), int(shared))
+
+    def forall(self, ntasks: int, tpb: int = 128, stream: Any = 0, sharedmem: int = 0) -> _Launch:
+        """Enough blocks of ``tpb`` threads for ``ntasks`` threads, as numba's forall."""
+        blocks = max(1, (int(ntasks) + tpb - 1) // tpb)
+        return self[blocks, tpb, stream, sharedmem]
+
+    # ---- specialisation ----
+    def _specialize(self, types: tuple[Type, ...]) -> _Specialization:
+        spec = self._specializations.get(types)
+        if spec is None:
+            digest = hashlib.sha1(repr((self.py_func.__qualname__, types)).encode()).hexdigest()[:8]
+            name = f"{self.py_func.__name__}_{digest}"
+            spec = _Specialization(name, translate_kernel(self.py_func, list(types), name))
+            self._specializations[types] = spec
+        return spec
+
+    def _argument_types(self, args: tuple[Any, ...], device: str) -> tuple[list[Any], list[ArrayArgument | None]]:
+        values: list[Any] = []
+        arrays: list[ArrayArgument | None] = []
+        for index, a in enumerate(args):
+            number = typeof_number(a) if not isinstance(a, np.ndarray) else None
+            if number is not None:
+                values.append(number)
+                arrays.append(None)
+                continue
+            try:
+                arg = array_argument(a, device)
+            except TypeError as e:
+                raise _core.ArgumentError(f"argument {index} of {self.py_func.__name__}: {e}") from None
+            values.append(arg.type)
+            arrays.append(arg)
+        return values, arrays
+
+    def _types_for(self, found: list[Type]) -> tuple[Type, ...]:
+        if self._declared is None:
+            return tuple(found)
+        for declared in self._declared:
+            if len(declared) == len(found) and all(_accepts(d, f) for d, f in zip(declared, found)):
+                return tuple(declared)
+        wanted = " or ".join("(" + ", ".join(str(t) for t in d) + ")" for d in self._declared)
+        raise _core.ArgumentError(f"{self.py_func.__name__} was declared for {wanted}; got ({', '.join(str(t) for t in found)})")
+
+    def inspect_cuda(self, *args: Any, signature: Any = None) -> str:
+        """The CUDA C++ lockstep wrote for these arguments (or a numba
+        signature); with neither, for the last launch."""
+        if self.device:
+            raise TypeError("inspect the kernel that calls this device function; its source holds both")
+        if signature is not None:
+            return self._specialize(tuple(_signature_types(signature)[1])).source
+        if args:
+            types, _ = self._argument_types(args, _launch_device(args))
+            return self._specialize(self._types_for(types)).source
+        if not self._specializations:
+            raise ValueError(f"{self.py_func.__name__} has not been launched; pass example arguments: inspect_cuda(a, b, n)")
+        return list(self._specializations.values())[-1].source
+
+    @property
+    def signatures(self) -> list[str]:
+        """The argument types of each specialisation so far."""
+        return ["(" + ", ".join(str(t) for t in types) + ")" for types in self._specializations]
+
+
+def _accepts(declared: Type, found: Type) -> bool:
+    if isinstance(declared, Array):
+        return (
+            isinstance(found, Array)
+            and found.dtype == declared.dtype
+            and found.ndim == declared.ndim
+            and (found.contiguous or not declared.contiguous)
+        )
+    return isinstance(found, Scalar)
+
+
+def _launch_device(args: tuple[Any, ...]) -> str:
+    devices = {d for d in (array_device(a) for a in args) if d is not None}
+    gpus = sorted(d for d in devices if d != "cpu")
+    if len(gpus) > 1:
+        raise _core.ArgumentError(f"the kernel's arrays are on several GPUs ({', '.join(gpus)}); pass arrays of one device")
+    if gpus:
+        return gpus[0]
+    return current_device()
+
+
+class _Launch:
+    def __init__(self, dispatcher: Dispatcher, grid: list[int], block: list[int], stream: int, shared: int):
+        self.dispatcher, self.grid, self.block, self.stream, self.shared = dispatcher, grid, block, stream, shared
+
+    def __call__(self, *args: Any) -> None:
+        d = self.dispatcher
+        device = _launch_device(args)
+        found, arrays = d._argument_types(args, device)
+        types = d._types_for(found)
+        spec = d._specialize(types)
+        checks = emulator_options()["checks"] if device == "cpu" else ""
+        module = spec.modules.get((device, checks))
+        if module is None:
+            try:
+                module = compile(spec.source, device=device, names=[spec.name], source_name=f"{d.py_func.__name__}.cu")
+            except _core.CompileError as e:
+                raise TypingError(f"the CUDA C++ written for {d.py_func.__name__} did not compile (inspect it with inspect_cuda):\n{e}") from None
+            spec.modules[(device, checks)] = module
+        values = [a.packed if a is not None else _scalar_value(v, t) for a, v, t in zip(arrays, args, types)]
+        module[spec.name][self.grid, self.block, self.shared, self.stream](*values)
+        for a in arrays:
+            if a is not None and a.copy_back is not None:
+                a.copy_back()
+
+
+def _scalar_value(value: Any, declared: Type) -> Any:
+    if isinstance(declared, Scalar) and declared.is_float and not isinstance(value, (float, np.floating)):
+        return float(value)
+    if isinstance(declared, Scalar) and not declared.is_float and isinstance(value, (float, np.floating)):
+        raise _core.ArgumentError(f"{value!r} is passed where the kernel takes {declared}")
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
+    """numba.cuda.jit: ``@cuda.jit``, ``@cuda.jit(device=True)``,
+    ``@cuda.jit("void(float32[:], int64)")`` or a list of signatures.
+    numba's other options (debug, opt, lineinfo, fastmath, cache, inline,
+    max_registers) are accepted; lockstep compiles with line information
+    always and caches on disk always."""
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)) and not hasattr(func_or_sig, "args"):
+        return Dispatcher(func_or_sig, device, None, options)
+    signatures = None if func_or_sig is None else func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
+
+    def decorate(func: Callable[..., Any]) -> Dispatcher:
+        return Dispatcher(func, device, signatures, options)
+
+    return decorate

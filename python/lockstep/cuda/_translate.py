@@ -1,0 +1,1274 @@
+"""A Python kernel, typed as numba types it, translated into CUDA C++ over
+lockstep/python_kernels.h.
+
+Each function is read from its source (``inspect``), typed by running the
+translation until every variable's type is stable (a variable takes the one
+type of all its assignments, as numba unifies), and written once more with
+those types. Every statement carries a ``#line`` directive, so compiler
+messages, kernel faults and check-mode findings name the Python file and line.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import math
+import textwrap
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .._core import CompileError
+from . import _intrinsics as intr
+from ._types import (
+    Array,
+    NoneType,
+    Scalar,
+    Tuple,
+    Type,
+    TypeConflict,
+    boolean,
+    comparison_operand,
+    float32,
+    float64,
+    int32,
+    int64,
+    none,
+    numeric_result,
+    scalar_named,
+    true_division_result,
+    typeof_number,
+    uint32,
+    unify,
+)
+
+
+class TypingError(CompileError):
+    """A kernel written in Python that lockstep.cuda cannot translate: the
+    message names the Python file, line and what is allowed instead."""
+
+
+_NOTHING = object()
+
+# C++ words a Python name must not take as it is (it gets a trailing "_").
+_RESERVED = set(
+    """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char16_t char32_t class compl const constexpr
+    const_cast continue decltype default delete do double dynamic_cast else enum explicit export extern false float for friend goto if
+    inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public register
+    reinterpret_cast return short signed sizeof static static_assert static_cast struct switch template this thread_local throw true try
+    typedef typeid typename union unsigned using virtual void volatile wchar_t while xor xor_eq dim3 threadIdx blockIdx blockDim gridDim
+    warpSize lockstep printf min max abs assert main""".split()
+)
+
+
+@dataclass
+class Value:
+    """An expression: C++ code with its type, or a Python object known while
+    translating (a module, a constant, a dtype, a function)."""
+
+    code: str | None
+    type: Type | None
+    const: Any = _NOTHING
+
+    @property
+    def is_const(self) -> bool:
+        return self.const is not _NOTHING
+
+
+def _float_literal(v: float, t: Scalar) -> str:
+    if math.isnan(v):
+        code = "__longlong_as_double(0x7ff8000000000000LL)"
+    elif math.isinf(v):
+        code = ("-" if v < 0 else "") + "__longlong_as_double(0x7ff0000000000000LL)"
+    else:
+        code = repr(float(v))
+        if "." not in code and "e" not in code and "inf" not in code:
+            code += ".0"
+    if t == float32:
+        return f"static_cast<float>({code})" if "__" in code else code + "f"
+    return code
+
+
+def literal(v: Any) -> Value:
+    """A Python or NumPy number as a typed C++ literal (int -> int64, float -> float64)."""
+    t = typeof_number(v)
+    if t is None:
+        raise TypeError(f"{v!r} is not a number")
+    if t.is_bool:
+        return Value("true" if v else "false", t)
+    if t.is_float:
+        code = _float_literal(float(v), t if t in (float32, float64) else float64)
+        return Value(code if t in (float32, float64) else f"static_cast<{t.cpp}>({code})", t)
+    iv = int(v)
+    if t == int64:
+        return Value(f"{iv}LL" if iv != -(2**63) else "(-9223372036854775807LL - 1)", t)
+    if t.name == "uint64":
+        return Value(f"{iv}ULL", t)
+    return Value(f"static_cast<{t.cpp}>({iv}LL)", t)
+
+
+def cast(v: Value, to: Type) -> str:
+    """``v``'s code converted to ``to`` (as numba converts on assignment)."""
+    if v.type == to or v.type is None:
+        return v.code or ""
+    if isinstance(to, Scalar) and isinstance(v.type, Scalar):
+        if to.is_bool:
+            return f"({v.code} != 0)"
+        if to.name == "float16" or v.type.name == "float16":
+            return f"static_cast<{to.cpp}>(static_cast<float>({v.code}))" if v.type.name == "float16" else f"__double2half({v.code})"
+        return f"static_cast<{to.cpp}>({v.code})"
+    if isinstance(to, Array) and isinstance(v.type, Array) and v.type.contiguous and not to.contiguous:
+        return f"({v.code}).strided()"
+    return v.code or ""
+
+
+# math.* and numpy's scalar functions: name -> C function for float64 (float32 adds "f").
+_FLOAT_FUNCTIONS = {
+    "sqrt": "sqrt",
+    "exp": "exp",
+    "exp2": "exp2",
+    "expm1": "expm1",
+    "log2": "log2",
+    "log10": "log10",
+    "log1p": "log1p",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "asin": "asin",
+    "acos": "acos",
+    "atan": "atan",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "tanh": "tanh",
+    "asinh": "asinh",
+    "acosh": "acosh",
+    "atanh": "atanh",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "erf": "erf",
+    "erfc": "erfc",
+    "gamma": "tgamma",
+    "lgamma": "lgamma",
+    "fabs": "fabs",
+    "cbrt": "cbrt",
+}
+_BINARY_FLOAT_FUNCTIONS = {
+    "atan2": "atan2",
+    "arctan2": "atan2",
+    "hypot": "hypot",
+    "copysign": "copysign",
+    "fmod": "fmod",
+    "pow": "pow",
+    "power": "pow",
+}
+_FLOAT_PREDICATES = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
+# Python's math.floor/ceil/trunc give ints; NumPy's give floats.
+_ROUNDING = {"floor": "floor", "ceil": "ceil", "trunc": "trunc"}
+
+
+def _math_name(obj: Any) -> tuple[str, str] | None:
+    """("math" or "numpy", name) for a function of math or NumPy lockstep.cuda translates."""
+    for module, kind in ((math, "math"), (np, "numpy")):
+        name = getattr(obj, "__name__", None)
+        if isinstance(name, str) and getattr(module, name, None) is obj:
+            return kind, name
+    return None
+
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
+_CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+_ATOMICS = {
+    "add": "atomic_add",
+    "sub": "atomic_sub",
+    "max": "atomic_max",
+    "min": "atomic_min",
+    "nanmax": "atomic_max",
+    "nanmin": "atomic_min",
+    "exch": "atomic_exch",
+    "inc": "atomic_inc",
+    "dec": "atomic_dec",
+    "and_": "atomic_and",
+    "or_": "atomic_or",
+    "xor": "atomic_xor",
+}
+_SHUFFLES = {"shfl_sync": "__shfl_sync", "shfl_up_sync": "__shfl_up_sync", "shfl_down_sync": "__shfl_down_sync", "shfl_xor_sync": "__shfl_xor_sync"}
+
+
+def python_function(obj: Any) -> Callable[..., Any] | None:
+    """The Python function behind a device function: ours, numba's, or a plain function."""
+    from ._dispatcher import Dispatcher  # (a cycle: dispatchers translate)
+
+    if isinstance(obj, Dispatcher):
+        return obj.py_func
+    if type(obj).__module__.startswith("numba") and hasattr(obj, "py_func"):
+        return obj.py_func
+    if inspect.isfunction(obj):
+        return obj
+    return None
+
+
+class Program:
+    """One generated source: the kernel, the device functions it calls (one
+    per argument types) and the constant arrays it reads."""
+
+    def __init__(self) -> None:
+        self.definitions: list[str] = []
+        self.device_functions: dict[tuple[Any, tuple[Type, ...]], tuple[str, Type]] = {}
+        self.in_progress: set[tuple[Any, tuple[Type, ...]]] = set()
+        self.constants: dict[int, tuple[str, Array]] = {}
+        self.names: set[str] = set()
+
+    def unique(self, base: str) -> str:
+        name, n = base, 1
+        while name in self.names:
+            n += 1
+            name = f"{base}_{n}"
+        self.names.add(name)
+        return name
+
+    def device_function(self, func: Callable[..., Any], arg_types: tuple[Type, ...], at: FunctionTranslator, node: ast.AST) -> tuple[str, Type]:
+        key = (func, arg_types)
+        if key in self.device_functions:
+            return self.device_functions[key]
+        if key in self.in_progress:
+            at.fail(node, f"{func.__name__} calls itself; kernels and device functions cannot recurse here")
+        self.in_progress.add(key)
+        translator = FunctionTranslator(self, func, list(arg_types), kernel=False, cpp_name=self.unique(_cpp_identifier(func.__name__)))
+        definition = translator.translate()
+        self.in_progress.discard(key)
+        result = (translator.cpp_name, translator.return_type or none)
+        self.device_functions[key] = result
+        self.definitions.append(definition)
+        return result
+
+    def constant_array(self, array: np.ndarray, at: FunctionTranslator, node: ast.AST) -> tuple[str, Array]:
+        if id(array) in self.constants:
+            return self.constants[id(array)]
+        dtype = scalar_named(array.dtype)
+        if dtype is None or dtype.name == "float16":
+            at.fail(node, f"a constant array of {array.dtype} is not supported; use a numeric dtype such as float32 or int32")
+        if array.ndim == 0:
+            at.fail(node, "a 0-d array cannot be a constant array; use a Python number")
+        name = self.unique("constant")
+        flat = np.ascontiguousarray(array).reshape(-1)
+        items = ", ".join(literal(x.item()).code or "" for x in flat) if flat.size else "0"
+        space = "__constant__" if array.nbytes <= 32768 else "__device__"
+        self.definitions.insert(0, f"{space} const {dtype.cpp} {name}_storage[{max(flat.size, 1)}] = {{{items}}};")
+        view = (
+            f"lockstep::py::over<{dtype.cpp}, {array.ndim}>(const_cast<{dtype.cpp}*>({name}_storage), {{{', '.join(str(s) for s in array.shape)}}})"
+        )
+        result = (view, Array(dtype, array.ndim, True, readonly=True))
+        self.constants[id(array)] = result
+        return result
+
+
+def _cpp_identifier(name: str) -> str:
+    return name + "_" if name in _RESERVED or name.startswith("lockstep") or "__" in name else name
+
+
+class _Assigned(ast.NodeVisitor):
+    """The names a function assigns anywhere: Python makes them local throughout."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and node.id not in self.names:
+            self.names.append(node.id)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        for stmt in node.body:
+            self.visit(stmt)
+
+
+class FunctionTranslator:
+    """One Python function (kernel or device function) for one set of argument types."""
+
+    def __init__(self, program: Program, func: Callable[..., Any], arg_types: list[Type], kernel: bool, cpp_name: str):
+        self.program, self.func, self.arg_types, self.kernel, self.cpp_name = program, func, arg_types, kernel, cpp_name
+        self.return_type: Type | None = None
+        try:
+            source_lines, first_line = inspect.getsourcelines(func)
+        except (OSError, TypeError) as e:
+            raise TypingError(
+                f"cannot read the source of {func.__name__} ({e}); lockstep.cuda translates functions defined in files or notebooks"
+            ) from None
+        self.file = inspect.getsourcefile(func) or func.__code__.co_filename
+        self.source_lines = source_lines
+        self.line_offset = first_line - 1
+        tree = ast.parse(textwrap.dedent("".join(source_lines)))
+        defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        if not defs:
+            raise TypingError(f"{self.file}:{first_line}: {func.__name__} is not a def; lambdas cannot be kernels or device functions")
+        self.tree = defs[0]
+        self.params = [a.arg for a in self.tree.args.args]
+        if self.tree.args.vararg or self.tree.args.kwarg or self.tree.args.kwonlyargs:
+            self.fail(self.tree, "*args, **kwargs and keyword-only parameters are not supported; list the parameters one by one")
+        defaults = list(func.__defaults__ or ())
+        if len(arg_types) != len(self.params):
+            missing = len(self.params) - len(arg_types)
+            if 0 < missing <= len(defaults):
+                for value in defaults[len(defaults) - missing :]:
+                    self.arg_types.append(self.runtime(Value(None, None, value), self.tree).type)  # type: ignore[arg-type]
+            else:
+                self.fail(self.tree, f"{func.__name__} takes {len(self.params)} arguments, {len(arg_types)} given")
+        collector = _Assigned()
+        collector.visit(self.tree)
+        self.locals = list(dict.fromkeys(self.params + collector.names))
+        closure = dict(zip(func.__code__.co_freevars, (c.cell_contents for c in (func.__closure__ or ())))) if func.__closure__ else {}
+        self.scope = {**vars(builtins), **func.__globals__, **closure}
+        self.cpp_names = {name: _cpp_identifier(name) for name in self.locals}
+
+    # ---- errors ----
+    def line_of(self, node: ast.AST) -> int:
+        return getattr(node, "lineno", 1) + self.line_offset
+
+    def fail(self, node: ast.AST, message: str) -> None:
+        line = self.line_of(node)
+        text = self.source_lines[line - self.line_offset - 1].strip() if 0 <= line - self.line_offset - 1 < len(self.source_lines) else ""
+        raise TypingError(f'File "{self.file}", line {line}, in {self.func.__name__}:\n    {text}\n{message}')
+
+    # ---- the passes ----
+    def translate(self) -> str:
+        self.var_types: dict[str, Type | None] = {name: None for name in self.locals}
+        for name, t in zip(self.params, self.arg_types):
+            self.var_types[name] = t
+        for _ in range(8):
+            before = (dict(self.var_types), self.return_type)
+            self.emit_body(final=False)
+            if (self.var_types, self.return_type) == before:
+                break
+        return self.emit_body(final=True)
+
+    def emit_body(self, final: bool) -> str:
+        self.final = final
+        self.lines: list[str] = []
+        self.prologue: list[str] = []
+        self.temporaries = 0
+        self.depth = 1
+        for stmt in self.tree.body:
+            self.statement(stmt)
+        if not final:
+            return ""
+        params, copies = [], []
+        for name, t in zip(self.params, self.arg_types):
+            cpp = self.cpp_names[name]
+            declared = self.var_types[name] or t
+            if declared == t:
+                params.append(f"{t.cpp} {cpp}")
+            else:
+                params.append(f"{t.cpp} {cpp}_argument")
+                copies.append(f"  {declared.cpp} {cpp} = {cast(Value(cpp + '_argument', t), declared)};")
+        declarations = []
+        for name in self.locals:
+            if name in self.params:
+                continue
+            t = self.var_types[name]
+            if t is None or isinstance(t, NoneType):
+                continue
+            declarations.append(f"  {t.cpp} {self.cpp_names[name]}{{}};")
+        head = f"__global__ void {self.cpp_name}" if self.kernel else f"__device__ {(self.return_type or none).cpp} {self.cpp_name}"
+        origin = f"// {self.func.__name__} from {self.file}:{self.line_of(self.tree)}"
+        body = copies + self.prologue + declarations + self.lines
+        return "\n".join([origin, f"{head}({', '.join(params)}) {{", *body, "}"])
+
+    def out(self, line: str) -> None:
+        self.lines.append("  " * self.depth + line)
+
+    def line_directive(self, node: ast.AST) -> None:
+        file = self.file.replace("\\", "\\\\").replace('"', '\\"')
+        self.lines.append(f'#line {self.line_of(node)} "{file}"')
+
+    def temporary(self) -> str:
+        self.temporaries += 1
+        return f"lockstep_t{self.temporaries}"
+
+    # ---- statements ----
+    def block(self, body: list[ast.stmt]) -> None:
+        self.depth += 1
+        for stmt in body:
+            self.statement(stmt)
+        self.depth -= 1
+
+    def statement(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring
+        self.line_directive(node)
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            allowed = "assignments, if/elif/else, for over range(), while, break, continue, return, pass, assert and calls"
+            self.fail(node, f"the statement {type(node).__name__} is not supported in kernels; use {allowed}")
+        method(node)
+
+    def stmt_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def stmt_Break(self, node: ast.Break) -> None:
+        self.out("break;")
+
+    def stmt_Continue(self, node: ast.Continue) -> None:
+        self.out("continue;")
+
+    def stmt_Expr(self, node: ast.Expr) -> None:
+        v = self.expr(node.value)
+        if v.code is not None:
+            self.out(f"{v.code};")
+
+    def stmt_Assert(self, node: ast.Assert) -> None:
+        test = self.truth(self.expr(node.test))
+        message = ast.unparse(node.test).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+        self.out(f'if (!({test})) {{ printf("AssertionError: {message}\\n"); __trap(); }}')
+
+    def stmt_Return(self, node: ast.Return) -> None:
+        if node.value is None:
+            if not self.kernel and self.return_type not in (None, none):
+                self.fail(node, "this function returns a value elsewhere; return one here too")
+            self.return_type = self.return_type or none
+            self.out("return;")
+            return
+        if self.kernel:
+            self.fail(node, "a kernel cannot return a value; write results into an array argument")
+        v = self.runtime(self.expr(node.value), node)
+        try:
+            self.return_type = unify(self.return_type if self.return_type != none else None, v.type)
+        except TypeConflict as e:
+            self.fail(node, f"this function returns values of different types: {e}")
+        self.out(f"return {cast(v, self.return_type) if self.return_type else v.code};")
+
+    def stmt_If(self, node: ast.If) -> None:
+        test = self.expr(node.test)
+        if test.is_const and not isinstance(test.const, intr.Intrinsic):
+            # Decided while translating (a flag from a global or closure), as numba prunes branches.
+            self.block_inline(node.body if test.const else node.orelse)
+            return
+        self.out(f"if ({self.truth(test)}) {{")
+        self.block(node.body)
+        if node.orelse:
+            self.out("} else {")
+            self.block(node.orelse)
+        self.out("}")
+
+    def block_inline(self, body: list[ast.stmt]) -> None:
+        self.out("{")
+        self.block(body)
+        self.out("}")
+
+    def stmt_While(self, node: ast.While) -> None:
+        if node.orelse:
+            self.fail(node, "while ... else is not supported; use a flag variable")
+        self.out("while (true) {")
+        self.depth += 1
+        self.out(f"if (!({self.truth(self.expr(node.test))})) break;")
+        for stmt in node.body:
+            self.statement(stmt)
+        self.depth -= 1
+        self.out("}")
+
+    def stmt_For(self, node: ast.For) -> None:
+        if node.orelse:
+            self.fail(node, "for ... else is not supported; use a flag variable")
+        if not isinstance(node.target, ast.Name):
+            self.fail(node, "a for loop's variable must be one name (for i in range(n))")
+        it = node.iter
+        callee = self.expr(it.func) if isinstance(it, ast.Call) else None
+        if callee is None or callee.const is not range or it.keywords:  # type: ignore[union-attr]
+            self.fail(node, "kernels loop with for i in range(...) (or while); other iterables are not supported")
+        args = [self.runtime(self.expr(a), a) for a in it.args]  # type: ignore[union-attr]
+        if not 1 <= len(args) <= 3 or any(not (isinstance(a.type, Scalar) and (a.type.is_integer or a.type.is_bool)) for a in args if a.type):
+            self.fail(node, "range() takes 1 to 3 integers")
+        start, stop, step = (literal(0), args[0], literal(1)) if len(args) == 1 else (args[0], args[1], literal(1)) if len(args) == 2 else args
+        index_type: Type = int64
+        for a in args:
+            if a.type is not None:
+                index_type = numeric_result(index_type, a.type) if a.type.is_unsigned else index_type  # type: ignore[union-attr]
+        assert isinstance(index_type, Scalar)
+        name = node.target.id
+        self.assign_name(name, Value(None, index_type), node)
+        target_type = self.var_types[name]
+        step_const = self.const_int(it.args[2]) if len(args) == 3 else 1  # type: ignore[union-attr]
+        if step_const == 0:
+            self.fail(node, "range() step must not be zero")
+        i, end, by = self.temporary(), self.temporary(), self.temporary()
+        t = index_type.cpp
+        condition = (
+            f"{i} < {end}"
+            if step_const is not None and step_const > 0
+            else f"{i} > {end}"
+            if step_const is not None
+            else f"({by} > 0 ? {i} < {end} : {i} > {end})"
+        )
+        bounds = f"{t} {i} = {cast(start, index_type)}, {end} = {cast(stop, index_type)}, {by} = {cast(step, index_type)}"
+        self.out(f"for ({bounds}; {condition}; {i} += {by}) {{")
+        self.depth += 1
+        self.out(f"{self.cpp_names[name]} = {cast(Value(i, index_type), target_type or index_type)};")
+        for stmt in node.body:
+            self.statement(stmt)
+        self.depth -= 1
+        self.out("}")
+
+    def const_int(self, node: ast.expr) -> int | None:
+        try:
+            v = self.const_value(node)
+        except _NotConst:
+            return None
+        return int(v) if isinstance(v, (int, np.integer)) else None
+
+    def stmt_Assign(self, node: ast.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List)):
+            # a, b = b, a: every value first, then the names.
+            targets, values = node.targets[0].elts, node.value.elts
+            if len(targets) != len(values):
+                self.fail(node, f"{len(values)} values cannot be unpacked into {len(targets)} names")
+            held = []
+            for v_node in values:
+                v = self.runtime(self.expr(v_node), v_node)
+                tmp = self.temporary()
+                if v.type is not None:
+                    self.out(f"const {v.type.cpp} {tmp} = {v.code};")
+                held.append(Value(tmp, v.type))
+            for target, v in zip(targets, held):
+                self.store(target, v, node)
+            return
+        value = self.expr(node.value)
+        if len(node.targets) > 1 or isinstance(node.targets[0], (ast.Tuple, ast.List)):
+            value = self.runtime(value, node.value)
+            if value.type is not None and len(node.targets) > 1:
+                tmp = self.temporary()
+                self.out(f"const {value.type.cpp} {tmp} = {value.code};")
+                value = Value(tmp, value.type)
+        for target in node.targets:
+            self.store(target, value, node)
+
+    def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.store(node.target, self.expr(node.value), node)
+
+    def stmt_AugAssign(self, node: ast.AugAssign) -> None:
+        target = node.target
+        if isinstance(target, ast.Subscript):
+            # a[i] += v: the element's address once.
+            place = self.expr(target)
+            if not isinstance(place.type, Scalar) and place.type is not None:
+                self.fail(node, "+= and friends on a subscript work on one array element")
+            self.check_writable(target, node)
+            ref = self.temporary()
+            self.out(f"auto& {ref} = {place.code};")
+            result = self.binary(node.op, Value(ref, place.type), self.runtime(self.expr(node.value), node.value), node)
+            self.out(f"{ref} = {cast(result, place.type) if place.type else result.code};")
+            return
+        if not isinstance(target, ast.Name):
+            self.fail(node, "+= and friends update a variable or an array element")
+        current = self.expr(target)
+        result = self.binary(node.op, current, self.runtime(self.expr(node.value), node.value), node)
+        self.assign_name(target.id, result, node)  # type: ignore[union-attr]
+
+    def check_writable(self, target: ast.Subscript, node: ast.AST) -> None:
+        base = self.expr(target.value)
+        if isinstance(base.type, Array) and base.type.readonly:
+            self.fail(node, "constant arrays (cuda.const.array_like and global NumPy arrays) are read-only in kernels")
+        if isinstance(base.type, Tuple):
+            self.fail(node, "tuples are immutable; use cuda.local.array for a small array the thread writes")
+
+    def store(self, target: ast.expr, value: Value, node: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            self.assign_name(target.id, value, node)
+        elif isinstance(target, ast.Subscript):
+            self.check_writable(target, node)
+            place = self.expr(target)
+            value = self.runtime(value, node)
+            if isinstance(place.type, Array):
+                self.fail(node, "assigning to a slice is not supported; assign element by element in a loop")
+            self.out(f"{place.code} = {cast(value, place.type) if place.type else value.code};")
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            value = self.runtime(value, node)
+            if value.type is not None and not isinstance(value.type, Tuple):
+                self.fail(node, f"cannot unpack a {value.type} into {len(target.elts)} names")
+            if isinstance(value.type, Tuple) and value.type.count != len(target.elts):
+                self.fail(node, f"cannot unpack {value.type.count} values into {len(target.elts)} names")
+            tmp = self.temporary()
+            if value.type is not None:
+                self.out(f"const {value.type.cpp} {tmp} = {value.code};")
+            item = value.type.item if isinstance(value.type, Tuple) else None
+            for k, t in enumerate(target.elts):
+                self.store(t, Value(f"{tmp}.item[{k}]", item), node)
+        else:
+            self.fail(node, f"cannot assign to {ast.unparse(target)}; assign to names and array elements")
+
+    def assign_name(self, name: str, value: Value, node: ast.AST) -> None:
+        if name not in self.var_types:
+            self.var_types[name] = None
+        value = self.runtime(value, node) if value.code is not None or value.is_const else value
+        try:
+            self.var_types[name] = unify(self.var_types[name], value.type)
+        except TypeConflict:
+            self.fail(
+                node,
+                f"{name} is assigned a {value.type} here but is a {self.var_types[name]} elsewhere; "
+                "numba gives a variable one type: use another name",
+            )
+        if value.code is not None and self.var_types[name] is not None:
+            self.out(f"{self.cpp_names.setdefault(name, _cpp_identifier(name))} = {cast(value, self.var_types[name])};")  # type: ignore[arg-type]
+
+    # ---- expressions ----
+    def expr(self, node: ast.expr) -> Value:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            self.fail(node, f"the expression {ast.unparse(node)!r} ({type(node).__name__}) is not supported in kernels")
+        return method(node)
+
+    def runtime(self, v: Value, node: ast.AST) -> Value:
+        """``v`` as C++ code: constants as literals, intrinsics as their value."""
+        if not v.is_const:
+            return v
+        c = v.const
+        if isinstance(c, intr.Intrinsic):
+            return self.intrinsic_value(c, node)
+        if isinstance(c, (bool, int, float, np.number, np.bool_)):
+            try:
+                return literal(c)
+            except TypeError:
+                self.fail(node, f"{c!r} does not fit in 64 bits")
+        if isinstance(c, np.ndarray):
+            code, t = self.program.constant_array(c, self, node)
+            return Value(code, t)
+        if isinstance(c, tuple) and c and all(isinstance(x, (int, float, np.number)) and not isinstance(x, bool) for x in c):
+            items = [literal(x) for x in c]
+            t: Type | None = None
+            for item in items:
+                t = unify(t, item.type)
+            assert isinstance(t, Scalar)
+            return Value(f"{Tuple(t, len(c)).cpp}{{{{{', '.join(cast(i, t) for i in items)}}}}}", Tuple(t, len(c)))
+        self.fail(node, f"{ast.unparse(node)} is a {type(c).__name__}, which kernels cannot use as a value")
+        raise AssertionError
+
+    def expr_Constant(self, node: ast.Constant) -> Value:
+        return Value(None, None, node.value)
+
+    def expr_Name(self, node: ast.Name) -> Value:
+        if node.id in self.var_types:
+            return Value(self.cpp_names.setdefault(node.id, _cpp_identifier(node.id)), self.var_types[node.id])
+        if node.id in self.scope:
+            return Value(None, None, self.scope[node.id])
+        self.fail(node, f"name {node.id!r} is not defined")
+        raise AssertionError
+
+    def expr_Attribute(self, node: ast.Attribute) -> Value:
+        base = self.expr(node.value)
+        if base.is_const:
+            c = base.const
+            if isinstance(c, intr.Intrinsic) or not hasattr(c, node.attr):
+                self.fail(node, f"{ast.unparse(node)} is not something kernels can use")
+            return Value(None, None, getattr(c, node.attr))
+        t = base.type
+        if isinstance(t, Array):
+            if node.attr == "shape":
+                return Value(f"lockstep::py::shape_of({base.code}.shape)", Tuple(int64, t.ndim))
+            if node.attr == "strides":
+                return Value(f"lockstep::py::shape_of({base.code}.strides)", Tuple(int64, t.ndim))
+            if node.attr == "size":
+                return Value(f"{base.code}.size()", int64)
+            if node.attr == "ndim":
+                return Value(None, None, t.ndim)
+            if node.attr == "itemsize":
+                return Value(None, None, np.dtype(t.dtype.name).itemsize)
+            self.fail(node, f"arrays in kernels have shape, strides, size, ndim and itemsize, not {node.attr!r}")
+        if isinstance(t, Scalar) and node.attr in ("real",):
+            return base
+        if t is None:
+            return Value(f"{base.code}.{node.attr}", None)
+        self.fail(node, f"a {t} has no attribute {node.attr!r} in kernels")
+        raise AssertionError
+
+    def intrinsic_value(self, c: intr.Intrinsic, node: ast.AST) -> Value:
+        if "." in c.name and c.name.split(".")[0] in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
+            return Value(f"static_cast<int>({c.name})", int32)
+        if c.name == "laneid":
+            return Value("lockstep::py::lane_id()", int32)
+        if c.name == "warpsize":
+            return Value("static_cast<int>(warpSize)", int32)
+        self.fail(node, f"cuda.{c.name} is a function: call it")
+        raise AssertionError
+
+    def truth(self, v: Value) -> str:
+        v = self.runtime(v, ast.Constant(value=None))
+        if isinstance(v.type, (Array, Tuple)):
+            raise TypingError(f"the truth of a {v.type} is ambiguous in kernels")
+        if v.type is None or v.type.is_bool:  # type: ignore[union-attr]
+            return v.code or "false"
+        return f"({v.code} != 0)"
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> Value:
+        operand = self.expr(node.operand)
+        if operand.is_const and isinstance(operand.const, (int, float, bool)) and not isinstance(node.op, ast.Not):
+            return Value(None, None, {ast.USub: lambda x: -x, ast.UAdd: lambda x: +x, ast.Invert: lambda x: ~x}[type(node.op)](operand.const))
+        operand = self.runtime(operand, node)
+        if isinstance(node.op, ast.Not):
+            return Value(f"(!{self.truth(operand)})", boolean)
+        t = operand.type
+        if t is None:
+            return Value(f"(-{operand.code})", None)
+        if not isinstance(t, Scalar):
+            self.fail(node, f"unary {ast.unparse(node)[0]} works on numbers, not a {t}")
+        assert isinstance(t, Scalar)
+        if t.is_bool:
+            operand, t = Value(f"static_cast<long long>({operand.code})", int64), int64
+        if isinstance(node.op, ast.Invert) and t.is_float:
+            self.fail(node, "~ works on integers")
+        op = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}[type(node.op)]
+        if t.name in ("int8", "int16", "uint8", "uint16", "uint32", "int32") and op != "+":
+            return Value(f"static_cast<{t.cpp}>({op}{operand.code})", t)
+        return Value(f"({op}{operand.code})", t)
+
+    def expr_BinOp(self, node: ast.BinOp) -> Value:
+        left, right = self.expr(node.left), self.expr(node.right)
+        if isinstance(node.op, ast.Mod) and left.is_const and isinstance(left.const, str):
+            self.fail(node, "string formatting is not supported in kernels; print(...) the values")
+        return self.binary(node.op, self.runtime(left, node.left), self.runtime(right, node.right), node)
+
+    def binary(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
+        a, b = left.type, right.type
+        if a is None or b is None:
+            return Value(f"({left.code} ? {right.code})", None)
+        if not isinstance(a, Scalar) or not isinstance(b, Scalar):
+            self.fail(node, f"arithmetic works on numbers, not on a {a if not isinstance(a, Scalar) else b}; index arrays element by element")
+        assert isinstance(a, Scalar) and isinstance(b, Scalar)
+        if isinstance(op, ast.Div):
+            r = true_division_result(a, b)
+            return Value(f"({cast(left, r)} / {cast(right, r)})", r)
+        if isinstance(op, ast.MatMult):
+            self.fail(node, "@ is not supported in kernels; write the loops")
+        r = numeric_result(a, b)
+        if a.is_bool and b.is_bool and isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+            return Value(f"({left.code} {_BINOPS[type(op)]} {right.code})", boolean)
+        if isinstance(op, (ast.FloorDiv, ast.Mod, ast.Pow)):
+            helper = {ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow"}[type(op)]
+            return Value(f"lockstep::py::{helper}<{r.cpp}>({cast(left, r)}, {cast(right, r)})", r)
+        if type(op) in (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift) and r.is_float:
+            self.fail(node, f"{_BINOPS[type(op)]} works on integers, not on {a} and {b}")
+        return Value(f"({cast(left, r)} {_BINOPS[type(op)]} {cast(right, r)})", r)
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> Value:
+        values = [self.runtime(self.expr(v), v) for v in node.values]
+        joiner = " && " if isinstance(node.op, ast.And) else " || "
+        if all(v.type is None or v.type == boolean for v in values):
+            return Value("(" + joiner.join(self.truth(v) for v in values) + ")", boolean)
+        # Python's value semantics: `a or b` is a when a is true, else b.
+        t: Type | None = None
+        for v in values:
+            t = unify(t, v.type)
+        result = cast(values[-1], t) if t else values[-1].code
+        for v in reversed(values[:-1]):
+            c = cast(v, t) if t else v.code
+            result = f"({self.truth(v)} ? {result} : {c})" if isinstance(node.op, ast.And) else f"({self.truth(v)} ? {c} : {result})"
+        return Value(result, t)
+
+    def expr_Compare(self, node: ast.Compare) -> Value:
+        parts = []
+        left = self.runtime(self.expr(node.left), node.left)
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.runtime(self.expr(right_node), right_node)
+            if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
+                self.fail(node, "is, is not, in and not in are not supported in kernels; compare with == and !=")
+            if left.type is None or right.type is None:
+                parts.append(f"({left.code} {_CMPOPS[type(op)]} {right.code})")
+            else:
+                if not isinstance(left.type, Scalar) or not isinstance(right.type, Scalar):
+                    self.fail(node, "comparisons work on numbers")
+                t = comparison_operand(left.type, right.type)  # type: ignore[arg-type]
+                parts.append(f"({cast(left, t)} {_CMPOPS[type(op)]} {cast(right, t)})")
+            left = right
+        return Value(parts[0] if len(parts) == 1 else "(" + " && ".join(parts) + ")", boolean)
+
+    def expr_IfExp(self, node: ast.IfExp) -> Value:
+        test = self.truth(self.expr(node.test))
+        a, b = self.runtime(self.expr(node.body), node.body), self.runtime(self.expr(node.orelse), node.orelse)
+        try:
+            t = unify(a.type, b.type)
+        except TypeConflict as e:
+            self.fail(node, f"the two values of this conditional expression have no common type ({e})")
+        return Value(f"({test} ? {cast(a, t) if t else a.code} : {cast(b, t) if t else b.code})", t)
+
+    def expr_Tuple(self, node: ast.Tuple) -> Value:
+        values = [self.expr(e) for e in node.elts]
+        if all(v.is_const for v in values):
+            return Value(None, None, tuple(v.const for v in values))
+        values = [self.runtime(v, e) for v, e in zip(values, node.elts)]
+        t: Type | None = None
+        for v in values:
+            try:
+                t = unify(t, v.type)
+            except TypeConflict:
+                self.fail(node, "tuples in kernels hold numbers of one type (or unpack them at once: a, b = x, y)")
+        if t is not None and not isinstance(t, Scalar):
+            self.fail(node, "tuples in kernels hold numbers")
+        if t is None:
+            return Value("{" + ", ".join(v.code or "" for v in values) + "}", None)
+        assert isinstance(t, Scalar)
+        return Value(f"{Tuple(t, len(values)).cpp}{{{{{', '.join(cast(v, t) for v in values)}}}}}", Tuple(t, len(values)))
+
+    expr_List = expr_Tuple
+
+    # ---- indexing ----
+    def expr_Subscript(self, node: ast.Subscript) -> Value:
+        base = self.expr(node.value)
+        if base.is_const and isinstance(base.const, tuple):
+            index = self.const_int(node.slice)
+            if index is not None:
+                return Value(None, None, base.const[index])
+        base = self.runtime(base, node.value)
+        if base.type is None:
+            return Value(f"{base.code}[?]", None)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if isinstance(base.type, Tuple):
+            if len(items) != 1 or isinstance(items[0], ast.Slice):
+                self.fail(node, "a tuple takes one integer index")
+            k = self.const_int(items[0])
+            if k is not None:
+                if not -base.type.count <= k < base.type.count:
+                    self.fail(node, f"tuple index {k} is out of range for {base.type.count} items")
+                return Value(f"{base.code}.item[{k % base.type.count}]", base.type.item)
+            index = self.runtime(self.expr(items[0]), items[0])
+            return Value(f"{base.code}[{cast(index, int64)}]", base.type.item)
+        if not isinstance(base.type, Array):
+            self.fail(node, f"a {base.type} cannot be indexed")
+        array = base.type
+        assert isinstance(array, Array)
+        # An index that is itself a tuple (a[idx] with idx a tuple variable).
+        indices: list[Value | ast.Slice] = []
+        for item in items:
+            if isinstance(item, ast.Slice):
+                indices.append(item)
+                continue
+            v = self.runtime(self.expr(item), item)
+            if isinstance(v.type, Tuple):
+                indices.extend(Value(f"{v.code}.item[{k}]", v.type.item) for k in range(v.type.count))
+            elif v.type is None or (isinstance(v.type, Scalar) and (v.type.is_integer or v.type.is_bool)):
+                indices.append(v)
+            else:
+                self.fail(item, f"array indices must be integers, not {v.type}; convert with int(...)")
+        if len(indices) > array.ndim:
+            self.fail(node, f"too many indices ({len(indices)}) for a {array.ndim}-d array")
+        if len(indices) == array.ndim and all(isinstance(i, Value) for i in indices):
+            return Value(f"{base.code}({', '.join(i.code or '' for i in indices)})", array.dtype)  # type: ignore[union-attr]
+        # A view: leading integers drop dimensions, slices cut them.
+        leading = 0
+        while leading < len(indices) and isinstance(indices[leading], Value):
+            leading += 1
+        code, ndim, contiguous = base.code, array.ndim, array.contiguous
+        if leading:
+            args = ", ".join(i.code or "" for i in indices[:leading])  # type: ignore[union-attr]
+            code, ndim = f"{code}.template leading<{leading}>({args})", ndim - leading
+        position = 0
+        for item in indices[leading:]:
+            if isinstance(item, Value):
+                self.fail(node, "an integer index after a slice (a[:, i]) is not supported; index the element a[j, i] in a loop")
+            else:
+                code = f"{code}.sliced({position}, {self.slice_code(item)})"
+                contiguous = False
+                position += 1
+        return Value(code, Array(array.dtype, ndim, contiguous, array.readonly))
+
+    def slice_code(self, s: ast.Slice) -> str:
+        def bound(n: ast.expr | None) -> tuple[str, str]:
+            if n is None:
+                return "false", "0"
+            return "true", cast(self.runtime(self.expr(n), n), int64)
+
+        has_start, start = bound(s.lower)
+        has_stop, stop = bound(s.upper)
+        step = cast(self.runtime(self.expr(s.step), s.step), int64) if s.step is not None else "1"
+        return f"lockstep::py::make_slice({has_start}, {start}, {has_stop}, {stop}, {step})"
+
+    # ---- calls ----
+    def expr_Call(self, node: ast.Call) -> Value:
+        callee = self.expr(node.func)
+        if not callee.is_const:
+            self.fail(node, f"{ast.unparse(node.func)} is not a function kernels can call")
+        f = callee.const
+        if isinstance(f, intr.Intrinsic):
+            return self.call_intrinsic(f.name, node)
+        if f is print:
+            return self.call_print(node)
+        if f in (min, max, abs, int, float, bool, len, round, range, pow):
+            return self.call_builtin(f, node)
+        dtype = scalar_named(f) if f not in (int, float, bool) else None
+        if dtype is not None and (inspect.isclass(f) or type(f).__module__.startswith("numba") or isinstance(f, np.dtype)):
+            (arg,) = self.call_args(node, 1)
+            return Value(cast(arg, dtype), dtype)
+        named = _math_name(f)
+        if named is not None:
+            return self.call_math(named[0], named[1], node)
+        func = python_function(f)
+        if func is not None:
+            return self.call_device_function(func, node)
+        self.fail(
+            node, f"{ast.unparse(node.func)} cannot be called in kernels; call @cuda.jit(device=True) functions, math functions and cuda.* intrinsics"
+        )
+        raise AssertionError
+
+    def call_args(self, node: ast.Call, count: int | None = None, names: tuple[str, ...] = ()) -> list[Value]:
+        args = [self.runtime(self.expr(a), a) for a in node.args]
+        for kw in node.keywords:
+            if kw.arg in names and names.index(kw.arg) >= len(args):
+                while len(args) < names.index(kw.arg):
+                    args.append(None)  # type: ignore[arg-type]
+                args.append(self.runtime(self.expr(kw.value), kw.value))
+            else:
+                self.fail(node, f"unexpected keyword argument {kw.arg!r}")
+        if count is not None and len(args) != count:
+            self.fail(node, f"{ast.unparse(node.func)} takes {count} argument{'s' if count != 1 else ''}, {len(args)} given")
+        return args
+
+    def scalar_args(self, node: ast.Call, count: int) -> list[Value]:
+        args = self.call_args(node, count)
+        for a in args:
+            if a.type is not None and not isinstance(a.type, Scalar):
+                self.fail(node, f"{ast.unparse(node.func)} takes numbers, not a {a.type}")
+        return args
+
+    def call_device_function(self, func: Callable[..., Any], node: ast.Call) -> Value:
+        args = self.call_args(node)
+        if node.keywords:
+            self.fail(node, "device functions take positional arguments")
+        if any(a.type is None for a in args):
+            return Value(f"{func.__name__}(...)", None)
+        name, result = self.program.device_function(func, tuple(a.type for a in args), self, node)  # type: ignore[misc]
+        call = f"{name}({', '.join(a.code or '' for a in args)})"
+        return Value(call, result) if not isinstance(result, NoneType) else Value(call, none)
+
+    def call_print(self, node: ast.Call) -> Value:
+        formats, values = [], []
+        for a in node.args:
+            v = self.expr(a)
+            if v.is_const and isinstance(v.const, str):
+                formats.append(v.const.replace("%", "%%").replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n"))
+                continue
+            v = self.runtime(v, a)
+            if isinstance(v.type, Scalar):
+                if v.type.is_float:
+                    formats.append("%f")
+                    values.append(cast(v, float64))
+                elif v.type.is_unsigned:
+                    formats.append("%llu")
+                    values.append(cast(v, Scalar("uint64")))
+                else:
+                    formats.append("%lld")
+                    values.append(cast(v, int64))
+            elif v.type is None:
+                formats.append("%lld")
+                values.append(v.code or "")
+            else:
+                self.fail(a, f"print() in kernels takes strings and numbers, not a {v.type}")
+        text = " ".join(formats) + "\\n"
+        return Value(f'printf("{text}"{"".join(", " + v for v in values)})', none)
+
+    def call_builtin(self, f: Any, node: ast.Call) -> Value:
+        if f is range:
+            self.fail(node, "range() is only for for loops")
+        if f is len:
+            (a,) = self.call_args(node, 1)
+            if isinstance(a.type, Array):
+                return Value(f"{a.code}.shape[0]", int64)
+            if isinstance(a.type, Tuple):
+                return Value(None, None, a.type.count)
+            if a.type is None:
+                return Value(f"len({a.code})", int64)
+            self.fail(node, f"len() of a {a.type}")
+        if f in (int, float, bool):
+            if not node.args:
+                return Value(None, None, f())
+            (a,) = self.scalar_args(node, 1)
+            target = {int: int64, float: float64, bool: boolean}[f]
+            return Value(cast(a, target), target)
+        if f is abs:
+            (a,) = self.scalar_args(node, 1)
+            if a.type is None:
+                return a
+            t = a.type
+            assert isinstance(t, Scalar)
+            if t.is_float:
+                return Value(f"fabs{'f' if t == float32 else ''}({a.code})", t)
+            if t.is_unsigned:
+                return a
+            t = int64 if t.is_bool else t
+            return Value(f"lockstep::py::abs_of<{t.cpp}>({cast(a, t)})", t)
+        if f is round:
+            args = self.scalar_args(node, None)  # type: ignore[arg-type]
+            if len(args) != 1:
+                self.fail(node, "round() takes one argument in kernels")
+            a = args[0]
+            if isinstance(a.type, Scalar) and not a.type.is_float:
+                return Value(cast(a, int64), int64)
+            return Value(f"lockstep::py::round_half_even({a.code})", int64)
+        if f is pow:
+            left, right = self.scalar_args(node, 2)
+            return self.binary(ast.Pow(), left, right, node)
+        # min and max of numbers (Python: the first of equal ones).
+        args = self.scalar_args(node, None)  # type: ignore[arg-type]
+        if len(args) < 2:
+            self.fail(node, f"{f.__name__}() takes two or more numbers in kernels")
+        t: Type | None = None
+        for a in args:
+            t = unify(t, a.type)
+        if t is None:
+            return Value(f"{f.__name__}(...)", None)
+        code = cast(args[0], t)
+        for a in args[1:]:
+            code = f"lockstep::py::{f.__name__}_of<{t.cpp}>({code}, {cast(a, t)})"
+        return Value(code, t)
+
+    def call_math(self, module: str, name: str, node: ast.Call) -> Value:
+        if name in _ROUNDING or (name in ("floor", "ceil", "trunc") and module == "numpy"):
+            (a,) = self.scalar_args(node, 1)
+            if a.type is None:
+                return a
+            t = a.type
+            assert isinstance(t, Scalar)
+            if not t.is_float:
+                return Value(cast(a, int64), int64) if module == "math" else Value(cast(a, float64), float64)
+            code = f"{_ROUNDING[name]}{'f' if t == float32 else ''}({a.code})"
+            return Value(f"static_cast<long long>({code})", int64) if module == "math" else Value(code, t)
+        if name in ("abs", "absolute"):
+            return self.call_builtin(abs, node)
+        if name in ("minimum", "maximum", "fmin", "fmax"):
+            return self.call_builtin(min if name in ("minimum", "fmin") else max, node)
+        if name in ("radians", "degrees", "deg2rad", "rad2deg"):
+            (a,) = self.scalar_args(node, 1)
+            t = self.float_type(a)
+            factor = math.pi / 180 if name in ("radians", "deg2rad") else 180 / math.pi
+            return Value(f"({cast(a, t)} * {_float_literal(factor, t)})", t)
+        if name == "log":
+            args = self.scalar_args(node, None)  # type: ignore[arg-type]
+            if len(args) == 2:
+                t = self.float_type(*args)
+                f = "logf" if t == float32 else "log"
+                return Value(f"({f}({cast(args[0], t)}) / {f}({cast(args[1], t)}))", t)
+            (a,) = args
+            t = self.float_type(a)
+            return Value(f"log{'f' if t == float32 else ''}({cast(a, t)})", t)
+        if name in _FLOAT_FUNCTIONS:
+            (a,) = self.scalar_args(node, 1)
+            t = self.float_type(a)
+            return Value(f"{_FLOAT_FUNCTIONS[name]}{'f' if t == float32 else ''}({cast(a, t)})", t)
+        if name in _BINARY_FLOAT_FUNCTIONS:
+            a, b = self.scalar_args(node, 2)
+            if name in ("pow", "power") and module == "numpy":
+                return self.binary(ast.Pow(), a, b, node)
+            t = self.float_type(a, b)
+            return Value(f"{_BINARY_FLOAT_FUNCTIONS[name]}{'f' if t == float32 else ''}({cast(a, t)}, {cast(b, t)})", t)
+        if name in _FLOAT_PREDICATES:
+            (a,) = self.scalar_args(node, 1)
+            if isinstance(a.type, Scalar) and not a.type.is_float:
+                return Value(None, None, name == "isfinite")
+            return Value(f"static_cast<bool>({_FLOAT_PREDICATES[name]}({a.code}))", boolean)
+        self.fail(node, f"{module}.{name} is not supported in kernels")
+        raise AssertionError
+
+    def float_type(self, *args: Value) -> Scalar:
+        """The floating type a math function computes in: float32 only when every argument is float32 (or float16)."""
+        if all(isinstance(a.type, Scalar) and a.type.name in ("float32", "float16") for a in args):
+            return float32
+        return float64
+
+    # ---- the kernel language ----
+    def call_intrinsic(self, name: str, node: ast.Call) -> Value:
+        if name in ("grid", "gridsize"):
+            (n,) = node.args if len(node.args) == 1 and not node.keywords else (None,)
+            ndim = self.const_int(n) if n is not None else None
+            if ndim not in (1, 2, 3):
+                self.fail(node, f"cuda.{name}(ndim) takes the constant 1, 2 or 3")
+            axes = "xyz"[:ndim]
+            parts = [
+                f"(static_cast<long long>(threadIdx.{a}) + static_cast<long long>(blockIdx.{a}) * blockDim.{a})"
+                if name == "grid"
+                else f"(static_cast<long long>(blockDim.{a}) * gridDim.{a})"
+                for a in axes
+            ]
+            if ndim == 1:
+                return Value(parts[0], int64)
+            return Value(f"{Tuple(int64, ndim).cpp}{{{{{', '.join(parts)}}}}}", Tuple(int64, ndim))  # type: ignore[arg-type]
+        if name == "syncthreads":
+            self.call_args(node, 0)
+            return Value("__syncthreads()", none)
+        if name in ("syncthreads_count", "syncthreads_and", "syncthreads_or"):
+            (p,) = self.scalar_args(node, 1)
+            return Value(f"__{name}({self.truth(p)})", int32)
+        if name == "syncwarp":
+            args = self.call_args(node, None, ("mask",))
+            mask = cast(args[0], uint32) if args else "0xffffffffu"
+            return Value(f"__syncwarp({mask})", none)
+        if name in ("threadfence", "threadfence_block", "threadfence_system"):
+            self.call_args(node, 0)
+            return Value(f"__{name}()", none)
+        if name in _SHUFFLES:
+            args = self.call_args(node, None, ("mask", "value", "src_lane" if name == "shfl_sync" else "delta", "width"))
+            if len(args) not in (3, 4):
+                self.fail(node, f"cuda.{name}(mask, value, {'src_lane' if name == 'shfl_sync' else 'delta'}) takes 3 arguments")
+            mask, value, lane = args[:3]
+            t = value.type
+            if isinstance(t, Scalar) and t.is_bool:
+                value, t = Value(cast(value, int32), int32), int32
+            if t is not None and not (isinstance(t, Scalar) and t.name in ("int32", "int64", "uint32", "uint64", "float32", "float64")):
+                self.fail(node, f"shuffles move int32, int64, uint32, uint64, float32 and float64 values, not {t}")
+            width = f", {cast(args[3], int32)}" if len(args) == 4 else ""
+            lane_type = uint32 if name != "shfl_sync" else int32
+            return Value(f"{_SHUFFLES[name]}({cast(mask, uint32)}, {value.code}, {cast(lane, lane_type)}{width})", t)
+        if name in ("all_sync", "any_sync", "eq_sync", "ballot_sync"):
+            mask, predicate = self.call_args(node, 2)
+            p = self.truth(predicate)
+            if name == "ballot_sync":
+                return Value(f"__ballot_sync({cast(mask, uint32)}, {p})", uint32)
+            if name == "eq_sync":
+                m = cast(mask, uint32)
+                return Value(f"static_cast<int>(__all_sync({m}, {p}) || !__any_sync({m}, {p}))", int32)
+            return Value(f"__{name}({cast(mask, uint32)}, {p})", int32)
+        if name == "match_any_sync":
+            mask, value = self.call_args(node, 2)
+            return Value(f"__match_any_sync({cast(mask, uint32)}, {value.code})", uint32)
+        if name == "activemask":
+            self.call_args(node, 0)
+            return Value("__activemask()", uint32)
+        if name == "lanemask_lt":
+            self.call_args(node, 0)
+            return Value("((1u << lockstep::py::lane_id()) - 1u)", uint32)
+        if name in ("popc", "clz", "ffs", "brev"):
+            (a,) = self.scalar_args(node, 1)
+            wide = isinstance(a.type, Scalar) and a.type.bits == 64
+            suffix = "ll" if wide else ""
+            if name == "brev":
+                t = Scalar("uint64") if wide else uint32
+                return Value(f"__brev{suffix}({cast(a, t)})", t)
+            operand = cast(a, Scalar("uint64") if wide else uint32) if name == "popc" else cast(a, int64 if wide else int32)
+            return Value(f"__{name}{suffix}({operand})", int32)
+        if name == "fma":
+            a, b, c = self.scalar_args(node, 3)
+            t = self.float_type(a, b, c)
+            return Value(f"fma{'f' if t == float32 else ''}({cast(a, t)}, {cast(b, t)}, {cast(c, t)})", t)
+        if name == "cbrt":
+            (a,) = self.scalar_args(node, 1)
+            t = self.float_type(a)
+            return Value(f"cbrt{'f' if t == float32 else ''}({cast(a, t)})", t)
+        if name == "selp":
+            p, a, b = self.call_args(node, 3)
+            t = unify(a.type, b.type)
+            return Value(f"({self.truth(p)} ? {cast(a, t) if t else a.code} : {cast(b, t) if t else b.code})", t)
+        if name in ("shared.array", "local.array"):
+            return self.declare_array(name.split(".")[0], node)
+        if name == "const.array_like":
+            if len(node.args) != 1:
+                self.fail(node, "cuda.const.array_like(ary) takes one NumPy array")
+            v = self.expr(node.args[0])
+            if not (v.is_const and isinstance(v.const, np.ndarray)):
+                self.fail(node, "cuda.const.array_like takes a NumPy array known when the kernel is compiled (a global or closure variable)")
+            return self.runtime(v, node)
+        if name.startswith("atomic."):
+            return self.call_atomic(name.split(".", 1)[1], node)
+        if name in ("threadIdx.x", "laneid"):
+            self.fail(node, f"cuda.{name} is a value, not a function")
+        self.fail(node, f"cuda.{name} is not supported in kernels")
+        raise AssertionError
+
+    def const_value(self, node: ast.expr) -> Any:
+        """A compile-time value (numbers, tuples of them, globals, closure
+        variables, arithmetic on those), as numba freezes globals."""
+        v = self.expr(node)
+        if v.is_const:
+            return v.const
+        if isinstance(node, ast.BinOp):
+            a, b = self.const_value(node.left), self.const_value(node.right)
+            ops = {ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y, ast.Mult: lambda x, y: x * y, ast.FloorDiv: lambda x, y: x // y}
+            if type(node.op) in ops:
+                return ops[type(node.op)](a, b)
+        if isinstance(node, ast.Tuple):
+            return tuple(self.const_value(e) for e in node.elts)
+        raise _NotConst
+
+    def declare_array(self, space: str, node: ast.Call) -> Value:
+        names = ("shape", "dtype")
+        given: dict[str, ast.expr] = dict(zip(names, node.args))
+        for kw in node.keywords:
+            if kw.arg not in names:
+                self.fail(node, f"cuda.{space}.array(shape, dtype) has no argument {kw.arg!r}")
+            given[kw.arg] = kw.value  # type: ignore[index]
+        if set(given) != set(names):
+            self.fail(node, f"cuda.{space}.array takes shape and dtype")
+        try:
+            shape = self.const_value(given["shape"])
+            dtype_obj = self.const_value(given["dtype"])
+        except _NotConst:
+            self.fail(node, f"cuda.{space}.array needs a shape and dtype known when the kernel is compiled (numbers, globals, closure variables)")
+        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        if not shape or not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
+            self.fail(node, f"cuda.{space}.array's shape must be non-negative integers, got {shape}")
+        dtype = scalar_named(dtype_obj)
+        if dtype is None:
+            self.fail(node, f"cuda.{space}.array's dtype {dtype_obj!r} is not a numeric type (numba.float32, numpy.float32, 'float32', ...)")
+        assert dtype is not None
+        storage = self.program.unique(f"{space}_storage")
+        count = int(np.prod(shape))
+        extents = ", ".join(str(int(s)) for s in shape)
+        if space == "shared" and shape == (0,):
+            # Dynamic shared memory: the launch's shared_bytes; every such array starts at its beginning, as in numba.
+            self.prologue.append(f"  extern __shared__ __align__(16) unsigned char {storage}[];")
+            return Value(f"lockstep::py::over<{dtype.cpp}, 1>(reinterpret_cast<{dtype.cpp}*>({storage}), {{1LL << 40}})", Array(dtype, 1, True))
+        if count == 0:
+            self.fail(node, f"cuda.{space}.array of no elements; use shape 0 (one dimension) for dynamic shared memory")
+        qualifier = "__shared__ " if space == "shared" else ""
+        align = "__align__(16) " if space == "shared" else ""
+        self.prologue.append(f"  {qualifier}{align}{dtype.cpp} {storage}[{count}];")
+        return Value(f"lockstep::py::over<{dtype.cpp}, {len(shape)}>({storage}, {{{extents}}})", Array(dtype, len(shape), True))
+
+    def call_atomic(self, op: str, node: ast.Call) -> Value:
+        if op == "compare_and_swap":
+            array, old, value = self.call_args(node, 3)
+            index_values: list[Value] = [literal(0)] * (array.type.ndim if isinstance(array.type, Array) else 1)
+        elif op == "cas":
+            array, index, old, value = self.call_args(node, 4)
+            index_values = self.atomic_index(index, node)
+        else:
+            array, index, value = self.call_args(node, 3)
+            index_values = self.atomic_index(index, node)
+        if array.type is None:
+            return Value("atomic(...)", None)
+        if not isinstance(array.type, Array) or array.type.readonly:
+            self.fail(node, f"cuda.atomic.{op} works on an array argument, shared or local array")
+        assert isinstance(array.type, Array)
+        t = array.type.dtype
+        if len(index_values) != array.type.ndim:
+            self.fail(node, f"cuda.atomic.{op} on a {array.type.ndim}-d array needs {array.type.ndim} indices")
+        place = f"&{array.code}({', '.join(cast(i, int64) if i.type else (i.code or '') for i in index_values)})"
+        if op in ("cas", "compare_and_swap"):
+            if not t.is_integer:
+                self.fail(node, "cuda.atomic.cas works on integer arrays (int32, int64, uint32, uint64)")
+            return Value(f"lockstep::py::atomic_cas<{t.cpp}>({place}, {cast(old, t)}, {cast(value, t)})", t)
+        if op not in _ATOMICS:
+            self.fail(node, f"cuda.atomic.{op} does not exist; numba has add, sub, max, min, exch, cas, inc, dec, and_, or_, xor")
+        if op in ("and_", "or_", "xor", "inc", "dec") and not t.is_integer:
+            self.fail(node, f"cuda.atomic.{op} works on integer arrays, not {t}")
+        if t.bits < 32 or t.name == "float16":
+            self.fail(node, f"atomics work on 32- and 64-bit elements, not {t}")
+        return Value(f"lockstep::py::{_ATOMICS[op]}<{t.cpp}>({place}, {cast(value, t)})", t)
+
+    def atomic_index(self, index: Value, node: ast.AST) -> list[Value]:
+        if isinstance(index.type, Tuple):
+            return [Value(f"{index.code}.item[{k}]", index.type.item) for k in range(index.type.count)]
+        return [index]
+
+
+class _NotConst(Exception):
+    pass
+
+
+def translate_kernel(func: Callable[..., Any], arg_types: list[Type], name: str) -> str:
+    """The CUDA C++ of kernel ``func`` for ``arg_types``, as ``__global__ void name(...)``."""
+    program = Program()
+    program.names.add(name)
+    kernel = FunctionTranslator(program, func, list(arg_types), kernel=True, cpp_name=name).translate()
+    header = "#include <lockstep/python_kernels.h>\n"
+    return header + "\n\n".join(program.definitions + [kernel]) + "\n"

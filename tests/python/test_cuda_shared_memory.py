@@ -1,0 +1,154 @@
+"""lockstep.cuda: shared arrays (static shapes from constants and globals,
+dynamic with shape 0 and the launch's shared bytes), local and constant
+arrays, the barriers and their count/and/or forms; the lecture's tiled
+matmul, with only its import line changed."""
+
+import numpy as np
+import pytest
+from numpy import float32
+
+import lockstep
+from lockstep import cuda
+
+# ---- the lecture's numba kernel, as written there (numba's documentation example) ----
+TPB = 16
+
+
+@cuda.jit
+def fast_matmul(A, B, C):
+    sA = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+    sB = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+
+    x, y = cuda.grid(2)
+
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    bpg = cuda.gridDim.x
+
+    if x >= C.shape[0] and y >= C.shape[1]:
+        return
+
+    tmp = 0.0
+    for i in range(bpg):
+        sA[tx, ty] = A[x, ty + i * TPB]
+        sB[tx, ty] = B[tx + i * TPB, y]
+        cuda.syncthreads()
+        for j in range(TPB):
+            tmp += sA[tx, j] * sB[j, ty]
+        cuda.syncthreads()
+    C[x, y] = tmp
+
+
+@pytest.mark.parametrize("n", [16, 64])
+def test_lecture_tiled_matmul(device, rng, n):
+    a = rng.standard_normal((n, n)).astype(np.float32)
+    b = rng.standard_normal((n, n)).astype(np.float32)
+    c = np.full((n, n), np.nan, dtype=np.float32)
+    with lockstep.device(device):
+        fast_matmul[(n // TPB, n // TPB), (TPB, TPB)](a, b, c)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+@cuda.jit
+def block_sum(x, out):
+    cache = cuda.shared.array(256, dtype=np.float64)
+    i = cuda.grid(1)
+    t = cuda.threadIdx.x
+    cache[t] = x[i] if i < x.size else 0.0
+    cuda.syncthreads()
+    stride = cuda.blockDim.x // 2
+    while stride > 0:
+        if t < stride:
+            cache[t] += cache[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        out[cuda.blockIdx.x] = cache[0]
+
+
+def test_shared_reduction_with_while_loop(device, rng):
+    x = rng.standard_normal(1000)
+    out = np.full(4, np.nan)
+    with lockstep.device(device):
+        block_sum[4, 256](x, out)
+    np.testing.assert_allclose(out, [x[k * 256 : (k + 1) * 256].sum() for k in range(4)], rtol=1e-12)
+
+
+@cuda.jit
+def dynamic_reverse(x):
+    buffer = cuda.shared.array(0, dtype=np.int32)
+    t = cuda.threadIdx.x
+    n = cuda.blockDim.x
+    buffer[t] = x[t]
+    cuda.syncthreads()
+    x[t] = buffer[n - 1 - t]
+
+
+def test_dynamic_shared_memory_from_the_launch(device):
+    x = np.arange(100, dtype=np.int32)
+    with lockstep.device(device):
+        dynamic_reverse[1, 100, 0, 100 * 4](x)
+    np.testing.assert_array_equal(x, np.arange(100)[::-1])
+
+
+@cuda.jit
+def barrier_votes(x, out):
+    t = cuda.threadIdx.x
+    out[cuda.blockIdx.x, 0] = cuda.syncthreads_count(x[cuda.grid(1)] > 0)
+    out[cuda.blockIdx.x, 1] = cuda.syncthreads_and(x[cuda.grid(1)] > -1000)
+    out[cuda.blockIdx.x, 2] = cuda.syncthreads_or(x[cuda.grid(1)] > 1000 + t)
+
+
+def test_syncthreads_count_and_or(device, rng):
+    x = rng.integers(-50, 50, size=3 * 128).astype(np.int32)
+    out = np.full((3, 3), -1, dtype=np.int32)
+    with lockstep.device(device):
+        barrier_votes[3, 128](x, out)
+    blocks = x.reshape(3, 128)
+    np.testing.assert_array_equal(out[:, 0], (blocks > 0).sum(axis=1))
+    assert (out[:, 1] != 0).all() and (out[:, 2] == 0).all()
+
+
+COEFFICIENTS = np.array([0.5, -1.0, 2.0, 0.25])
+
+
+@cuda.jit
+def polynomial(x, out):
+    table = cuda.const.array_like(COEFFICIENTS)
+    powers = cuda.local.array(4, dtype=np.float64)
+    i = cuda.grid(1)
+    if i < x.size:
+        p = 1.0
+        for k in range(4):
+            powers[k] = p
+            p *= x[i]
+        total = 0.0
+        for k in range(4):
+            total += table[k] * powers[k]
+        out[i] = total + COEFFICIENTS[0] * 0  # a global array is a constant too
+
+
+def test_local_and_constant_arrays(device, rng):
+    x = rng.standard_normal(300)
+    out = np.full(300, np.nan)
+    with lockstep.device(device):
+        polynomial[2, 256](x, out)
+    np.testing.assert_allclose(out, np.polyval(COEFFICIENTS[::-1], x), rtol=1e-12)
+
+
+@cuda.jit
+def local_matrix(out):
+    m = cuda.local.array((3, 3), np.int64)
+    for r in range(3):
+        for c in range(3):
+            m[r, c] = r * 3 + c
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = m[i // 3, i % 3]
+
+
+def test_two_dimensional_local_array(device):
+    out = np.full(9, -1, dtype=np.int64)
+    with lockstep.device(device):
+        local_matrix[1, 32](out)
+    np.testing.assert_array_equal(out, np.arange(9))

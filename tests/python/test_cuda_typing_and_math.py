@@ -1,0 +1,291 @@
+"""lockstep.cuda: numba's scalar typing (int -> int64, float -> float64,
+float32 stays float32 unless mixed, casts, unification of a variable's
+types), Python's arithmetic (floor division and modulo signs, true division,
+powers), math.* and the built-ins, device functions and printing."""
+
+import math
+
+import numpy as np
+import pytest
+
+import lockstep
+from lockstep import cuda
+
+
+@cuda.jit
+def python_arithmetic(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        x = a[i]
+        y = b[i]
+        out[i, 0] = x // y
+        out[i, 1] = x % y
+        out[i, 2] = x / y  # true division: float64
+        out[i, 3] = -x // 3
+        out[i, 4] = x**2
+        out[i, 5] = abs(x) + min(x, y) * max(x, y, 0)
+        out[i, 6] = (x << 2) | (y & 7)
+        out[i, 7] = 1 if x > y else (2 if x == y else 3)
+        out[i, 8] = int(x / 3)
+        out[i, 9] = round(x / 4)
+
+
+def test_integer_arithmetic_follows_python(device, rng):
+    a = rng.integers(-50, 50, size=500).astype(np.int32)
+    b = rng.integers(-9, 9, size=500).astype(np.int32)
+    b[b == 0] = 5
+    out = np.full((500, 10), np.nan)
+    with lockstep.device(device):
+        python_arithmetic[2, 256](a, b, out)
+    x, y = a.astype(np.int64), b.astype(np.int64)
+    expected = np.stack(
+        [
+            x // y,
+            x % y,
+            x / y,
+            -x // 3,
+            x**2,
+            np.abs(x) + np.minimum(x, y) * np.maximum(np.maximum(x, y), 0),
+            (x << 2) | (y & 7),
+            np.where(x > y, 1, np.where(x == y, 2, 3)),
+            np.trunc(x / 3),
+            np.round(x / 4),  # half to even, as Python's round
+        ],
+        axis=1,
+    )
+    np.testing.assert_array_equal(out, expected)
+
+
+@cuda.jit
+def float_modulo(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i, 0] = a[i] % b[i]
+        out[i, 1] = a[i] // b[i]
+
+
+def test_float_floor_division_and_modulo(device, rng):
+    a = rng.uniform(-10, 10, size=300)
+    b = rng.uniform(0.5, 3, size=300) * rng.choice([-1, 1], size=300)
+    out = np.full((300, 2), np.nan)
+    with lockstep.device(device):
+        float_modulo[2, 256](a, b, out)
+    np.testing.assert_allclose(out[:, 0], np.mod(a, b), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(out[:, 1], np.floor_divide(a, b))
+
+
+@cuda.jit
+def precision(x, out32, out64):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]  # float32
+        out32[i] = v * np.float32(3.0) + np.float32(1)  # stays float32
+        out64[i] = v * 3.0 + 1  # float64 (the literal is float64)
+
+
+def test_float32_stays_float32_and_literals_are_float64(device, rng):
+    x = rng.standard_normal(100).astype(np.float32)
+    out32, out64 = np.full(100, np.nan), np.full(100, np.nan)
+    with lockstep.device(device):
+        precision[1, 128](x, out32, out64)
+    np.testing.assert_array_equal(out32, (x * np.float32(3) + np.float32(1)).astype(np.float64))
+    np.testing.assert_array_equal(out64, x.astype(np.float64) * 3.0 + 1)
+    source = precision.inspect_cuda(x, out32, out64)
+    assert "float v" in source  # v's declaration says what numba would type it
+
+
+@cuda.jit
+def unified(out):
+    i = cuda.grid(1)
+    acc = 0  # an int here, a float below: numba unifies the variable to float64
+    for _ in range(4):
+        acc += 0.5
+    out[i] = acc
+
+
+def test_variable_types_unify(device):
+    out = np.full(4, np.nan)
+    with lockstep.device(device):
+        unified[1, 4](out)
+    np.testing.assert_array_equal(out, 2.0)
+    assert "double acc" in unified.inspect_cuda(out)
+
+
+@cuda.jit
+def math_functions(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        out[i, 0] = math.sqrt(v)
+        out[i, 1] = math.exp(-v)
+        out[i, 2] = math.log(v) + math.log10(v) + math.log2(v) + math.log1p(v)
+        out[i, 3] = math.sin(v) * math.cos(v) + math.tan(v / 4)
+        out[i, 4] = math.atan2(v, 2.0) + math.hypot(v, 1.0)
+        out[i, 5] = math.floor(v * 3) + math.ceil(v) + math.trunc(-v)
+        out[i, 6] = math.pow(v, 1.5) + math.fabs(-v) + math.copysign(v, -1.0)
+        out[i, 7] = math.tanh(v) + math.erf(v) + math.erfc(v) + math.lgamma(v) + math.gamma(v)
+        out[i, 8] = math.isnan(v) + math.isinf(v) * 2 + math.isfinite(v) * 4
+        out[i, 9] = math.pi * math.e
+        out[i, 10] = np.sqrt(v) + np.exp(v) + np.float32(v) * 0
+
+
+def test_math_functions(device, rng):
+    x = rng.uniform(0.1, 4, size=200)
+    out = np.full((200, 11), np.nan)
+    with lockstep.device(device):
+        math_functions[1, 256](x, out)
+    expected = np.stack(
+        [
+            np.sqrt(x),
+            np.exp(-x),
+            np.log(x) + np.log10(x) + np.log2(x) + np.log1p(x),
+            np.sin(x) * np.cos(x) + np.tan(x / 4),
+            np.arctan2(x, 2.0) + np.hypot(x, 1.0),
+            np.floor(x * 3) + np.ceil(x) + np.trunc(-x),
+            x**1.5 + x - x,
+            np.tanh(x) + np.array([math.erf(v) + math.erfc(v) + math.lgamma(v) + math.gamma(v) for v in x]),
+            np.full(200, 4.0),
+            np.full(200, math.pi * math.e),
+            np.sqrt(x) + np.exp(x),
+        ],
+        axis=1,
+    )
+    np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-12)
+
+
+@cuda.jit
+def math_float32(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = math.exp(x[i]) + math.sqrt(x[i])
+
+
+def test_math_on_float32_computes_in_float32(device, rng):
+    x = rng.uniform(0.1, 4, size=64).astype(np.float32)
+    out = np.full(64, np.nan, dtype=np.float32)
+    with lockstep.device(device):
+        math_float32[1, 64](x, out)
+    np.testing.assert_allclose(out, np.exp(x) + np.sqrt(x), rtol=2e-6)
+    assert "expf(" in math_float32.inspect_cuda(x, out)
+
+
+# ---- device functions: minitorch's style (plain functions made device functions, closures) ----
+MAX_DIMS = 32
+
+
+def to_index(ordinal, shape, out_index):
+    cur_ord = ordinal + 0
+    for i in range(len(shape) - 1, -1, -1):
+        sh = shape[i]
+        out_index[i] = int(cur_ord % sh)
+        cur_ord = cur_ord // sh
+
+
+def relu(x):
+    return x if x > 0 else 0.0
+
+
+def sigmoid(x):
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    else:
+        return math.exp(x) / (1.0 + math.exp(x))
+
+
+device_jit = cuda.jit(device=True)
+to_index_device = device_jit(to_index)
+
+
+def index_to_position_2(index, strides, size):
+    position = 0
+    for k in range(size):
+        position += index[k] * strides[k]
+    return position
+
+
+index_to_position_device = device_jit(index_to_position_2)
+
+
+def tensor_map(fn):
+    fn = device_jit(fn)
+
+    def _map(out, out_shape, out_strides, out_size, in_storage, in_shape, in_strides):
+        out_index = cuda.local.array(MAX_DIMS, np.int32)
+        in_index = cuda.local.array(MAX_DIMS, np.int32)
+        i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        if i < out_size:
+            to_index_device(i, out_shape, out_index)
+            for d in range(len(in_shape)):  # broadcasting: extent-1 dims read index 0
+                offset = len(out_shape) - len(in_shape)
+                in_index[d] = out_index[d + offset] if in_shape[d] > 1 else 0
+            o = index_to_position_device(out_index, out_strides, len(out_shape))
+            j = index_to_position_device(in_index, in_strides, len(in_shape))
+            out[o] = fn(in_storage[j])
+
+    return cuda.jit()(_map)
+
+
+@pytest.mark.parametrize("fn,reference", [(relu, lambda v: np.maximum(v, 0)), (sigmoid, lambda v: 1 / (1 + np.exp(-v)))])
+def test_minitorch_style_map_with_closures_and_device_functions(device, rng, fn, reference):
+    in_shape = np.array([1, 5], dtype=np.int32)
+    out_shape = np.array([4, 5], dtype=np.int32)
+    storage = rng.standard_normal(5)
+    out = np.full(20, np.nan)
+    kernel = tensor_map(fn)
+    with lockstep.device(device):
+        kernel[1, 32](out, out_shape, np.array([5, 1], dtype=np.int32), 20, storage, in_shape, np.array([5, 1], dtype=np.int32))
+    np.testing.assert_allclose(out.reshape(4, 5), np.broadcast_to(reference(storage), (4, 5)), rtol=1e-12)
+
+
+@cuda.jit(device=True)
+def clamp(x, low, high):
+    return min(max(x, low), high)
+
+
+@cuda.jit
+def clamp_all(x, low, high):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] = clamp(x[i], low, high)
+
+
+def test_device_function_specialised_per_types(device, rng):
+    xi = rng.integers(-100, 100, size=50)
+    xf = rng.standard_normal(50)
+    with lockstep.device(device):
+        a, b = xi.copy(), xf.copy()
+        clamp_all[1, 64](a, -10, 10)
+        clamp_all[1, 64](b, -0.5, 0.5)
+    np.testing.assert_array_equal(a, np.clip(xi, -10, 10))
+    np.testing.assert_array_equal(b, np.clip(xf, -0.5, 0.5))
+    assert len(clamp_all.signatures) == 2
+    assert clamp(5, 0, 3) == 3  # on the host, the Python function
+
+
+@cuda.jit("void(float32[:], float32)")
+def declared(x, by):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] += by
+
+
+def test_explicit_signature_converts_arguments(device):
+    x = np.zeros(10, dtype=np.float32)
+    with lockstep.device(device):
+        declared[1, 16](x, 2)  # the int 2 becomes the float32 parameter
+    np.testing.assert_array_equal(x, 2)
+    with pytest.raises(lockstep.ArgumentError, match="declared for"):
+        declared[1, 16](np.zeros(10), 2.0)  # float64 array
+
+
+@cuda.jit
+def say(x):
+    i = cuda.grid(1)
+    if i < 2:
+        print("thread", i, "value", x[i], "half", x[i] / 2)
+
+
+def test_print_is_device_printf(capsys):
+    say[1, 2](np.array([1.5, 2.5]))
+    lines = sorted(capsys.readouterr().out.strip().splitlines())
+    assert lines == ["thread 0 value 1.500000 half 0.750000", "thread 1 value 2.500000 half 1.250000"]
