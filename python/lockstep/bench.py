@@ -9,7 +9,11 @@ same run.
   against cuBLAS in the same precision, with B in the nn.Linear layout (w.T);
 - memory-bound kernels (GPU): grayscale, elementwise relu and add, and a full
   sum against the device's copy bandwidth (bytes read plus written by a
-  device-to-device copy).
+  device-to-device copy);
+- kernels written in Python (lockstep.cuda): the lecture's numba tiled matmul
+  on the emulator against numba's simulator (where numba is installed) and
+  against the same kernel in CUDA C++ through lockstep.compile; on a GPU
+  against numba-cuda's compiled kernel, and the launch overhead of both.
 
 Prints a table, writes ladder.csv and, with matplotlib, ladder.png.
 
@@ -62,6 +66,8 @@ class Row:
 
     @property
     def rate_text(self) -> str:
+        if self.work == 0:  # launch overhead: the time is the result
+            return "-"
         if self.unit == "GFLOP/s" and self.rate >= 1000:
             return f"{self.rate / 1000:.1f} TFLOP/s"
         return f"{self.rate:.3g} {self.unit}" if self.rate < 1000 else f"{self.rate:.0f} {self.unit}"
@@ -263,6 +269,8 @@ def run(quick: bool = False) -> list[Row]:
                 lambda: measure("bandwidth", "PyTorch sum", floats_size, lambda: torch_floats.sum(), 4.0 * count, "copy")
             )
 
+    _python_kernel_jobs(job, rows, rng, repeats, quick, gpu)
+
     progress = _Progress(len(jobs))
     try:
         for label, run_job in zip(labels, jobs):
@@ -271,6 +279,114 @@ def run(quick: bool = False) -> list[Row]:
     finally:
         progress.close()
     return rows
+
+
+def _python_kernel_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repeats: int, quick: bool, gpu: bool) -> None:
+    """The lecture's numba tiled matmul as a lockstep.cuda kernel against numba's
+    simulator, the CUDA C++ twin through lockstep.compile, and numba-cuda."""
+    import importlib.util
+    import os
+    import subprocess
+
+    from lockstep import _bench_kernels as lecture
+    from lockstep import cuda as lockstep_cuda
+
+    tpb = lecture.TPB
+    kernel = lecture.bound(lecture.tiled_matmul, lockstep_cuda)
+
+    def operands(n: int, device: str) -> tuple:
+        a, b = rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)
+        return tuple(lockstep.asarray(x, device=device) for x in (a, b, np.zeros((n, n), dtype=np.float32)))
+
+    def python_kernel(n: int, a, b, c) -> Callable[[], None]:
+        return lambda: kernel[(n // tpb, n // tpb), (tpb, tpb)](a, b, c)
+
+    n_sim = 64
+    if importlib.util.find_spec("numba") is not None:
+
+        @job(f"lockstep.cuda and numba's simulator at {n_sim}^3")
+        def _():
+            env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+            done = subprocess.run([sys.executable, "-m", "lockstep._bench_kernels", str(n_sim)], env=env, capture_output=True, text=True, check=True)
+            simulator_s = float(done.stdout.strip().splitlines()[-1])
+            seconds = _seconds(python_kernel(n_sim, *operands(n_sim, "cpu")), repeats)
+            rows.append(
+                Row("python kernels", "lockstep.cuda tiled matmul", "cpu", f"{n_sim}^3", seconds, 2.0 * n_sim**3, "numba simulator", simulator_s)
+            )
+
+    n_emu = 128 if quick else 256
+
+    @job(f"lockstep.cuda and CUDA C++ at {n_emu}^3")
+    def _():
+        a, b, c = operands(n_emu, "cpu")
+        twin = lockstep.compile(lecture.TILED_MATMUL_CPP, device="cpu").tiled_matmul
+        grid = (n_emu // tpb, n_emu // tpb)
+        cpp_s = _seconds(lambda: twin[grid, (tpb, tpb)](a, b, c, n_emu), repeats)
+        seconds = _seconds(python_kernel(n_emu, a, b, c), repeats)
+        rows.append(
+            Row("python kernels", "lockstep.cuda tiled matmul", "cpu", f"{n_emu}^3", seconds, 2.0 * n_emu**3, "CUDA C++ (lockstep.compile)", cpp_s)
+        )
+
+    if not gpu:
+        return
+    numba_cuda = None
+    if importlib.util.find_spec("numba") is not None:
+        try:
+            from numba import cuda as numba_cuda
+
+            numba_cuda = numba_cuda if numba_cuda.is_available() else None
+        except Exception:  # numba without its CUDA target
+            numba_cuda = None
+    if numba_cuda is None:
+        return
+    dev, n = "cuda:0", 1024 if quick else 2048
+    batch = 3 if quick else 10
+
+    def numba_seconds(run: Callable[[], object], count: int) -> float:
+        run()
+        numba_cuda.synchronize()
+        samples = []
+        for _ in range(repeats):
+            start, stop = numba_cuda.event(), numba_cuda.event()
+            start.record()
+            for _ in range(count):
+                run()
+            stop.record()
+            stop.synchronize()
+            samples.append(numba_cuda.event_elapsed_time(start, stop) / 1e3 / count)
+        return sorted(samples)[len(samples) // 2]
+
+    @job(f"lockstep.cuda and numba-cuda at {n}^3 on the GPU")
+    def _():
+        a, b, c = operands(n, dev)
+        reference = lecture.bound(lecture.tiled_matmul, numba_cuda)
+        na, nb, nc = (numba_cuda.to_device(x.numpy()) for x in (a, b, c))
+        grid = (n // tpb, n // tpb)
+        numba_s = numba_seconds(lambda: reference[grid, (tpb, tpb)](na, nb, nc), batch)
+        seconds = _seconds(python_kernel(n, a, b, c), repeats, dev, batch)
+        rows.append(Row("python kernels", "lockstep.cuda tiled matmul", dev, f"{n}^3", seconds, 2.0 * n**3, "numba-cuda", numba_s))
+
+    @job("launch overhead of lockstep.cuda and numba-cuda")
+    def _():
+        x = lockstep.asarray(np.zeros(256, dtype=np.float32), device=dev)
+        nx = numba_cuda.to_device(np.zeros(256, dtype=np.float32))
+        ours, theirs = lecture.bound(lecture.empty_kernel, lockstep_cuda), lecture.bound(lecture.empty_kernel, numba_cuda)
+        launches = 200 if quick else 2000
+
+        def wall(run: Callable[[], object], synchronize: Callable[[], object]) -> float:
+            run()
+            synchronize()
+            began = time.perf_counter()
+            for _ in range(launches):
+                run()
+            synchronize()
+            return (time.perf_counter() - began) / launches
+
+        numba_s = wall(lambda: theirs[1, 32](nx), numba_cuda.synchronize)
+        seconds = wall(lambda: ours[1, 32](x), lambda: lockstep.synchronize(dev))
+        rows.append(
+            Row("python kernels", "launch overhead, lockstep.cuda (host time per launch)", dev, "empty kernel", seconds, 0.0, "numba-cuda", numba_s)
+        )
 
 
 def report(rows: list[Row], out: pathlib.Path) -> None:
@@ -295,13 +411,13 @@ def report(rows: list[Row], out: pathlib.Path) -> None:
     except ImportError:
         print(f"wrote {out / 'ladder.csv'} (install matplotlib for ladder.png)")
         return
-    groups = [g for g in ("matmul float32", "matmul tensor cores", "bandwidth") if any(r.group == g for r in rows)]
-    heights = [sum(r.group == g for r in rows) for g in groups]
+    groups = [g for g in ("matmul float32", "matmul tensor cores", "bandwidth", "python kernels") if any(r.group == g and r.work for r in rows)]
+    heights = [sum(r.group == g and bool(r.work) for r in rows) for g in groups]
     fig, axes = plt.subplots(
         len(groups), 1, figsize=(10, 0.42 * sum(heights) + 1.2 * len(groups)), gridspec_kw={"height_ratios": heights}, squeeze=False
     )
     for ax, group in zip(axes[:, 0], groups):
-        part = [r for r in rows if r.group == group][::-1]
+        part = [r for r in rows if r.group == group and r.work][::-1]
         bars = ax.barh(
             [f"{r.rung} ({r.device}, {r.size})" for r in part],
             [r.rate for r in part],

@@ -71,6 +71,7 @@ class Value:
     code: str | None
     type: Type | None
     const: Any = _NOTHING
+    items: list[str] | None = None  # a tuple's parts, when each can be read on its own (shapes, cuda.grid)
 
     @property
     def is_const(self) -> bool:
@@ -351,6 +352,8 @@ class FunctionTranslator:
         self.lines: list[str] = []
         self.prologue: list[str] = []
         self.temporaries = 0
+        self.local_names: set[str] = set(self.cpp_names.values())
+        self.name_hint: str | None = None
         self.depth = 1
         for stmt in self.tree.body:
             self.statement(stmt)
@@ -385,9 +388,18 @@ class FunctionTranslator:
         file = self.file.replace("\\", "\\\\").replace('"', '\\"')
         self.lines.append(f'#line {self.line_of(node)} "{file}"')
 
-    def temporary(self) -> str:
+    def local_unique(self, base: str) -> str:
+        name, n = base, 1
+        while name in self.local_names:
+            n += 1
+            name = f"{base}{n}"
+        self.local_names.add(name)
+        return name
+
+    def temporary(self, base: str = "lockstep_t") -> str:
+        """A C++ name no Python name can take (those starting with "lockstep" get a "_")."""
         self.temporaries += 1
-        return f"lockstep_t{self.temporaries}"
+        return f"{base}{self.temporaries}" if base == "lockstep_t" else base
 
     # ---- statements ----
     def block(self, body: list[ast.stmt]) -> None:
@@ -494,17 +506,30 @@ class FunctionTranslator:
         step_const = self.const_int(it.args[2]) if len(args) == 3 else 1  # type: ignore[union-attr]
         if step_const == 0:
             self.fail(node, "range() step must not be zero")
-        i, end, by = self.temporary(), self.temporary(), self.temporary()
+        # Python evaluates range()'s arguments once and counts with a hidden
+        # iterator (assigning the loop variable in the body changes nothing).
+        i = self.temporary(f"lockstep_{self.cpp_names[name]}")
         t = index_type.cpp
-        condition = (
-            f"{i} < {end}"
-            if step_const is not None and step_const > 0
-            else f"{i} > {end}"
-            if step_const is not None
-            else f"({by} > 0 ? {i} < {end} : {i} > {end})"
-        )
-        bounds = f"{t} {i} = {cast(start, index_type)}, {end} = {cast(stop, index_type)}, {by} = {cast(step, index_type)}"
-        self.out(f"for ({bounds}; {condition}; {i} += {by}) {{")
+        assigned_in_body = {n.id for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        bounds = [f"{t} {i} = {cast(start, index_type)}"]
+
+        def once(v: Value) -> str:
+            code = cast(v, index_type)
+            simple = code.rstrip("L").lstrip("-").isdigit() or (code.isidentifier() and code not in (self.cpp_names.get(n) for n in assigned_in_body))
+            if simple:
+                return code
+            held = self.temporary(f"lockstep_{self.cpp_names[name]}_bound")
+            bounds.append(f"{held} = {code}")
+            return held
+
+        end = once(stop)
+        if step_const is not None:
+            condition = f"{i} {'<' if step_const > 0 else '>'} {end}"
+            increment = f"++{i}" if step_const == 1 else f"--{i}" if step_const == -1 else f"{i} += {step_const}"
+        else:
+            by = once(step)
+            condition, increment = f"({by} > 0 ? {i} < {end} : {i} > {end})", f"{i} += {by}"
+        self.out(f"for ({', '.join(bounds)}; {condition}; {increment}) {{")
         self.depth += 1
         self.out(f"{self.cpp_names[name]} = {cast(Value(i, index_type), target_type or index_type)};")
         for stmt in node.body:
@@ -535,7 +560,10 @@ class FunctionTranslator:
             for target, v in zip(targets, held):
                 self.store(target, v, node)
             return
+        first = node.targets[0]
+        self.name_hint = self.cpp_names.get(first.id) if isinstance(first, ast.Name) else None
         value = self.expr(node.value)
+        self.name_hint = None
         if len(node.targets) > 1 or isinstance(node.targets[0], (ast.Tuple, ast.List)):
             value = self.runtime(value, node.value)
             if value.type is not None and len(node.targets) > 1:
@@ -565,7 +593,13 @@ class FunctionTranslator:
         if not isinstance(target, ast.Name):
             self.fail(node, "+= and friends update a variable or an array element")
         current = self.expr(target)
-        result = self.binary(node.op, current, self.runtime(self.expr(node.value), node.value), node)
+        operand = self.runtime(self.expr(node.value), node.value)
+        result = self.binary(node.op, current, operand, node)
+        compound = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/=", ast.BitAnd: "&=", ast.BitOr: "|=", ast.BitXor: "^="}
+        if type(node.op) in compound and result.type is not None and result.type == self.var_types.get(target.id) == current.type:  # type: ignore[union-attr]
+            # x += y reads as written when x keeps its type.
+            self.out(f"{current.code} {compound[type(node.op)]} {cast(operand, result.type)};")
+            return
         self.assign_name(target.id, result, node)  # type: ignore[union-attr]
 
     def check_writable(self, target: ast.Subscript, node: ast.AST) -> None:
@@ -591,6 +625,10 @@ class FunctionTranslator:
                 self.fail(node, f"cannot unpack a {value.type} into {len(target.elts)} names")
             if isinstance(value.type, Tuple) and value.type.count != len(target.elts):
                 self.fail(node, f"cannot unpack {value.type.count} values into {len(target.elts)} names")
+            if value.items and isinstance(value.type, Tuple):
+                for t, part in zip(target.elts, value.items):
+                    self.store(t, Value(part, value.type.item), node)
+                return
             tmp = self.temporary()
             if value.type is not None:
                 self.out(f"const {value.type.cpp} {tmp} = {value.code};")
@@ -667,10 +705,9 @@ class FunctionTranslator:
             return Value(None, None, getattr(c, node.attr))
         t = base.type
         if isinstance(t, Array):
-            if node.attr == "shape":
-                return Value(f"lockstep::py::shape_of({base.code}.shape)", Tuple(int64, t.ndim))
-            if node.attr == "strides":
-                return Value(f"lockstep::py::shape_of({base.code}.strides)", Tuple(int64, t.ndim))
+            if node.attr in ("shape", "strides"):
+                items = [f"{base.code}.{node.attr}[{k}]" for k in range(t.ndim)]
+                return Value(f"lockstep::py::shape_of({base.code}.{node.attr})", Tuple(int64, t.ndim), items=items)
             if node.attr == "size":
                 return Value(f"{base.code}.size()", int64)
             if node.attr == "ndim":
@@ -832,7 +869,7 @@ class FunctionTranslator:
             if k is not None:
                 if not -base.type.count <= k < base.type.count:
                     self.fail(node, f"tuple index {k} is out of range for {base.type.count} items")
-                return Value(f"{base.code}.item[{k % base.type.count}]", base.type.item)
+                return Value(base.items[k] if base.items else f"{base.code}.item[{k % base.type.count}]", base.type.item)
             index = self.runtime(self.expr(items[0]), items[0])
             return Value(f"{base.code}[{cast(index, int64)}]", base.type.item)
         if not isinstance(base.type, Array):
@@ -1092,7 +1129,7 @@ class FunctionTranslator:
             ]
             if ndim == 1:
                 return Value(parts[0], int64)
-            return Value(f"{Tuple(int64, ndim).cpp}{{{{{', '.join(parts)}}}}}", Tuple(int64, ndim))  # type: ignore[arg-type]
+            return Value(f"{Tuple(int64, ndim).cpp}{{{{{', '.join(parts)}}}}}", Tuple(int64, ndim), items=parts)  # type: ignore[arg-type]
         if name == "syncthreads":
             self.call_args(node, 0)
             return Value("__syncthreads()", none)
@@ -1210,7 +1247,7 @@ class FunctionTranslator:
         if dtype is None:
             self.fail(node, f"cuda.{space}.array's dtype {dtype_obj!r} is not a numeric type (numba.float32, numpy.float32, 'float32', ...)")
         assert dtype is not None
-        storage = self.program.unique(f"{space}_storage")
+        storage = self.local_unique(f"{self.name_hint or space}_storage")
         count = int(np.prod(shape))
         extents = ", ".join(str(int(s)) for s in shape)
         if space == "shared" and shape == (0,):
