@@ -5,6 +5,7 @@ address, extents and byte strides), on the device the launch runs on."""
 
 from __future__ import annotations
 
+import functools
 import struct
 from typing import Any
 
@@ -196,16 +197,28 @@ def pack(pointer: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> byte
     return struct.pack(f"<Q{n}q{n}q", pointer, *shape, *strides)
 
 
-def _tensor_argument(tensor: _core.Tensor, dtype: np.dtype, readonly: bool, keep: Any, copy_back: Any = None) -> ArrayArgument:
+@functools.cache
+def _array_type(dtype: np.dtype, ndim: int, contiguous: bool, readonly: bool) -> Array:
     scalar = scalar_named(dtype)
     if scalar is None:
         raise TypeError(f"kernels take arrays of numbers; got dtype {dtype}")
-    if tensor.ndim == 0:
+    if ndim == 0:
         raise TypeError("0-d arrays cannot be kernel arguments; pass the number itself, or reshape to (1,)")
-    itemsize = dtype.itemsize
-    strides = tuple(s * itemsize for s in tensor.strides)
-    array_type = Array(scalar, tensor.ndim, tensor.is_contiguous(), readonly)
-    return ArrayArgument(array_type, pack(tensor.data_ptr, tuple(tensor.shape), strides), copy_back, keep)
+    return Array(scalar, ndim, contiguous, readonly)
+
+
+def _tensor_argument(tensor: _core.Tensor, dtype: np.dtype, readonly: bool, keep: Any, copy_back: Any = None) -> ArrayArgument:
+    shape = tuple(tensor.shape)
+    array_type = _array_type(dtype, len(shape), tensor.is_contiguous(), readonly)
+    strides = tuple(s * dtype.itemsize for s in tensor.strides)
+    return ArrayArgument(array_type, pack(tensor.data_ptr, shape, strides), copy_back, keep)
+
+
+def _host_argument(host: np.ndarray) -> ArrayArgument:
+    """A NumPy array used in place by the emulator, outside check mode (which needs it registered, as a tensor)."""
+    flags = host.flags
+    array_type = _array_type(host.dtype, host.ndim, flags.c_contiguous, not flags.writeable)
+    return ArrayArgument(array_type, pack(host.__array_interface__["data"][0], host.shape, host.strides), None, host)
 
 
 def array_device(obj: Any) -> str | None:
@@ -224,15 +237,18 @@ def array_device(obj: Any) -> str | None:
     return None
 
 
-def array_argument(obj: Any, device: str) -> ArrayArgument:
+def array_argument(obj: Any, device: str, checked: bool = False) -> ArrayArgument:
     """``obj`` (a DeviceNDArray, lockstep Tensor, NumPy array, or any DLPack or
     __cuda_array_interface__ array) as a kernel running on ``device`` sees it.
     NumPy arrays are used in place on "cpu" and copied in and back out on a
-    GPU, as numba does."""
+    GPU, as numba does; ``checked``: check mode runs the launch, which must
+    know host memory as a tensor."""
     if isinstance(obj, DeviceNDArray):
         _same_device(obj.device, device)
         return _tensor_argument(obj.tensor, obj.dtype, False, obj)
     if isinstance(obj, np.ndarray):
+        if device == "cpu" and not checked:
+            return _host_argument(obj)
         readonly = not obj.flags.writeable
         tensor = _core.from_dlpack(_storage_view(obj))
         if device == "cpu":

@@ -15,6 +15,7 @@ import numpy as np
 from .. import _core
 from .._emulator import emulator_options
 from .._kernels import _extents, _stream_handle, compile
+from .._output import _stdout_is_fd1, kernel_output_to_sys_stdout
 from ._arrays import ArrayArgument, array_argument, array_device, current_device
 from ._translate import TypingError, translate_kernel
 from ._types import Array, Scalar, Type, parse_signature, scalar_named, typeof_number
@@ -43,10 +44,11 @@ def _numba_type(t: Any) -> Type:
 
 
 class _Specialization:
-    __slots__ = ("name", "source", "modules")
+    __slots__ = ("name", "source", "functions")
 
     def __init__(self, name: str, source: str):
-        self.name, self.source, self.modules = name, source, {}
+        self.name, self.source = name, source
+        self.functions: dict[tuple[str, str], _core.Function] = {}  # per device and check mode
 
 
 class Dispatcher:
@@ -81,7 +83,7 @@ class Dispatcher:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise ValueError("launch with kernel[blocks, threads], kernel[blocks, threads, stream] or kernel[blocks, threads, stream, shared_bytes]")
         grid, block, stream, shared = (tuple(config) + (0, 0))[:4]
-        return _Launch(self, _extents(grid, "blocks"), _extents(block, "threads"), _stream_handle(stream), int(shared))
+        return _Launch(self, _dims(grid, "blocks"), _dims(block, "threads"), _stream_handle(stream), int(shared))
 
     def forall(self, ntasks: int, tpb: int = 128, stream: Any = 0, sharedmem: int = 0) -> _Launch:
         """Enough blocks of ``tpb`` threads for ``ntasks`` threads, as numba's forall."""
@@ -98,17 +100,17 @@ class Dispatcher:
             self._specializations[types] = spec
         return spec
 
-    def _argument_types(self, args: tuple[Any, ...], device: str) -> tuple[list[Any], list[ArrayArgument | None]]:
+    def _argument_types(self, args: tuple[Any, ...], device: str, checked: bool = False) -> tuple[list[Any], list[ArrayArgument | None]]:
         values: list[Any] = []
         arrays: list[ArrayArgument | None] = []
         for index, a in enumerate(args):
-            number = typeof_number(a) if not isinstance(a, np.ndarray) else None
+            number = typeof_number(a) if type(a) is not np.ndarray else None
             if number is not None:
                 values.append(number)
                 arrays.append(None)
                 continue
             try:
-                arg = array_argument(a, device)
+                arg = array_argument(a, device, checked)
             except TypeError as e:
                 raise _core.ArgumentError(f"argument {index} of {self.py_func.__name__}: {e}") from None
             values.append(arg.type)
@@ -144,6 +146,14 @@ class Dispatcher:
         return ["(" + ", ".join(str(t) for t in types) + ")" for types in self._specializations]
 
 
+def _dims(value: Any, what: str) -> list[int]:
+    if type(value) is int and value >= 0:  # the common cases, without the general checks' cost
+        return [value]
+    if type(value) is tuple and 1 <= len(value) <= 3 and all(type(e) is int and e >= 0 for e in value):
+        return list(value)
+    return _extents(value, what)
+
+
 def _accepts(declared: Type, found: Type) -> bool:
     if isinstance(declared, Array):
         return (
@@ -156,13 +166,16 @@ def _accepts(declared: Type, found: Type) -> bool:
 
 
 def _launch_device(args: tuple[Any, ...]) -> str:
-    devices = {d for d in (array_device(a) for a in args) if d is not None}
-    gpus = sorted(d for d in devices if d != "cpu")
-    if len(gpus) > 1:
-        raise _core.ArgumentError(f"the kernel's arrays are on several GPUs ({', '.join(gpus)}); pass arrays of one device")
-    if gpus:
-        return gpus[0]
-    return current_device()
+    gpu = None
+    for a in args:
+        if type(a) in (np.ndarray, int, float, bool):
+            continue
+        d = array_device(a)
+        if d is not None and d != "cpu":
+            if gpu is not None and d != gpu:
+                raise _core.ArgumentError(f"the kernel's arrays are on several GPUs ({gpu}, {d}); pass arrays of one device")
+            gpu = d
+    return gpu or current_device()
 
 
 class _Launch:
@@ -172,19 +185,23 @@ class _Launch:
     def __call__(self, *args: Any) -> None:
         d = self.dispatcher
         device = _launch_device(args)
-        found, arrays = d._argument_types(args, device)
+        checks = emulator_options()["checks"] if device == "cpu" else "none"
+        found, arrays = d._argument_types(args, device, checks != "none")
         types = d._types_for(found)
         spec = d._specialize(types)
-        checks = emulator_options()["checks"] if device == "cpu" else ""
-        module = spec.modules.get((device, checks))
-        if module is None:
+        function = spec.functions.get((device, checks))
+        if function is None:
             try:
                 module = compile(spec.source, device=device, names=[spec.name], source_name=f"{d.py_func.__name__}.cu")
             except _core.CompileError as e:
                 raise TypingError(f"the CUDA C++ written for {d.py_func.__name__} did not compile (inspect it with inspect_cuda):\n{e}") from None
-            spec.modules[(device, checks)] = module
+            function = spec.functions[(device, checks)] = module[spec.name]._function
         values = [a.packed if a is not None else _scalar_value(v, t) for a, v, t in zip(arrays, args, types)]
-        module[spec.name][self.grid, self.block, self.shared, self.stream](*values)
+        if _stdout_is_fd1():
+            function.launch(device, self.grid, self.block, self.shared, self.stream, values)
+        else:
+            with kernel_output_to_sys_stdout():  # kernel printf into a notebook's cell
+                function.launch(device, self.grid, self.block, self.shared, self.stream, values)
         for a in arrays:
             if a is not None and a.copy_back is not None:
                 a.copy_back()
