@@ -171,3 +171,17 @@ def test_torch_tensors_are_arguments(device, rng):
     t = torch.from_numpy(values.copy()).to("cuda" if device != "cpu" else "cpu")
     scale[2, 256](t, 2.0, 300)
     np.testing.assert_allclose(t.cpu().numpy(), values * 2, rtol=1e-6)
+
+
+@cuda.jit
+def tuple_argument(out, offsets, scale):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = (offsets[0] + offsets[1] * i) * scale[0]
+
+
+def test_tuples_of_numbers_are_arguments(device):
+    out = np.full(10, np.nan)
+    with lockstep.device(device):
+        tuple_argument[1, 32](out, (3, 2), (0.5,))
+    np.testing.assert_array_equal(out, (3 + 2 * np.arange(10)) * 0.5)
