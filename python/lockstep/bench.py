@@ -294,9 +294,11 @@ def _python_kernel_jobs(job: Callable, rows: list[Row], rng: np.random.Generator
     tpb = lecture.TPB
     kernel = lecture.bound(lecture.tiled_matmul, lockstep_cuda)
 
+    def host_operands(n: int) -> tuple:
+        return rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32), np.zeros((n, n), dtype=np.float32)
+
     def operands(n: int, device: str) -> tuple:
-        a, b = rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)
-        return tuple(lockstep.asarray(x, device=device) for x in (a, b, np.zeros((n, n), dtype=np.float32)))
+        return tuple(lockstep.asarray(x, device=device) for x in host_operands(n))
 
     def python_kernel(n: int, a, b, c) -> Callable[[], None]:
         return lambda: kernel[(n // tpb, n // tpb), (tpb, tpb)](a, b, c)
@@ -358,9 +360,10 @@ def _python_kernel_jobs(job: Callable, rows: list[Row], rng: np.random.Generator
 
     @job(f"lockstep.cuda and numba-cuda at {n}^3 on the GPU")
     def _():
-        a, b, c = operands(n, dev)
+        host = host_operands(n)
+        a, b, c = (lockstep.asarray(x, device=dev) for x in host)
         reference = lecture.bound(lecture.tiled_matmul, numba_cuda)
-        na, nb, nc = (numba_cuda.to_device(x.numpy()) for x in (a, b, c))
+        na, nb, nc = (numba_cuda.to_device(x) for x in host)
         grid = (n // tpb, n // tpb)
         numba_s = numba_seconds(lambda: reference[grid, (tpb, tpb)](na, nb, nc), batch)
         seconds = _seconds(python_kernel(n, a, b, c), repeats, dev, batch)

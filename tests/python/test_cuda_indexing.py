@@ -126,7 +126,7 @@ def test_arguments_numpy_lockstep_tensor_and_device_arrays(device, rng):
 
         tensor = lockstep.asarray(values.copy(), device=device)
         scale[4, 256](tensor, np.float32(3), tensor.size)
-        np.testing.assert_allclose(tensor.numpy(), values * 3, rtol=1e-6)
+        np.testing.assert_allclose(tensor.to("cpu").numpy(), values * 3, rtol=1e-6)
 
         d = cuda.to_device(values)
         scale[4, 256](d, 4, 1000)

@@ -25,6 +25,11 @@ def _storage_view(host: np.ndarray) -> np.ndarray:
     return host if host.dtype.name in _TENSOR_DTYPES else host.view(_STORAGE[host.dtype.itemsize])
 
 
+def _host_copy(tensor: _core.Tensor) -> np.ndarray:
+    """A tensor's elements in host memory (the tensor's own on "cpu")."""
+    return (tensor if tensor.device == "cpu" else tensor.to_device("cpu")).numpy()
+
+
 class DeviceNDArray:
     """An array in a lockstep device's memory ("cpu": the emulator's host
     memory, or "cuda:N"), as numba's: ``shape``, ``strides`` in bytes,
@@ -67,7 +72,7 @@ class DeviceNDArray:
 
     def copy_to_host(self, ary: np.ndarray | None = None, stream: Any = 0) -> np.ndarray:
         """The array's contents in a new NumPy array (or written into ``ary``)."""
-        host = np.array(self.tensor.numpy(), copy=True).view(self.dtype)
+        host = np.array(_host_copy(self.tensor), copy=True).view(self.dtype)
         if ary is None:
             return host
         if ary.shape != host.shape:
@@ -256,7 +261,7 @@ def array_argument(obj: Any, device: str, checked: bool = False) -> ArrayArgumen
         on_device = tensor.to_device(device)
 
         def copy_back() -> None:
-            obj[...] = np.asarray(on_device.numpy()).view(obj.dtype)
+            obj[...] = _host_copy(on_device).view(obj.dtype)
 
         return _tensor_argument(on_device, obj.dtype, readonly, on_device, None if readonly else copy_back)
     if isinstance(obj, _core.Tensor):
