@@ -4,8 +4,8 @@
 - New tensors are poisoned (0xff bytes, NaN for floats), so an element a
   kernel forgets to write shows up in the results.
 - Emulator options never leak from one test to the next.
-- Markers: ``torch`` (needs PyTorch), ``cupy`` (needs CuPy) and ``gpu`` (needs
-  an NVIDIA GPU). Where
+- Markers: ``torch`` (needs PyTorch), ``cupy`` (needs CuPy), ``numba`` (needs
+  numba, which the test extra installs) and ``gpu`` (needs an NVIDIA GPU). Where
   the need is not met those tests are deselected, not skipped, with one line
   saying how many and why; on a machine with both they run.
 """
@@ -24,6 +24,7 @@ SEED = int(os.environ.get("LOCKSTEP_TEST_SEED", secrets.randbits(32)))
 
 HAVE_TORCH = importlib.util.find_spec("torch") is not None
 HAVE_CUPY = importlib.util.find_spec("cupy") is not None
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 HAVE_GPU = lockstep.cuda_available()
 
 lockstep._core.set_poison_new_tensors(True)
@@ -32,6 +33,7 @@ lockstep._core.set_poison_new_tensors(True)
 def pytest_configure(config):
     config.addinivalue_line("markers", "torch: needs PyTorch (deselected where it is not installed)")
     config.addinivalue_line("markers", "cupy: needs CuPy (deselected where it is not installed)")
+    config.addinivalue_line("markers", "numba: needs numba (a test dependency; deselected where it is not installed)")
     config.addinivalue_line("markers", "gpu: needs an NVIDIA GPU (deselected where lockstep.cuda_available() is false)")
 
 
@@ -45,6 +47,8 @@ def pytest_collection_modifyitems(config, items):
         missing["torch"] = "PyTorch is not installed"
     if not HAVE_CUPY:
         missing["cupy"] = "CuPy is not installed"
+    if not HAVE_NUMBA:
+        missing["numba"] = "numba is not installed"
     if not HAVE_GPU:
         missing["gpu"] = "no GPU (" + lockstep.cuda_unavailable_reason().split(":")[0] + ")"
     if not missing:
