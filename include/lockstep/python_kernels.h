@@ -126,6 +126,39 @@ struct array {
   }
 };
 
+// a[...] = value: every element of a view (numba broadcasts a scalar over a slice).
+template <class T, int N, bool C, class V>
+__device__ __forceinline__ void fill(const array<T, N, C>& a, V value) {
+  const i64 n = a.size();
+  for (i64 flat = 0; flat < n; ++flat) {
+    char* p = reinterpret_cast<char*>(a.data);
+    i64 rest = flat;
+    for (int k = N - 1; k >= 0; --k) {
+      p += (rest % a.shape[k]) * a.strides[k];
+      rest /= a.shape[k];
+    }
+    *reinterpret_cast<T*>(p) = static_cast<T>(value);
+  }
+}
+
+// a[...] = b[...]: element by element, same shapes (checked by the translator where known).
+template <class T, int N, bool C, class U, bool D>
+__device__ __forceinline__ void fill(const array<T, N, C>& a, const array<U, N, D>& b) {
+  const i64 n = a.size();
+  for (i64 flat = 0; flat < n; ++flat) {
+    char* p = reinterpret_cast<char*>(a.data);
+    char* q = reinterpret_cast<char*>(b.data);
+    i64 rest = flat;
+    for (int k = N - 1; k >= 0; --k) {
+      const i64 index = rest % a.shape[k];
+      p += index * a.strides[k];
+      q += (b.shape[k] == 1 ? 0 : index) * b.strides[k];
+      rest /= a.shape[k];
+    }
+    *reinterpret_cast<T*>(p) = static_cast<T>(*reinterpret_cast<U*>(q));
+  }
+}
+
 // A view over storage the kernel declares (shared, local and constant
 // arrays), row-major.
 template <class T, int N>
@@ -147,6 +180,14 @@ struct tuple {
   T item[N];
   __device__ __forceinline__ T operator[](i64 i) const { return item[i < 0 ? i + N : i]; }
 };
+
+// A tuple of another item type (a variable that holds int32 pairs and int64 pairs is an int64 pair).
+template <class T, class U, int N>
+__device__ __forceinline__ tuple<T, N> convert(const tuple<U, N>& t) {
+  tuple<T, N> out;
+  for (int k = 0; k < N; ++k) out.item[k] = static_cast<T>(t.item[k]);
+  return out;
+}
 
 template <class T, int N>
 __device__ __forceinline__ tuple<i64, N> shape_of(const T (&extents)[N]) {
@@ -228,6 +269,44 @@ __device__ __forceinline__ T pow(T base, T exponent) {
     }
     return result;
   }
+}
+
+// 64-bit bit reversal (CUDA's __brevll), from two 32-bit ones.
+__device__ __forceinline__ u64 brev64(u64 x) {
+  return (static_cast<u64>(__brev(static_cast<unsigned>(x))) << 32) | __brev(static_cast<unsigned>(x >> 32));
+}
+
+// math.modf: (fractional part, integral part).
+__device__ __forceinline__ float modf_of(float x, float* whole) { return modff(x, whole); }
+__device__ __forceinline__ double modf_of(double x, double* whole) { return modf(x, whole); }
+template <class T>
+__device__ __forceinline__ tuple<T, 2> modf_tuple(T x) {
+  T whole;
+  const T fraction = modf_of(x, &whole);
+  return tuple<T, 2>{{fraction, whole}};
+}
+
+// round(x, ndigits) for floats, as numba (and CPython's fallback) computes it.
+__device__ __forceinline__ double round_digits(double x, i64 ndigits) {
+  if (isinf(x) || isnan(x)) return x;
+  double pow1, pow2 = 1.0, y;
+  if (ndigits >= 0) {
+    if (ndigits > 22) {
+      pow1 = ::pow(10.0, static_cast<double>(ndigits - 22));
+      pow2 = 1e22;
+    } else {
+      pow1 = ::pow(10.0, static_cast<double>(ndigits));
+    }
+    y = (x * pow1) * pow2;
+    if (isinf(y)) return x;
+  } else {
+    pow1 = ::pow(10.0, static_cast<double>(-ndigits));
+    y = x / pow1;
+  }
+  double z = rint(y);
+  if (fabs(y - z) == 0.5) z = 2.0 * rint(y / 2.0);
+  z = ndigits >= 0 ? (z / pow2) / pow1 : z * pow1;
+  return isinf(z) ? x : z;
 }
 
 // Python's round(): halves to even.

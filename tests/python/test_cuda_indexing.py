@@ -185,3 +185,11 @@ def test_tuples_of_numbers_are_arguments(device):
     with lockstep.device(device):
         tuple_argument[1, 32](out, (3, 2), (0.5,))
     np.testing.assert_array_equal(out, (3 + 2 * np.arange(10)) * 0.5)
+
+
+def test_device_array_setitem_transpose_and_flags(device):
+    with lockstep.device(device):
+        d = cuda.to_device(np.arange(6, dtype=np.float64).reshape(2, 3))
+        d[0, 1:] = -1
+        np.testing.assert_array_equal(d.copy_to_host(), [[0, -1, -1], [3, 4, 5]])
+        assert d.T.shape == (3, 2) and d.flags["C_CONTIGUOUS"] and not d.T.flags["C_CONTIGUOUS"]

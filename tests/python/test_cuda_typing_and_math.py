@@ -292,3 +292,110 @@ def test_print_is_device_printf(capsys):
     say[1, 2](np.array([1.5, 2.5]))
     lines = sorted(capsys.readouterr().out.strip().splitlines())
     assert lines == ["thread 0 value 1.500000 half 0.750000", "thread 1 value 2.500000 half 1.250000"]
+
+
+@cuda.jit(device=True)
+def shared_scratch(out, dtype, n, op):
+    scratch = cuda.shared.array(n, dtype)  # a literal and a type passed in: compile-time constants
+    scratch[0] = 0
+    op(scratch, 0, 5)
+    out[0] = scratch[0]
+
+
+@cuda.jit
+def passes_constants(out):
+    shared_scratch(out, np.uint32, 32, cuda.atomic.add)
+
+
+def test_types_functions_and_literals_pass_to_device_functions(device):
+    out = np.zeros(1, dtype=np.uint32)
+    with lockstep.device(device):
+        passes_constants[1, 1](out)
+    assert out[0] == 5
+
+
+@cuda.jit
+def local_constant_shape(out):
+    n = 8
+    tile = cuda.shared.array(n, np.int64)
+    tile[cuda.threadIdx.x] = cuda.threadIdx.x * 2
+    cuda.syncthreads()
+    out[cuda.threadIdx.x] = tile[n - 1 - cuda.threadIdx.x]
+
+
+def test_a_local_assigned_once_is_a_constant_shape(device):
+    out = np.full(8, -1, dtype=np.int64)
+    with lockstep.device(device):
+        local_constant_shape[1, 8](out)
+    np.testing.assert_array_equal(out, (7 - np.arange(8)) * 2)
+
+
+@cuda.jit
+def rounding_and_parts(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i, 0] = round(x[i], 2)
+        out[i, 1] = round(x[i], -1)
+        frac, whole = math.modf(x[i])
+        out[i, 2] = frac
+        out[i, 3] = whole
+        out[i, 4] = math.ldexp(x[i], 3)
+        out[i, 5] = math.remainder(x[i], 2.0)
+
+
+def test_round_digits_modf_ldexp_remainder(device, rng):
+    x = rng.uniform(-100, 100, size=64)
+    out = np.full((64, 6), np.nan)
+    with lockstep.device(device):
+        rounding_and_parts[1, 64](x, out)
+    np.testing.assert_array_equal(out[:, 0], [round(v, 2) for v in x])
+    np.testing.assert_array_equal(out[:, 1], [round(v, -1) for v in x])
+    np.testing.assert_array_equal(out[:, 2:4], [math.modf(v) for v in x])
+    np.testing.assert_array_equal(out[:, 4], x * 8)
+    np.testing.assert_array_equal(out[:, 5], [math.remainder(v, 2.0) for v in x])
+
+
+@cuda.jit
+def slice_assignment(a, b):
+    a[1:4] = 7
+    a[5:] = b[::2]
+
+
+def test_assignment_to_slices(device):
+    a = np.zeros(8)
+    with lockstep.device(device):
+        slice_assignment[1, 1](a, np.array([1.0, -1, 2, -1, 3, -1]))
+    np.testing.assert_array_equal(a, [0, 7, 7, 7, 0, 1, 2, 3])
+
+
+@cuda.jit
+def bits(out, wide, narrow):
+    out[0] = wide
+    out[1] = narrow
+
+
+def test_integer_arguments_convert_as_c_does(device):
+    out = np.zeros(2, dtype=np.uint64)
+    with lockstep.device(device):
+        bits[1, 1](out, 0xFFFFFFFFFFFFFFFF, np.int32(-1))  # a uint64 beyond int64, and -1 stored into uint64
+    assert out[0] == 0xFFFFFFFFFFFFFFFF and out[1] == 0xFFFFFFFFFFFFFFFF
+    declared = cuda.jit("void(int64[:], int32)")(lambda_free_store)
+    small = np.zeros(1, dtype=np.int64)
+    with lockstep.device(device):
+        declared[1, 1](small, 0xFFFFFFFF)  # wraps to the int32 -1, as numba passes it
+    assert small[0] == -1
+
+
+def lambda_free_store(out, v):
+    out[0] = v
+
+
+@cuda.jit
+def say_more(flag):
+    if cuda.grid(1) == 0:
+        print("flag", flag > 0, "pair", (1, 2), "where", cuda.threadIdx)
+
+
+def test_print_bools_tuples_and_dim3(capsys):
+    say_more[1, 1](3)
+    assert capsys.readouterr().out.strip() == "flag True pair (1, 2) where (0, 0, 0)"

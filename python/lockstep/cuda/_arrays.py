@@ -93,6 +93,24 @@ class DeviceNDArray:
         staged = asarray(np.ascontiguousarray(_storage_view(source)), device=self.device)
         _copy_bytes(self.tensor, staged)
 
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """d[key] = value on the host's side, as numba's device arrays allow."""
+        if self.device == "cpu":
+            self.tensor.numpy_view().view(self.dtype)[key] = value
+            return
+        host = self.copy_to_host()
+        host[key] = value
+        self.copy_to_device(host)
+
+    @property
+    def T(self) -> DeviceNDArray:  # noqa: N802 (NumPy's name)
+        return DeviceNDArray(self.tensor.T, self.dtype)
+
+    @property
+    def flags(self) -> dict[str, bool]:
+        c = self.is_c_contiguous()
+        return {"C_CONTIGUOUS": c, "F_CONTIGUOUS": c and self.ndim <= 1 or self.T.is_c_contiguous()}
+
     def __getitem__(self, key: Any) -> DeviceNDArray:
         view = self.tensor[key]
         return DeviceNDArray(view, self.dtype)

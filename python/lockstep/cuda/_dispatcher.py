@@ -88,6 +88,8 @@ class Dispatcher:
 
     def forall(self, ntasks: int, tpb: int = 128, stream: Any = 0, sharedmem: int = 0) -> _Launch:
         """Enough blocks of ``tpb`` threads for ``ntasks`` threads, as numba's forall."""
+        if int(ntasks) < 0:
+            raise ValueError(f"forall needs a non-negative number of tasks, got {ntasks}")
         blocks = max(1, (int(ntasks) + tpb - 1) // tpb)
         return self[blocks, tpb, stream, sharedmem]
 
@@ -131,6 +133,9 @@ class Dispatcher:
         for declared in self._declared:
             if len(declared) == len(found) and all(_accepts(d, f) for d, f in zip(declared, found)):
                 return tuple(declared)
+        if len(self._declared) == 1 and len(self._declared[0]) == len(found) and all(_reinterprets(d, f) for d, f in zip(self._declared[0], found)):
+            # One signature: numba passes arrays to it as they are, their bits read as the declared element type.
+            return tuple(self._declared[0])
         wanted = " or ".join("(" + ", ".join(str(t) for t in d) + ")" for d in self._declared)
         raise _core.ArgumentError(f"{self.py_func.__name__} was declared for {wanted}; got ({', '.join(str(t) for t in found)})")
 
@@ -191,6 +196,17 @@ def _accepts(declared: Type, found: Type) -> bool:
     return isinstance(found, Scalar)
 
 
+def _reinterprets(declared: Type, found: Type) -> bool:
+    if isinstance(declared, Array):
+        return (
+            isinstance(found, Array)
+            and found.ndim == declared.ndim
+            and found.dtype.bits == declared.dtype.bits
+            and (found.contiguous or not declared.contiguous)
+        )
+    return isinstance(found, Scalar)
+
+
 def _launch_device(args: tuple[Any, ...]) -> str:
     gpu = None
     for a in args:
@@ -234,11 +250,23 @@ class _Launch:
 
 
 def _scalar_value(value: Any, declared: Type) -> Any:
-    if isinstance(declared, Scalar) and declared.is_float and not isinstance(value, (float, np.floating)):
+    if isinstance(value, np.generic):
+        value = value.item()
+    if not isinstance(declared, Scalar):
+        return value
+    if declared.is_float:
         return float(value)
-    if isinstance(declared, Scalar) and not declared.is_float and isinstance(value, (float, np.floating)):
+    if isinstance(value, float):
         raise _core.ArgumentError(f"{value!r} is passed where the kernel takes {declared}")
-    return value.item() if isinstance(value, np.generic) else value
+    if declared.is_bool:
+        return bool(value)
+    # Integers convert as C converts them (numba wraps out-of-range values);
+    # a uint64 parameter receives its bits as a signed 64-bit integer.
+    bits = declared.bits
+    wrapped = int(value) & ((1 << bits) - 1)
+    if (not declared.is_unsigned or bits == 64) and wrapped >= 1 << (bits - 1):
+        wrapped -= 1 << bits
+    return wrapped
 
 
 def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:

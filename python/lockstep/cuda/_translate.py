@@ -15,7 +15,7 @@ import builtins
 import inspect
 import math
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -78,6 +78,24 @@ class Value:
         return self.const is not _NOTHING
 
 
+@dataclass(frozen=True)
+class ConstArgument:
+    """A device function's argument known while translating (a type, a
+    function, an intrinsic, a number), bound in the callee as numba binds
+    literals: one specialisation per value."""
+
+    key: Any
+    value: Any = field(compare=False, hash=False)
+
+    @staticmethod
+    def of(value: Any) -> ConstArgument:
+        number = isinstance(value, (bool, int, float, np.number, np.bool_))
+        return ConstArgument(("number", type(value).__name__, value) if number else ("object", id(value)), value)
+
+    def __str__(self) -> str:
+        return f"literal {self.value!r}"
+
+
 def _float_literal(v: float, t: Scalar) -> str:
     if math.isnan(v):
         code = "__longlong_as_double(0x7ff8000000000000LL)"
@@ -122,6 +140,8 @@ def cast(v: Value, to: Type) -> str:
         return f"static_cast<{to.cpp}>({v.code})"
     if isinstance(to, Array) and isinstance(v.type, Array) and v.type.contiguous and not to.contiguous:
         return f"({v.code}).strided()"
+    if isinstance(to, Tuple) and isinstance(v.type, Tuple) and to.item != v.type.item:
+        return f"lockstep::py::convert<{to.item.cpp}>({v.code})"
     return v.code or ""
 
 
@@ -167,6 +187,8 @@ _BINARY_FLOAT_FUNCTIONS = {
     "fmod": "fmod",
     "pow": "pow",
     "power": "pow",
+    "remainder": "remainder",
+    "nextafter": "nextafter",
 }
 _FLOAT_PREDICATES = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
 # Python's math.floor/ceil/trunc give ints; NumPy's give floats.
@@ -220,8 +242,8 @@ class Program:
 
     def __init__(self) -> None:
         self.definitions: list[str] = []
-        self.device_functions: dict[tuple[Any, tuple[Type, ...]], tuple[str, Type]] = {}
-        self.in_progress: set[tuple[Any, tuple[Type, ...]]] = set()
+        self.device_functions: dict[tuple[Any, tuple[Any, ...]], tuple[str, Type]] = {}
+        self.in_progress: set[tuple[Any, tuple[Any, ...]]] = set()
         self.constants: dict[int, tuple[str, Array]] = {}
         self.names: set[str] = set()
 
@@ -233,7 +255,7 @@ class Program:
         self.names.add(name)
         return name
 
-    def device_function(self, func: Callable[..., Any], arg_types: tuple[Type, ...], at: FunctionTranslator, node: ast.AST) -> tuple[str, Type]:
+    def device_function(self, func: Callable[..., Any], arg_types: tuple[Any, ...], at: FunctionTranslator, node: ast.AST) -> tuple[str, Type]:
         key = (func, arg_types)
         if key in self.device_functions:
             return self.device_functions[key]
@@ -278,10 +300,13 @@ class _Assigned(ast.NodeVisitor):
 
     def __init__(self) -> None:
         self.names: list[str] = []
+        self.counts: dict[str, int] = {}
 
     def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, (ast.Store, ast.Del)) and node.id not in self.names:
-            self.names.append(node.id)
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            self.counts[node.id] = self.counts.get(node.id, 0) + 1
+            if node.id not in self.names:
+                self.names.append(node.id)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         for stmt in node.body:
@@ -315,16 +340,30 @@ class FunctionTranslator:
         if len(arg_types) != len(self.params):
             missing = len(self.params) - len(arg_types)
             if 0 < missing <= len(defaults):
-                for value in defaults[len(defaults) - missing :]:
-                    self.arg_types.append(self.runtime(Value(None, None, value), self.tree).type)  # type: ignore[arg-type]
+                self.arg_types.extend(ConstArgument.of(value) for value in defaults[len(defaults) - missing :])
             else:
                 self.fail(self.tree, f"{func.__name__} takes {len(self.params)} arguments, {len(arg_types)} given")
         collector = _Assigned()
         collector.visit(self.tree)
         self.locals = list(dict.fromkeys(self.params + collector.names))
+        # Arguments known while translating: bound as constants, or, where the
+        # function assigns the parameter, as a local variable's first value.
+        self.const_params = {
+            name: t.value for name, t in zip(self.params, self.arg_types) if isinstance(t, ConstArgument) and name not in collector.names
+        }
+        self.initial_values = {
+            name: t.value for name, t in zip(self.params, self.arg_types) if isinstance(t, ConstArgument) and name in collector.names
+        }
+        # Names assigned once, from an expression: constants where one is needed (N = 100; cuda.shared.array(N, ...)).
+        self.single_assignments = {
+            n.targets[0].id: n.value
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and collector.counts[n.targets[0].id] == 1
+        }
         closure = dict(zip(func.__code__.co_freevars, (c.cell_contents for c in (func.__closure__ or ())))) if func.__closure__ else {}
         self.scope = {**vars(builtins), **func.__globals__, **closure}
         self.cpp_names = {name: _cpp_identifier(name) for name in self.locals}
+        self.evaluating: set[str] = set()
 
     # ---- errors ----
     def line_of(self, node: ast.AST) -> int:
@@ -337,9 +376,10 @@ class FunctionTranslator:
 
     # ---- the passes ----
     def translate(self) -> str:
-        self.var_types: dict[str, Type | None] = {name: None for name in self.locals}
+        self.var_types: dict[str, Type | None] = {name: None for name in self.locals if name not in self.const_params}
         for name, t in zip(self.params, self.arg_types):
-            self.var_types[name] = t
+            if not isinstance(t, ConstArgument):
+                self.var_types[name] = t
         for _ in range(8):
             before = (dict(self.var_types), self.return_type)
             self.emit_body(final=False)
@@ -355,13 +395,23 @@ class FunctionTranslator:
         self.local_names: set[str] = set(self.cpp_names.values())
         self.name_hint: str | None = None
         self.depth = 1
+        for name, value in self.initial_values.items():
+            self.assign_name(name, Value(None, None, value), self.tree)
         for stmt in self.tree.body:
             self.statement(stmt)
         if not final:
             return ""
         params, copies = [], []
         for name, t in zip(self.params, self.arg_types):
+            if isinstance(t, ConstArgument):
+                continue
             cpp = self.cpp_names[name]
+            if isinstance(t, Scalar) and t.name == "uint64":
+                # Launch arguments travel as signed 64-bit integers: the bits of a uint64.
+                params.append(f"long long {cpp}_bits")
+                declared = self.var_types[name] or t
+                copies.append(f"  {declared.cpp} {cpp} = static_cast<{declared.cpp}>(static_cast<unsigned long long>({cpp}_bits));")
+                continue
             declared = self.var_types[name] or t
             if declared == t:
                 params.append(f"{t.cpp} {cpp}")
@@ -370,7 +420,7 @@ class FunctionTranslator:
                 copies.append(f"  {declared.cpp} {cpp} = {cast(Value(cpp + '_argument', t), declared)};")
         declarations = []
         for name in self.locals:
-            if name in self.params:
+            if name in self.params and name not in self.initial_values:
                 continue
             t = self.var_types[name]
             if t is None or isinstance(t, NoneType):
@@ -616,8 +666,13 @@ class FunctionTranslator:
             self.check_writable(target, node)
             place = self.expr(target)
             value = self.runtime(value, node)
-            if isinstance(place.type, Array):
-                self.fail(node, "assigning to a slice is not supported; assign element by element in a loop")
+            if isinstance(place.type, Array):  # a[1:3] = 0, a[:] = b[::2]: every element of the view
+                if isinstance(value.type, Array) and value.type.ndim != place.type.ndim:
+                    self.fail(node, f"cannot assign a {value.type.ndim}-d array to a {place.type.ndim}-d slice")
+                if isinstance(value.type, Tuple):
+                    self.fail(node, "assign a number or an array to a slice")
+                self.out(f"lockstep::py::fill({place.code}, {value.code});")
+                return
             self.out(f"{place.code} = {cast(value, place.type) if place.type else value.code};")
         elif isinstance(target, (ast.Tuple, ast.List)):
             value = self.runtime(value, node)
@@ -689,6 +744,8 @@ class FunctionTranslator:
         return Value(None, None, node.value)
 
     def expr_Name(self, node: ast.Name) -> Value:
+        if node.id in self.const_params:
+            return Value(None, None, self.const_params[node.id])
         if node.id in self.var_types:
             return Value(self.cpp_names.setdefault(node.id, _cpp_identifier(node.id)), self.var_types[node.id])
         if node.id in self.scope:
@@ -943,7 +1000,7 @@ class FunctionTranslator:
             return self.call_math(named[0], named[1], node)
         func = python_function(f)
         if func is not None:
-            return self.call_device_function(func, node)
+            return self.call_device_function(func, node, getattr(f, "_declared", None))
         self.fail(
             node, f"{ast.unparse(node.func)} cannot be called in kernels; call @cuda.jit(device=True) functions, math functions and cuda.* intrinsics"
         )
@@ -969,39 +1026,65 @@ class FunctionTranslator:
                 self.fail(node, f"{ast.unparse(node.func)} takes numbers, not a {a.type}")
         return args
 
-    def call_device_function(self, func: Callable[..., Any], node: ast.Call) -> Value:
-        args = self.call_args(node)
+    def call_device_function(self, func: Callable[..., Any], node: ast.Call, declared: list[list[Type]] | None = None) -> Value:
         if node.keywords:
             self.fail(node, "device functions take positional arguments")
-        if any(a.type is None for a in args):
-            return Value(f"{func.__name__}(...)", None)
-        name, result = self.program.device_function(func, tuple(a.type for a in args), self, node)  # type: ignore[misc]
-        call = f"{name}({', '.join(a.code or '' for a in args)})"
+        specs: list[Type | ConstArgument] = []
+        runtime: list[Value] = []
+        signature = next((d for d in declared or () if len(d) == len(node.args)), None)
+        if declared and signature is None:
+            self.fail(node, f"{func.__name__} was declared with {len(declared[0])} parameters; it is called with {len(node.args)}")
+        for k, a in enumerate(node.args):
+            v = self.expr(a)
+            if v.is_const and not isinstance(v.const, str) and signature is None:
+                specs.append(ConstArgument.of(v.const))
+                continue
+            v = self.runtime(v, a)
+            if v.type is None:
+                return Value(f"{func.__name__}(...)", None)
+            if signature is not None:  # a declared signature converts the arguments, as numba does
+                v = Value(cast(v, signature[k]), signature[k])
+            specs.append(v.type)
+            runtime.append(v)
+        name, result = self.program.device_function(func, tuple(specs), self, node)
+        call = f"{name}({', '.join(a.code or '' for a in runtime)})"
         return Value(call, result) if not isinstance(result, NoneType) else Value(call, none)
 
     def call_print(self, node: ast.Call) -> Value:
-        formats, values = [], []
+        """print(...) as numba prints: items separated by spaces, floats with %f, bools as True/False."""
+        formats: list[str] = []
+        values: list[str] = []
+
+        def item(v: Value, a: ast.expr) -> str:
+            if isinstance(v.type, Scalar):
+                if v.type.is_bool:
+                    values.append(f'({v.code} ? "True" : "False")')
+                    return "%s"
+                if v.type.is_float:
+                    values.append(cast(v, float64))
+                    return "%f"
+                values.append(cast(v, Scalar("uint64")) if v.type.is_unsigned else cast(v, int64))
+                return "%llu" if v.type.is_unsigned else "%lld"
+            if isinstance(v.type, Tuple):
+                parts = v.items or [f"{v.code}.item[{k}]" for k in range(v.type.count)]
+                inner = [item(Value(p, v.type.item), a) for p in parts]
+                return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
+            if v.type is None:
+                values.append(v.code or "")
+                return "%lld"
+            self.fail(a, f"print() in kernels takes strings, numbers and tuples of numbers, not a {v.type}")
+            return ""
+
         for a in node.args:
             v = self.expr(a)
             if v.is_const and isinstance(v.const, str):
                 formats.append(v.const.replace("%", "%%").replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n"))
                 continue
-            v = self.runtime(v, a)
-            if isinstance(v.type, Scalar):
-                if v.type.is_float:
-                    formats.append("%f")
-                    values.append(cast(v, float64))
-                elif v.type.is_unsigned:
-                    formats.append("%llu")
-                    values.append(cast(v, Scalar("uint64")))
-                else:
-                    formats.append("%lld")
-                    values.append(cast(v, int64))
-            elif v.type is None:
-                formats.append("%lld")
-                values.append(v.code or "")
+            if v.is_const and isinstance(v.const, intr.Dim3):
+                v = Value(None, Tuple(int32, 3), items=[f"static_cast<int>({v.const.name}.{axis})" for axis in "xyz"])
             else:
-                self.fail(a, f"print() in kernels takes strings and numbers, not a {v.type}")
+                v = self.runtime(v, a)
+            formats.append(item(v, a))
         text = " ".join(formats) + "\\n"
         return Value(f'printf("{text}"{"".join(", " + v for v in values)})', none)
 
@@ -1037,8 +1120,14 @@ class FunctionTranslator:
             return Value(f"lockstep::py::abs_of<{t.cpp}>({cast(a, t)})", t)
         if f is round:
             args = self.scalar_args(node, None)  # type: ignore[arg-type]
+            if len(args) == 2:  # round(x, ndigits): a float of x's type (an int stays an int)
+                a, digits = args
+                if isinstance(a.type, Scalar) and not a.type.is_float:
+                    return Value(cast(a, int64), int64)
+                t = a.type if a.type == float32 else float64
+                return Value(cast(Value(f"lockstep::py::round_digits({cast(a, float64)}, {cast(digits, int64)})", float64), t), t)
             if len(args) != 1:
-                self.fail(node, "round() takes one argument in kernels")
+                self.fail(node, "round() takes a number and, optionally, the digits to keep")
             a = args[0]
             if isinstance(a.type, Scalar) and not a.type.is_float:
                 return Value(cast(a, int64), int64)
@@ -1099,6 +1188,14 @@ class FunctionTranslator:
                 return self.binary(ast.Pow(), a, b, node)
             t = self.float_type(a, b)
             return Value(f"{_BINARY_FLOAT_FUNCTIONS[name]}{'f' if t == float32 else ''}({cast(a, t)}, {cast(b, t)})", t)
+        if name == "ldexp":
+            a, e = self.scalar_args(node, 2)
+            t = self.float_type(a)
+            return Value(f"ldexp{'f' if t == float32 else ''}({cast(a, t)}, {cast(e, int32)})", t)
+        if name == "modf":
+            (a,) = self.scalar_args(node, 1)
+            t = self.float_type(a)
+            return Value(f"lockstep::py::modf_tuple<{t.cpp}>({cast(a, t)})", Tuple(t, 2))
         if name in _FLOAT_PREDICATES:
             (a,) = self.scalar_args(node, 1)
             if isinstance(a.type, Scalar) and not a.type.is_float:
@@ -1158,6 +1255,8 @@ class FunctionTranslator:
             return Value(f"{_SHUFFLES[name]}({cast(mask, uint32)}, {value.code}, {cast(lane, lane_type)}{width})", t)
         if name in ("all_sync", "any_sync", "eq_sync", "ballot_sync"):
             mask, predicate = self.call_args(node, 2)
+            if isinstance(mask.type, Scalar) and not mask.type.is_integer:
+                self.fail(node, f"a warp mask is an integer, not {mask.type}")
             p = self.truth(predicate)
             if name == "ballot_sync":
                 return Value(f"__ballot_sync({cast(mask, uint32)}, {p})", uint32)
@@ -1180,7 +1279,7 @@ class FunctionTranslator:
             suffix = "ll" if wide else ""
             if name == "brev":
                 t = Scalar("uint64") if wide else uint32
-                return Value(f"__brev{suffix}({cast(a, t)})", t)
+                return Value(f"lockstep::py::brev64({cast(a, t)})" if wide else f"__brev({cast(a, t)})", t)
             operand = cast(a, Scalar("uint64") if wide else uint32) if name == "popc" else cast(a, int64 if wide else int32)
             return Value(f"__{name}{suffix}({operand})", int32)
         if name == "fma":
@@ -1213,7 +1312,13 @@ class FunctionTranslator:
 
     def const_value(self, node: ast.expr) -> Any:
         """A compile-time value (numbers, tuples of them, globals, closure
-        variables, arithmetic on those), as numba freezes globals."""
+        variables, arithmetic on those, a local assigned once from those), as numba freezes globals."""
+        if isinstance(node, ast.Name) and node.id in self.single_assignments and node.id not in self.evaluating:
+            self.evaluating.add(node.id)
+            try:
+                return self.const_value(self.single_assignments[node.id])
+            finally:
+                self.evaluating.discard(node.id)
         v = self.expr(node)
         if v.is_const:
             return v.const
@@ -1240,7 +1345,9 @@ class FunctionTranslator:
             dtype_obj = self.const_value(given["dtype"])
         except _NotConst:
             self.fail(node, f"cuda.{space}.array needs a shape and dtype known when the kernel is compiled (numbers, globals, closure variables)")
-        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        if isinstance(shape, list):
+            self.fail(node, f"cuda.{space}.array's shape is an int or a tuple of ints, not a list")
+        shape = tuple(shape) if isinstance(shape, tuple) else (shape,)
         if not shape or not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
             self.fail(node, f"cuda.{space}.array's shape must be non-negative integers, got {shape}")
         dtype = scalar_named(dtype_obj)
