@@ -111,8 +111,11 @@ class DeviceNDArray:
         c = self.is_c_contiguous()
         return {"C_CONTIGUOUS": c, "F_CONTIGUOUS": c and self.ndim <= 1 or self.T.is_c_contiguous()}
 
-    def __getitem__(self, key: Any) -> DeviceNDArray:
+    def __getitem__(self, key: Any) -> Any:
+        """A view, or, where every dimension is indexed, the element itself (copied to the host, as numba does)."""
         view = self.tensor[key]
+        if view.ndim == 0:
+            return _host_copy(view).view(self.dtype).reshape(())[()]
         return DeviceNDArray(view, self.dtype)
 
     def reshape(self, *shape: Any) -> DeviceNDArray:

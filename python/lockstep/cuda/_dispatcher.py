@@ -89,7 +89,7 @@ class Dispatcher:
     def forall(self, ntasks: int, tpb: int = 128, stream: Any = 0, sharedmem: int = 0) -> _Launch:
         """Enough blocks of ``tpb`` threads for ``ntasks`` threads, as numba's forall."""
         if int(ntasks) < 0:
-            raise ValueError(f"forall needs a non-negative number of tasks, got {ntasks}")
+            raise ValueError(f"Can't create ForAll with negative task count: {ntasks}")
         blocks = max(1, (int(ntasks) + tpb - 1) // tpb)
         return self[blocks, tpb, stream, sharedmem]
 

@@ -1325,7 +1325,8 @@ class FunctionTranslator:
         if isinstance(node, ast.BinOp):
             a, b = self.const_value(node.left), self.const_value(node.right)
             ops = {ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y, ast.Mult: lambda x, y: x * y, ast.FloorDiv: lambda x, y: x // y}
-            if type(node.op) in ops:
+            numbers = (int, float, np.number)
+            if type(node.op) in ops and isinstance(a, numbers) and isinstance(b, numbers):
                 return ops[type(node.op)](a, b)
         if isinstance(node, ast.Tuple):
             return tuple(self.const_value(e) for e in node.elts)
