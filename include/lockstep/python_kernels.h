@@ -181,6 +181,24 @@ struct tuple {
   __device__ __forceinline__ T operator[](i64 i) const { return item[i < 0 ? i + N : i]; }
 };
 
+// A tuple of mixed types (numba's Tuple): the first item, then the rest.
+// python/lockstep/cuda/_types.py's size_and_alignment mirrors this layout.
+template <class... T>
+struct record {};
+template <class T0, class... Rest>
+struct record<T0, Rest...> {
+  T0 first;
+  record<Rest...> rest;
+};
+
+template <int K, class R>
+__device__ __forceinline__ auto& get(R&& r) {
+  if constexpr (K == 0)
+    return r.first;
+  else
+    return get<K - 1>(r.rest);
+}
+
 // A tuple of another item type (a variable that holds int32 pairs and int64 pairs is an int64 pair).
 template <class T, class U, int N>
 __device__ __forceinline__ tuple<T, N> convert(const tuple<U, N>& t) {
@@ -284,6 +302,18 @@ __device__ __forceinline__ tuple<T, 2> modf_tuple(T x) {
   T whole;
   const T fraction = modf_of(x, &whole);
   return tuple<T, 2>{{fraction, whole}};
+}
+
+// math.frexp: (mantissa, exponent).
+template <class T>
+__device__ __forceinline__ record<T, int> frexp_record(T x) {
+  int exponent = 0;
+  T mantissa;
+  if constexpr (sizeof(T) == 4)
+    mantissa = frexpf(x, &exponent);
+  else
+    mantissa = frexp(x, &exponent);
+  return record<T, int>{mantissa, {exponent, {}}};
 }
 
 // round(x, ndigits) for floats, as numba (and CPython's fallback) computes it.

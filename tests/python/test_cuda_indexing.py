@@ -2,6 +2,8 @@
 gridsize, array indexing (negative indices, views, slices, shape/strides/size/ndim)
 and arguments of every kind, against NumPy, on the emulator and the GPU."""
 
+import collections
+
 import numpy as np
 import pytest
 
@@ -193,3 +195,26 @@ def test_device_array_setitem_transpose_and_flags(device):
         d[0, 1:] = -1
         np.testing.assert_array_equal(d.copy_to_host(), [[0, -1, -1], [3, 4, 5]])
         assert d.T.shape == (3, 2) and d.flags["C_CONTIGUOUS"] and not d.T.flags["C_CONTIGUOUS"]
+
+
+Point = collections.namedtuple("Point", "x y")
+
+
+@cuda.jit
+def mixed_tuples(out, nested, point):
+    out[0] = nested[0]  # an int
+    out[1] = nested[1][1]  # a float inside a tuple inside the tuple
+    values = nested[2]  # an array inside the tuple
+    out[2] = values[values.size - 1]
+    out[3] = point.x * point.y  # a namedtuple's fields
+    pair = (cuda.threadIdx.x, 0.5)  # a tuple of mixed types made in the kernel
+    i, half = pair
+    out[4] = i + half + len(nested)
+
+
+def test_tuples_of_mixed_types_arrays_and_namedtuples(device):
+    out = np.full(5, np.nan)
+    values = np.array([1.0, 2.0, 9.0])
+    with lockstep.device(device):
+        mixed_tuples[1, 1](out, (3, (0.25, 0.75), values), Point(4, 2.5))
+    np.testing.assert_array_equal(out, [3, 0.75, 9, 10, 3.5])

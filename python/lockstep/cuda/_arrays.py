@@ -14,7 +14,7 @@ import numpy as np
 from .. import _core
 from .._devices import default_device
 from .._tensor import asarray
-from ._types import Array, scalar_named
+from ._types import Array, Record, Scalar, Tuple, record_offsets, scalar_named, size_and_alignment, typeof_number
 
 # Tensors hold these dtypes; other element types travel as one of the same size.
 _STORAGE = {1: np.uint8, 2: np.float16, 4: np.int32, 8: np.int64}
@@ -310,6 +310,48 @@ def array_argument(obj: Any, device: str, checked: bool = False) -> ArrayArgumen
             Array(scalar, len(shape), contiguous, bool(interface["data"][1])), pack(interface["data"][0], shape, tuple(strides)), None, obj
         )
     raise TypeError(f"cannot pass a {type(obj).__name__} to a kernel")
+
+
+_STRUCT_CODES = {"bool": "?", "int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I", "int64": "q", "uint64": "Q"}
+_STRUCT_CODES.update(float32="f", float64="d")
+
+
+def _number_bytes(t: Scalar, value: Any) -> bytes:
+    if t.name == "float16":
+        return np.float16(value).tobytes()
+    python = float if t.is_float else bool if t.is_bool else int
+    return struct.pack("<" + _STRUCT_CODES[t.name], python(value))
+
+
+def tuple_argument(values: tuple[Any, ...], device: str, checked: bool = False) -> ArrayArgument:
+    """A tuple passed to a kernel, by value: numbers of one type as a UniTuple,
+    anything else (mixed numbers, arrays, nested tuples, a namedtuple) as a
+    record laid out as python_kernels.h lays it out."""
+    parts: list[tuple[Any, bytes, Any, Any]] = []
+    for v in values:
+        number = typeof_number(v) if not isinstance(v, np.ndarray) else None
+        if number is not None:
+            parts.append((number, _number_bytes(number, v), None, None))
+            continue
+        a = tuple_argument(v, device, checked) if isinstance(v, tuple) else array_argument(v, device, checked)
+        parts.append((a.type, a.packed, a.copy_back, a.keep))
+    types = tuple(p[0] for p in parts)
+    names = getattr(type(values), "_fields", None)
+    copy_backs = [p[2] for p in parts if p[2] is not None]
+
+    def copy_back() -> None:
+        for c in copy_backs:
+            c()
+
+    after = copy_back if copy_backs else None
+    keep = [p[3] for p in parts]
+    if types and not names and all(isinstance(t, Scalar) and t == types[0] for t in types):
+        return ArrayArgument(Tuple(types[0], len(types)), b"".join(p[1] for p in parts), after, keep)
+    record = Record(types, tuple(names) if names else None)
+    buffer = bytearray(size_and_alignment(record)[0])
+    for offset, part in zip(record_offsets(record), parts):
+        buffer[offset : offset + len(part[1])] = part[1]
+    return ArrayArgument(record, bytes(buffer), after, keep)
 
 
 def _same_device(array_device: str, device: str) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import struct
 from typing import Any, Callable
 
 import numpy as np
@@ -17,9 +16,9 @@ from .. import _core
 from .._emulator import emulator_options
 from .._kernels import _extents, _stream_handle, compile
 from .._output import _stdout_is_fd1, kernel_output_to_sys_stdout
-from ._arrays import ArrayArgument, array_argument, array_device, current_device
+from ._arrays import ArrayArgument, array_argument, array_device, current_device, tuple_argument
 from ._translate import TypingError, translate_kernel
-from ._types import Array, Scalar, Tuple, Type, parse_signature, scalar_named, typeof_number, unify
+from ._types import Array, Scalar, Type, parse_signature, scalar_named, typeof_number
 
 
 def _signature_types(signature: Any) -> tuple[Type | None, list[Type]]:
@@ -112,15 +111,8 @@ class Dispatcher:
                 values.append(number)
                 arrays.append(None)
                 continue
-            if isinstance(a, tuple):
-                packed = _tuple_argument(a)
-                if packed is None:
-                    raise _core.ArgumentError(f"argument {index} of {self.py_func.__name__}: a tuple passed to a kernel holds numbers, got {a!r}")
-                values.append(packed.type)
-                arrays.append(packed)
-                continue
             try:
-                arg = array_argument(a, device, checked)
+                arg = tuple_argument(a, device, checked) if isinstance(a, tuple) else array_argument(a, device, checked)
             except TypeError as e:
                 raise _core.ArgumentError(f"argument {index} of {self.py_func.__name__}: {e}") from None
             values.append(arg.type)
@@ -159,24 +151,6 @@ class Dispatcher:
         return ["(" + ", ".join(str(t) for t in types) + ")" for types in self._specializations]
 
 
-_STRUCT_CODES = {"bool": "?", "int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I", "int64": "q", "uint64": "Q"}
-_STRUCT_CODES.update(float32="f", float64="d")
-
-
-def _tuple_argument(values: tuple[Any, ...]) -> ArrayArgument | None:
-    """A tuple of numbers as the kernel's homogeneous tuple (numba's UniTuple), by value."""
-    item: Type | None = None
-    for v in values:
-        t = typeof_number(v)
-        if t is None:
-            return None
-        item = unify(item, t)
-    if not isinstance(item, Scalar) or item.name == "float16":
-        return None
-    python = float if item.is_float else bool if item.is_bool else int
-    return ArrayArgument(Tuple(item, len(values)), struct.pack("<" + _STRUCT_CODES[item.name] * len(values), *(python(v) for v in values)))
-
-
 def _dims(value: Any, what: str) -> list[int]:
     if type(value) is int and value >= 0:  # the common cases, without the general checks' cost
         return [value]
@@ -212,8 +186,8 @@ def _launch_device(args: tuple[Any, ...]) -> str:
     for a in args:
         if type(a) in (np.ndarray, int, float, bool):
             continue
-        d = array_device(a)
-        if d is not None and d != "cpu":
+        d = _launch_device(a) if isinstance(a, tuple) else array_device(a)  # (arrays inside tuples count too)
+        if d is not None and d != "cpu" and d != current_device():
             if gpu is not None and d != gpu:
                 raise _core.ArgumentError(f"the kernel's arrays are on several GPUs ({gpu}, {d}); pass arrays of one device")
             gpu = d

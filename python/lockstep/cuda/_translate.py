@@ -25,6 +25,7 @@ from . import _intrinsics as intr
 from ._types import (
     Array,
     NoneType,
+    Record,
     Scalar,
     Tuple,
     Type,
@@ -289,6 +290,18 @@ class Program:
         result = (view, Array(dtype, array.ndim, True, readonly=True))
         self.constants[id(array)] = result
         return result
+
+
+def record_code(record: Record, codes: list[str]) -> str:
+    """A record built from its items' code: record<A, B>{a, {b, {}}}."""
+    inner = "{}"
+    for code in reversed(codes):
+        inner = "{" + code + ", " + inner + "}"
+    return record.cpp + inner
+
+
+def record_item(code: str, k: int) -> str:
+    return f"lockstep::py::get<{k}>({code})"
 
 
 def _cpp_identifier(name: str) -> str:
@@ -676,6 +689,14 @@ class FunctionTranslator:
             self.out(f"{place.code} = {cast(value, place.type) if place.type else value.code};")
         elif isinstance(target, (ast.Tuple, ast.List)):
             value = self.runtime(value, node)
+            if isinstance(value.type, Record):
+                if len(value.type.items) != len(target.elts):
+                    self.fail(node, f"cannot unpack {len(value.type.items)} values into {len(target.elts)} names")
+                held = self.temporary()
+                self.out(f"const {value.type.cpp} {held} = {value.code};")
+                for k, (t, item_type) in enumerate(zip(target.elts, value.type.items)):
+                    self.store(t, Value(record_item(held, k), item_type), node)
+                return
             if value.type is not None and not isinstance(value.type, Tuple):
                 self.fail(node, f"cannot unpack a {value.type} into {len(target.elts)} names")
             if isinstance(value.type, Tuple) and value.type.count != len(target.elts):
@@ -730,13 +751,8 @@ class FunctionTranslator:
         if isinstance(c, np.ndarray):
             code, t = self.program.constant_array(c, self, node)
             return Value(code, t)
-        if isinstance(c, tuple) and c and all(isinstance(x, (int, float, np.number)) and not isinstance(x, bool) for x in c):
-            items = [literal(x) for x in c]
-            t: Type | None = None
-            for item in items:
-                t = unify(t, item.type)
-            assert isinstance(t, Scalar)
-            return Value(f"{Tuple(t, len(c)).cpp}{{{{{', '.join(cast(i, t) for i in items)}}}}}", Tuple(t, len(c)))
+        if isinstance(c, tuple):
+            return self.tuple_of([self.runtime(Value(None, None, x), node) for x in c], node)
         self.fail(node, f"{ast.unparse(node)} is a {type(c).__name__}, which kernels cannot use as a value")
         raise AssertionError
 
@@ -774,6 +790,9 @@ class FunctionTranslator:
             self.fail(node, f"arrays in kernels have shape, strides, size, ndim and itemsize, not {node.attr!r}")
         if isinstance(t, Scalar) and node.attr in ("real",):
             return base
+        if isinstance(t, Record) and t.names and node.attr in t.names:
+            k = t.names.index(node.attr)
+            return Value(record_item(base.code or "", k), t.items[k])
         if t is None:
             return Value(f"{base.code}.{node.attr}", None)
         self.fail(node, f"a {t} has no attribute {node.attr!r} in kernels")
@@ -892,19 +911,21 @@ class FunctionTranslator:
         values = [self.expr(e) for e in node.elts]
         if all(v.is_const for v in values):
             return Value(None, None, tuple(v.const for v in values))
-        values = [self.runtime(v, e) for v, e in zip(values, node.elts)]
-        t: Type | None = None
-        for v in values:
-            try:
-                t = unify(t, v.type)
-            except TypeConflict:
-                self.fail(node, "tuples in kernels hold numbers of one type (or unpack them at once: a, b = x, y)")
-        if t is not None and not isinstance(t, Scalar):
-            self.fail(node, "tuples in kernels hold numbers")
-        if t is None:
+        return self.tuple_of([self.runtime(v, e) for v, e in zip(values, node.elts)], node)
+
+    def tuple_of(self, values: list[Value], node: ast.AST) -> Value:
+        """numba's tuple of these values: a UniTuple when every item has one type, else a Tuple (a record)."""
+        if any(v.type is None for v in values):
             return Value("{" + ", ".join(v.code or "" for v in values) + "}", None)
-        assert isinstance(t, Scalar)
-        return Value(f"{Tuple(t, len(values)).cpp}{{{{{', '.join(cast(v, t) for v in values)}}}}}", Tuple(t, len(values)))
+        types = [v.type for v in values]
+        if values and all(isinstance(t, Scalar) and t == types[0] for t in types):
+            t = types[0]
+            assert isinstance(t, Scalar)
+            return Value(f"{Tuple(t, len(values)).cpp}{{{{{', '.join(v.code or '' for v in values)}}}}}", Tuple(t, len(values)))
+        if any(isinstance(t, NoneType) for t in types):
+            self.fail(node, "a tuple cannot hold None in kernels")
+        record = Record(tuple(types))
+        return Value(record_code(record, [v.code or "" for v in values]), record)
 
     expr_List = expr_Tuple
 
@@ -929,6 +950,13 @@ class FunctionTranslator:
                 return Value(base.items[k] if base.items else f"{base.code}.item[{k % base.type.count}]", base.type.item)
             index = self.runtime(self.expr(items[0]), items[0])
             return Value(f"{base.code}[{cast(index, int64)}]", base.type.item)
+        if isinstance(base.type, Record):
+            k = self.const_int(items[0]) if len(items) == 1 else None
+            count = len(base.type.items)
+            if k is None or not -count <= k < count:
+                self.fail(node, f"a tuple of mixed types takes a constant index from {-count} to {count - 1}")
+            assert k is not None
+            return Value(record_item(base.code or "", k % count), base.type.items[k % count])
         if not isinstance(base.type, Array):
             self.fail(node, f"a {base.type} cannot be indexed")
         array = base.type
@@ -942,6 +970,8 @@ class FunctionTranslator:
             v = self.runtime(self.expr(item), item)
             if isinstance(v.type, Tuple):
                 indices.extend(Value(f"{v.code}.item[{k}]", v.type.item) for k in range(v.type.count))
+            elif isinstance(v.type, Record):
+                indices.extend(Value(record_item(v.code or "", k), t) for k, t in enumerate(v.type.items))
             elif v.type is None or (isinstance(v.type, Scalar) and (v.type.is_integer or v.type.is_bool)):
                 indices.append(v)
             else:
@@ -1065,9 +1095,12 @@ class FunctionTranslator:
                     return "%f"
                 values.append(cast(v, Scalar("uint64")) if v.type.is_unsigned else cast(v, int64))
                 return "%llu" if v.type.is_unsigned else "%lld"
-            if isinstance(v.type, Tuple):
-                parts = v.items or [f"{v.code}.item[{k}]" for k in range(v.type.count)]
-                inner = [item(Value(p, v.type.item), a) for p in parts]
+            if isinstance(v.type, (Tuple, Record)):
+                if isinstance(v.type, Tuple):
+                    parts = [Value(p, v.type.item) for p in v.items or [f"{v.code}.item[{k}]" for k in range(v.type.count)]]
+                else:
+                    parts = [Value(record_item(v.code or "", k), t) for k, t in enumerate(v.type.items)]
+                inner = [item(p, a) for p in parts]
                 return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
             if v.type is None:
                 values.append(v.code or "")
@@ -1097,6 +1130,8 @@ class FunctionTranslator:
                 return Value(f"{a.code}.shape[0]", int64)
             if isinstance(a.type, Tuple):
                 return Value(None, None, a.type.count)
+            if isinstance(a.type, Record):
+                return Value(None, None, len(a.type.items))
             if a.type is None:
                 return Value(f"len({a.code})", int64)
             self.fail(node, f"len() of a {a.type}")
@@ -1192,6 +1227,10 @@ class FunctionTranslator:
             a, e = self.scalar_args(node, 2)
             t = self.float_type(a)
             return Value(f"ldexp{'f' if t == float32 else ''}({cast(a, t)}, {cast(e, int32)})", t)
+        if name == "frexp":
+            (a,) = self.scalar_args(node, 1)
+            t = self.float_type(a)
+            return Value(f"lockstep::py::frexp_record<{t.cpp}>({cast(a, t)})", Record((t, int32)))
         if name == "modf":
             (a,) = self.scalar_args(node, 1)
             t = self.float_type(a)
@@ -1401,6 +1440,8 @@ class FunctionTranslator:
         return Value(f"lockstep::py::{_ATOMICS[op]}<{t.cpp}>({place}, {cast(value, t)})", t)
 
     def atomic_index(self, index: Value, node: ast.AST) -> list[Value]:
+        if isinstance(index.type, Record):
+            return [Value(record_item(index.code or "", k), t) for k, t in enumerate(index.type.items)]
         if isinstance(index.type, Tuple):
             return [Value(f"{index.code}.item[{k}]", index.type.item) for k in range(index.type.count)]
         return [index]

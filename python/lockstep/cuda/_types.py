@@ -87,6 +87,21 @@ class Tuple:
 
 
 @dataclass(frozen=True)
+class Record:
+    """A tuple of mixed types (numba's Tuple; a namedtuple keeps its field names)."""
+
+    items: tuple  # of Type
+    names: tuple[str, ...] | None = None
+
+    @property
+    def cpp(self) -> str:
+        return f"lockstep::py::record<{', '.join(t.cpp for t in self.items)}>"
+
+    def __str__(self) -> str:
+        return "Tuple(" + ", ".join(str(t) for t in self.items) + ")"
+
+
+@dataclass(frozen=True)
 class NoneType:
     cpp = "void"
 
@@ -94,7 +109,7 @@ class NoneType:
         return "none"
 
 
-Type = Union[Scalar, Array, Tuple, NoneType]
+Type = Union[Scalar, Array, Tuple, Record, NoneType]
 
 boolean, int32, int64, uint32, uint64, float32, float64 = (Scalar(n) for n in ("bool", "int32", "int64", "uint32", "uint64", "float32", "float64"))
 none = NoneType()
@@ -185,7 +200,42 @@ def unify(a: Type | None, b: Type | None) -> Type | None:
         item = unify(a.item, b.item)
         assert isinstance(item, Scalar)
         return Tuple(item, a.count)
+    if isinstance(a, Record) and isinstance(b, Record) and len(a.items) == len(b.items):
+        return Record(tuple(unify(x, y) for x, y in zip(a.items, b.items)), a.names if a.names == b.names else None)
     raise TypeConflict(f"{a} and {b} have no common type")
+
+
+def size_and_alignment(t: Type) -> tuple[int, int]:
+    """sizeof and alignof of the C++ type kernels hold ``t`` in (python_kernels.h's structs)."""
+    if isinstance(t, Scalar):
+        n = 1 if t.is_bool else np.dtype(t.name).itemsize
+        return n, n
+    if isinstance(t, Array):
+        return 8 + 16 * t.ndim, 8
+    if isinstance(t, Tuple):
+        n, a = size_and_alignment(t.item)
+        return n * t.count, a
+    if isinstance(t, Record):
+        if not t.items:
+            return 1, 1  # an empty struct
+        first_size, first_align = size_and_alignment(t.items[0])
+        rest_size, rest_align = size_and_alignment(Record(t.items[1:]))
+        align = max(first_align, rest_align)
+        rest_offset = -(-first_size // rest_align) * rest_align
+        return -(-(rest_offset + rest_size) // align) * align, align
+    raise TypeError(f"{t} has no C++ layout")
+
+
+def record_offsets(t: Record) -> list[int]:
+    """Where each item of a record starts (first, then the rest's first, ...)."""
+    offsets, base, items = [], 0, t.items
+    while items:
+        offsets.append(base)
+        first_size, _ = size_and_alignment(items[0])
+        _, rest_align = size_and_alignment(Record(items[1:]))
+        base += -(-first_size // rest_align) * rest_align
+        items = items[1:]
+    return offsets
 
 
 def parse_signature(text: str) -> tuple[Type | None, list[Type]]:
