@@ -304,6 +304,14 @@ __device__ __forceinline__ tuple<T, 2> modf_tuple(T x) {
   return tuple<T, 2>{{fraction, whole}};
 }
 
+// numba's match_all_sync: (the mask if every lane's value is the same, else 0; whether it is),
+// from __match_any_sync, which both targets have.
+template <class T>
+__device__ __forceinline__ record<unsigned, bool> match_all(unsigned mask, T value) {
+  const bool all_same = __match_any_sync(mask, value) == mask;
+  return record<unsigned, bool>{all_same ? mask : 0u, {all_same, {}}};
+}
+
 // math.frexp: (mantissa, exponent).
 template <class T>
 __device__ __forceinline__ record<T, int> frexp_record(T x) {

@@ -143,3 +143,27 @@ def test_shuffle_reduction_keeps_the_value_type(device, rng, dtype):
     with lockstep.device(device):
         warp_sum[1, 128](x, out)
     np.testing.assert_array_equal(out, x.reshape(4, 32).sum(axis=1).astype(dtype))
+
+
+@cuda.jit
+def matches(x, out):
+    i = cuda.grid(1)
+    out[i, 0] = cuda.match_any_sync(0xFFFFFFFF, x[i])
+    mask, all_same = cuda.match_all_sync(0xFFFFFFFF, x[i])
+    out[i, 1] = mask
+    out[i, 2] = all_same
+
+
+def test_match_any_and_all(device):
+    x = np.arange(64, dtype=np.int32) % 3
+    x[32:] = 7
+    out = np.full((64, 3), -1, dtype=np.int64)
+    with lockstep.device(device):
+        matches[1, 64](x, out)
+    lanes = np.arange(32)
+    expected_any = [sum(1 << k for k in lanes if x[k] == x[i]) for i in lanes]
+    np.testing.assert_array_equal(out[:32, 0], expected_any)
+    np.testing.assert_array_equal(out[32:, 0], 0xFFFFFFFF)
+    # The first warp holds 0, 1 and 2: no match of all; the second holds only 7s.
+    np.testing.assert_array_equal(out[:, 1], [0] * 32 + [0xFFFFFFFF] * 32)
+    np.testing.assert_array_equal(out[:, 2], [0] * 32 + [1] * 32)

@@ -50,6 +50,7 @@ any_sync = functions["any_sync"]
 eq_sync = functions["eq_sync"]
 ballot_sync = functions["ballot_sync"]
 match_any_sync = functions["match_any_sync"]
+match_all_sync = functions["match_all_sync"]
 activemask = functions["activemask"]
 lanemask_lt = functions["lanemask_lt"]
 popc = functions["popc"]
@@ -146,6 +147,7 @@ __all__ = [
     "laneid",
     "lanemask_lt",
     "local",
+    "match_all_sync",
     "match_any_sync",
     "pinned_array",
     "popc",

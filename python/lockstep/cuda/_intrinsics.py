@@ -70,6 +70,7 @@ FUNCTIONS = (
     "ballot_sync",
     "match_any_sync",
     "match_all_sync",
+    "match_all_sync",
     "activemask",
     "lanemask_lt",
     "popc",

@@ -1295,7 +1295,9 @@ class FunctionTranslator:
         if name in ("all_sync", "any_sync", "eq_sync", "ballot_sync"):
             mask, predicate = self.call_args(node, 2)
             if isinstance(mask.type, Scalar) and not mask.type.is_integer:
-                self.fail(node, f"a warp mask is an integer, not {mask.type}")
+                self.fail(node, f"Mask type must be an integer: a warp mask is an integer, not {mask.type}")
+            if isinstance(predicate.type, Scalar) and predicate.type.is_float:
+                self.fail(node, f"Predicate must be an integer or boolean, not {predicate.type}")
             p = self.truth(predicate)
             if name == "ballot_sync":
                 return Value(f"__ballot_sync({cast(mask, uint32)}, {p})", uint32)
@@ -1306,6 +1308,9 @@ class FunctionTranslator:
         if name == "match_any_sync":
             mask, value = self.call_args(node, 2)
             return Value(f"__match_any_sync({cast(mask, uint32)}, {value.code})", uint32)
+        if name == "match_all_sync":
+            mask, value = self.call_args(node, 2)
+            return Value(f"lockstep::py::match_all({cast(mask, uint32)}, {value.code})", Record((uint32, boolean)))
         if name == "activemask":
             self.call_args(node, 0)
             return Value("__activemask()", uint32)
@@ -1380,6 +1385,8 @@ class FunctionTranslator:
             given[kw.arg] = kw.value  # type: ignore[index]
         if set(given) != set(names):
             self.fail(node, f"cuda.{space}.array takes shape and dtype")
+        if isinstance(given["shape"], ast.List):
+            self.fail(node, f"cuda.{space}.array's shape is an int or a tuple of ints, not a list")
         try:
             shape = self.const_value(given["shape"])
             dtype_obj = self.const_value(given["dtype"])
