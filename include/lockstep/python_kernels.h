@@ -241,6 +241,18 @@ __device__ __forceinline__ T max_of(T a, T b) {
 // numba's cuda.laneid: the thread's place in its warp of the block's linear order.
 __device__ __forceinline__ int lane_id() { return static_cast<int>((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u); }
 
+// numba's cuda.activemask(): the lanes that reach this call site together. The
+// emulator's __activemask gathers every running lane of the warp wherever it
+// waits, so there the lanes are sorted by call site afterwards.
+__device__ __forceinline__ unsigned activemask_at(int call_site) {
+#ifdef __CUDA_ARCH__
+  (void)call_site;
+  return __activemask();
+#else
+  return __match_any_sync(__activemask(), call_site);
+#endif
+}
+
 // Python's integer floor division and modulo (the result takes the divisor's
 // sign); division by zero gives 0 as numba's kernels do.
 template <class T>

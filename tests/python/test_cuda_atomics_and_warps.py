@@ -167,3 +167,20 @@ def test_match_any_and_all(device):
     # The first warp holds 0, 1 and 2: no match of all; the second holds only 7s.
     np.testing.assert_array_equal(out[:, 1], [0] * 32 + [0xFFFFFFFF] * 32)
     np.testing.assert_array_equal(out[:, 2], [0] * 32 + [1] * 32)
+
+
+@cuda.jit
+def divergent_activemask(x):
+    i = cuda.grid(1)
+    if i % 2 == 0:
+        x[i] = cuda.activemask()
+    else:
+        x[i] = cuda.activemask()
+
+
+def test_activemask_names_the_lanes_at_the_call_site(device):
+    out = np.zeros(32, dtype=np.uint32)
+    with lockstep.device(device):
+        divergent_activemask[1, 32](out)
+    # On Volta and later the two branches run apart: each call sees its own half of the warp.
+    np.testing.assert_array_equal(out, np.tile([0x55555555, 0xAAAAAAAA], 16))

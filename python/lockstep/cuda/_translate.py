@@ -1313,7 +1313,7 @@ class FunctionTranslator:
             return Value(f"lockstep::py::match_all({cast(mask, uint32)}, {value.code})", Record((uint32, boolean)))
         if name == "activemask":
             self.call_args(node, 0)
-            return Value("__activemask()", uint32)
+            return Value(f"lockstep::py::activemask_at({self.line_of(node) * 1000 + node.col_offset})", uint32)
         if name == "lanemask_lt":
             self.call_args(node, 0)
             return Value("((1u << lockstep::py::lane_id()) - 1u)", uint32)
