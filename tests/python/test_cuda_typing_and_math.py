@@ -172,72 +172,7 @@ def test_math_on_float32_computes_in_float32(device, rng):
     assert "expf(" in math_float32.inspect_cuda(x, out)
 
 
-# ---- device functions: minitorch's style (plain functions made device functions, closures) ----
-MAX_DIMS = 32
-
-
-def to_index(ordinal, shape, out_index):
-    cur_ord = ordinal + 0
-    for i in range(len(shape) - 1, -1, -1):
-        sh = shape[i]
-        out_index[i] = int(cur_ord % sh)
-        cur_ord = cur_ord // sh
-
-
-def relu(x):
-    return x if x > 0 else 0.0
-
-
-def sigmoid(x):
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    else:
-        return math.exp(x) / (1.0 + math.exp(x))
-
-
-device_jit = cuda.jit(device=True)
-to_index_device = device_jit(to_index)
-
-
-def index_to_position_2(index, strides, size):
-    position = 0
-    for k in range(size):
-        position += index[k] * strides[k]
-    return position
-
-
-index_to_position_device = device_jit(index_to_position_2)
-
-
-def tensor_map(fn):
-    fn = device_jit(fn)
-
-    def _map(out, out_shape, out_strides, out_size, in_storage, in_shape, in_strides):
-        out_index = cuda.local.array(MAX_DIMS, np.int32)
-        in_index = cuda.local.array(MAX_DIMS, np.int32)
-        i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
-        if i < out_size:
-            to_index_device(i, out_shape, out_index)
-            for d in range(len(in_shape)):  # broadcasting: extent-1 dims read index 0
-                offset = len(out_shape) - len(in_shape)
-                in_index[d] = out_index[d + offset] if in_shape[d] > 1 else 0
-            o = index_to_position_device(out_index, out_strides, len(out_shape))
-            j = index_to_position_device(in_index, in_strides, len(in_shape))
-            out[o] = fn(in_storage[j])
-
-    return cuda.jit()(_map)
-
-
-@pytest.mark.parametrize("fn,reference", [(relu, lambda v: np.maximum(v, 0)), (sigmoid, lambda v: 1 / (1 + np.exp(-v)))])
-def test_minitorch_style_map_with_closures_and_device_functions(device, rng, fn, reference):
-    in_shape = np.array([1, 5], dtype=np.int32)
-    out_shape = np.array([4, 5], dtype=np.int32)
-    storage = rng.standard_normal(5)
-    out = np.full(20, np.nan)
-    kernel = tensor_map(fn)
-    with lockstep.device(device):
-        kernel[1, 32](out, out_shape, np.array([5, 1], dtype=np.int32), 20, storage, in_shape, np.array([5, 1], dtype=np.int32))
-    np.testing.assert_allclose(out.reshape(4, 5), np.broadcast_to(reference(storage), (4, 5)), rtol=1e-12)
+# ---- device functions (minitorch's whole Module 3 is in test_cuda_minitorch_style.py) ----
 
 
 @cuda.jit(device=True)
