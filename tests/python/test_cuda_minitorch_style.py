@@ -34,8 +34,8 @@ def to_index(ordinal, shape, out_index):
 
 
 def broadcast_index(big_index, big_shape, shape, out_index):
-    for i in range(len(shape)):
-        if shape[i] > 1:
+    for i, s in enumerate(shape):
+        if s > 1:
             out_index[i] = big_index[i + (len(big_shape) - len(shape))]
         else:
             out_index[i] = 0

@@ -334,3 +334,30 @@ def say_more(flag):
 def test_print_bools_tuples_and_dim3(capsys):
     say_more[1, 1](3)
     assert capsys.readouterr().out.strip() == "flag True pair (1, 2) where (0, 0, 0)"
+
+
+@cuda.jit
+def loops_over_sequences(a, b, rows, out):
+    total = 0.0
+    for x in a:  # a 1-d array's elements
+        total += x
+    for i, x in enumerate(a, 1):
+        total += i * x
+    for x, y in zip(a, b):  # as long as the shorter
+        total += x * y
+    for v in (1, 2, 3):
+        total += v
+    for row in rows:  # a 2-d array's rows are views
+        row[0] = -1
+    out[0] = total
+
+
+def test_for_over_arrays_tuples_enumerate_and_zip(device, rng):
+    a, b = rng.standard_normal(5), rng.standard_normal(3)
+    rows = np.zeros((4, 2))
+    out = np.full(1, np.nan)
+    with lockstep.device(device):
+        loops_over_sequences[1, 1](a, b, rows, out)
+    expected = a.sum() + (np.arange(1, 6) * a).sum() + (a[:3] * b).sum() + 6
+    np.testing.assert_allclose(out[0], expected, rtol=1e-12)
+    np.testing.assert_array_equal(rows[:, 0], -1)

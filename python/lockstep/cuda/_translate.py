@@ -340,12 +340,13 @@ class FunctionTranslator(CallTranslator):
     def stmt_For(self, node: ast.For) -> None:
         if node.orelse:
             self.fail(node, "for ... else is not supported; use a flag variable")
-        if not isinstance(node.target, ast.Name):
-            self.fail(node, "a for loop's variable must be one name (for i in range(n))")
         it = node.iter
         callee = self.expr(it.func) if isinstance(it, ast.Call) else None
-        if callee is None or callee.const is not range or it.keywords:  # type: ignore[union-attr]
-            self.fail(node, "kernels loop with for i in range(...) (or while); other iterables are not supported")
+        if callee is None or callee.const is not range:
+            self.sequence_loop(node, callee.const if callee is not None and callee.is_const else None)
+            return
+        if not isinstance(node.target, ast.Name) or it.keywords:  # type: ignore[union-attr]
+            self.fail(node, "a for loop over range() has one name as its variable (for i in range(n))")
         args = [self.runtime(self.expr(a), a) for a in it.args]  # type: ignore[union-attr]
         if not 1 <= len(args) <= 3 or any(not (isinstance(a.type, Scalar) and (a.type.is_integer or a.type.is_bool)) for a in args if a.type):
             self.fail(node, "range() takes 1 to 3 integers")
@@ -387,6 +388,61 @@ class FunctionTranslator(CallTranslator):
         self.out(f"for ({', '.join(bounds)}; {condition}; {increment}) {{")
         self.depth += 1
         self.out(f"{self.cpp_names[name]} = {cast(Value(i, index_type), target_type or index_type)};")
+        for stmt in node.body:
+            self.statement(stmt)
+        self.depth -= 1
+        self.out("}")
+
+    def sequence_loop(self, node: ast.For, callee: Any) -> None:
+        """for x in a, for i, x in enumerate(a[, start]), for x, y in zip(a, b, ...) over
+        arrays (first dimension) and tuples: a loop over the items' indices."""
+        it = node.iter
+        if callee is enumerate:
+            assert isinstance(it, ast.Call)
+            start_node = it.args[1] if len(it.args) > 1 else next((k.value for k in it.keywords if k.arg == "start"), None)
+            sequences = it.args[:1]
+        elif callee is zip:
+            assert isinstance(it, ast.Call)
+            start_node, sequences = None, it.args
+        else:
+            start_node, sequences = None, [it]
+        held: list[tuple[str, Type]] = []
+        for sequence in sequences:
+            v = self.runtime(self.expr(sequence), sequence)
+            if v.type is not None and not isinstance(v.type, (Array, Tuple)):
+                self.fail(node, f"kernels loop over range(), arrays and tuples of one type (with enumerate and zip), not a {v.type}")
+            if v.type is None:
+                return
+            name = self.temporary()
+            self.out(f"const {v.type.cpp} {name} = {v.code};")
+            held.append((name, v.type))
+        lengths = [f"{name}.shape[0]" if isinstance(t, Array) else f"{t.count}LL" for name, t in held]  # type: ignore[union-attr]
+        count = lengths[0]
+        for length in lengths[1:]:
+            count = f"lockstep::py::min_of<long long>({count}, {length})"
+        k = self.temporary()
+        self.out(f"for (long long {k} = 0, {k}_count = {count}; {k} < {k}_count; ++{k}) {{")
+        self.depth += 1
+        items = []
+        for name, t in held:
+            if isinstance(t, Tuple):
+                items.append(Value(f"{name}[{k}]", t.item))
+            elif isinstance(t, Array) and t.ndim == 1:
+                items.append(Value(f"{name}({k})", t.dtype))
+            else:
+                assert isinstance(t, Array)
+                items.append(Value(f"{name}.template leading<1>({k})", Array(t.dtype, t.ndim - 1, t.contiguous, t.readonly)))
+        targets: list[ast.expr] = [node.target]
+        if callee in (enumerate, zip):
+            expected = 2 if callee is enumerate else len(items)
+            if not isinstance(node.target, ast.Tuple) or len(node.target.elts) != expected:
+                self.fail(node, f"unpack {callee.__name__}() into {expected} names (for i, x in ...)")
+            targets = list(node.target.elts)  # type: ignore[union-attr]
+        if callee is enumerate:
+            start = self.runtime(self.expr(start_node), start_node) if start_node is not None else literal(0)
+            items = [Value(f"({cast(start, int64)} + {k})", int64), items[0]]
+        for target, item in zip(targets, items):
+            self.store(target, item, node)
         for stmt in node.body:
             self.statement(stmt)
         self.depth -= 1
