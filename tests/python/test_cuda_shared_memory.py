@@ -3,6 +3,8 @@ dynamic with shape 0 and the launch's shared bytes), local and constant
 arrays, the barriers and their count/and/or forms; the lecture's tiled
 matmul, with only its import line changed."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -129,3 +131,37 @@ def test_two_dimensional_local_array(device):
     with lockstep.device(device):
         local_matrix[1, 32](out)
     np.testing.assert_array_equal(out, np.arange(9))
+
+
+@cuda.jit
+def dynamic_tiles_matmul(m, n, out, tw):
+    # Written the way the CUDA MODE lecture writes it: local names for cuda's
+    # index objects, two tiles cut from one dynamic shared array, bounds in the ifs.
+    cbi, cbd, tid = cuda.blockIdx, cuda.blockDim, cuda.threadIdx
+    tc, tr = tid.x, tid.y
+    r, c = cbi.y * cbd.y + tr, cbi.x * cbd.x + tc
+    h, k = m.shape
+    k2, w = n.shape
+    shar = cuda.shared.array(0, dtype=np.float32)
+    ms, ns = shar[: tw * tw], shar[tw * tw : 2 * tw * tw]
+    p = np.float32(0.0)
+    for ph in range(math.ceil(k / tw)):
+        idx = ph * tw
+        ms[tr * tw + tc] = m[r, tc + idx] if r < h and idx + tc < k else 0.0
+        ns[tr * tw + tc] = n[tr + idx, c] if c < w and idx + tr < k else 0.0
+        cuda.syncthreads()
+        for i in range(tw):
+            p += ms[tr * tw + i] * ns[i * tw + tc]
+        cuda.syncthreads()
+    if r < h and c < w:
+        out[r, c] = p
+
+
+def test_lecture_dynamic_shared_matmul_with_index_aliases(device, rng):
+    h, k, w, tw = 37, 50, 29, 16
+    m, n = rng.standard_normal((h, k), dtype=np.float32), rng.standard_normal((k, w), dtype=np.float32)
+    out = np.full((h, w), np.nan, dtype=np.float32)
+    with lockstep.device(device):
+        blocks = (math.ceil(w / tw), math.ceil(h / tw))
+        dynamic_tiles_matmul[blocks, (tw, tw), 0, tw * tw * 2 * 4](cuda.as_cuda_array(lockstep.asarray(m)) if device == "cpu" else m, n, out, tw)
+    np.testing.assert_allclose(out, m.astype(np.float64) @ n, rtol=1e-4, atol=1e-4)

@@ -26,7 +26,16 @@ from typing import Any
 
 from .. import _core
 from .._devices import Device
-from ._arrays import DeviceNDArray, current_device, device_array, device_array_like, select_device, to_device
+from ._arrays import (
+    DeviceNDArray,
+    as_cuda_array,
+    current_device,
+    device_array,
+    device_array_like,
+    is_cuda_array,
+    select_device,
+    to_device,
+)
 from ._dispatcher import Dispatcher, jit
 from ._intrinsics import atomic, blockDim, blockIdx, const, functions, gridDim, laneid, local, shared, threadIdx, warpsize
 from ._translate import TypingError
@@ -122,6 +131,7 @@ __all__ = [
     "TypingError",
     "activemask",
     "all_sync",
+    "as_cuda_array",
     "any_sync",
     "atomic",
     "ballot_sync",
@@ -141,6 +151,7 @@ __all__ = [
     "get_current_device",
     "grid",
     "gridDim",
+    "is_cuda_array",
     "gridsize",
     "is_available",
     "jit",

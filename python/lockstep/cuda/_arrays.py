@@ -178,6 +178,25 @@ def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceNDArray | 
     return DeviceNDArray(tensor, host.dtype)
 
 
+def as_cuda_array(obj: Any, sync: bool = True) -> Any:
+    """A device array over ``obj``'s memory, no copy (PyTorch, CuPy, any DLPack
+    array, on a GPU or, for the emulator, on the CPU); an array known only by
+    ``__cuda_array_interface__`` is returned as it is, which kernels take too."""
+    if isinstance(obj, DeviceNDArray):
+        return obj
+    if hasattr(obj, "__dlpack__"):
+        tensor = _core.from_dlpack(obj)
+        return DeviceNDArray(tensor, np.dtype(tensor.dtype if tensor.dtype != "bfloat16" else "uint16"))
+    if hasattr(obj, "__cuda_array_interface__"):
+        return obj
+    raise TypeError(f"{type(obj).__name__} is not an array lockstep.cuda can use in place (no __dlpack__ or __cuda_array_interface__)")
+
+
+def is_cuda_array(obj: Any) -> bool:
+    """Whether ``obj`` is an array on a GPU (``__cuda_array_interface__``, or DLPack on a CUDA device)."""
+    return hasattr(obj, "__cuda_array_interface__") or (array_device(obj) or "cpu").startswith("cuda")
+
+
 def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C", stream: Any = 0) -> DeviceNDArray:
     """An uninitialised device array (float64 unless told, as numba's)."""
     dims = [int(shape)] if isinstance(shape, (int, np.integer)) else [int(s) for s in shape]

@@ -436,7 +436,7 @@ class CallTranslator:
             suffix = "ll" if wide else ""
             if name == "brev":
                 t = Scalar("uint64") if wide else uint32
-                return Value(f"lockstep::py::brev64({cast(a, t)})" if wide else f"__brev({cast(a, t)})", t)
+                return Value(f"__brev{suffix}({cast(a, t)})", t)
             operand = cast(a, Scalar("uint64") if wide else uint32) if name == "popc" else cast(a, int64 if wide else int32)
             return Value(f"__{name}{suffix}({operand})", int32)
         if name == "fma":

@@ -174,6 +174,7 @@ class FunctionTranslator(CallTranslator):
         self.scope = {**vars(builtins), **func.__globals__, **closure}
         self.cpp_names = {name: cpp_identifier(name) for name in self.locals}
         self.evaluating: set[str] = set()
+        self.aliases: dict[str, Any] = {}  # local names standing for translation-time objects
 
     # ---- errors ----
     def line_of(self, node: ast.AST) -> int:
@@ -463,7 +464,11 @@ class FunctionTranslator(CallTranslator):
                 self.fail(node, f"{len(values)} values cannot be unpacked into {len(targets)} names")
             held = []
             for v_node in values:
-                v = self.runtime(self.expr(v_node), v_node)
+                v = self.expr(v_node)
+                if self.is_alias(v):  # cbi, tid = cuda.blockIdx, cuda.threadIdx
+                    held.append(v)
+                    continue
+                v = self.runtime(v, v_node)
                 tmp = self.temporary()
                 if v.type is not None:
                     self.out(f"const {v.type.cpp} {tmp} = {v.code};")
@@ -562,7 +567,17 @@ class FunctionTranslator(CallTranslator):
         else:
             self.fail(node, f"cannot assign to {ast.unparse(target)}; assign to names and array elements")
 
+    def is_alias(self, v: Value) -> bool:
+        """Whether ``v`` is a translation-time object a local name may stand for (cuda.threadIdx, math, a device function)."""
+        if not v.is_const or isinstance(v.const, (bool, int, float, str, tuple, np.number, np.bool_, np.ndarray)):
+            return False
+        return not (isinstance(v.const, intr.Intrinsic) and self.is_intrinsic_value(v.const))
+
     def assign_name(self, name: str, value: Value, node: ast.AST) -> None:
+        if self.is_alias(value):
+            if self.aliases.setdefault(name, value.const) is not value.const:
+                self.fail(node, f"{name} stands for {self.aliases[name]!r} elsewhere; give {value.const!r} another name")
+            return
         if name not in self.var_types:
             self.var_types[name] = None
         value = self.runtime(value, node) if value.code is not None or value.is_const else value
@@ -610,6 +625,8 @@ class FunctionTranslator(CallTranslator):
     def expr_Name(self, node: ast.Name) -> Value:
         if node.id in self.const_params:
             return Value(None, None, self.const_params[node.id])
+        if node.id in self.aliases:
+            return Value(None, None, self.aliases[node.id])
         if node.id in self.var_types:
             return Value(self.cpp_names.setdefault(node.id, cpp_identifier(node.id)), self.var_types[node.id])
         if node.id in self.scope:
@@ -645,6 +662,11 @@ class FunctionTranslator(CallTranslator):
             return Value(f"{base.code}.{node.attr}", None)
         self.fail(node, f"a {t} has no attribute {node.attr!r} in kernels")
         raise AssertionError
+
+    @staticmethod
+    def is_intrinsic_value(c: intr.Intrinsic) -> bool:
+        """cuda.threadIdx.x, cuda.laneid, cuda.warpsize: values, not functions."""
+        return c.name in ("laneid", "warpsize") or c.name.split(".")[0] in ("threadIdx", "blockIdx", "blockDim", "gridDim")
 
     def intrinsic_value(self, c: intr.Intrinsic, node: ast.AST) -> Value:
         if "." in c.name and c.name.split(".")[0] in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
