@@ -301,11 +301,6 @@ __device__ __forceinline__ T pow(T base, T exponent) {
   }
 }
 
-// 64-bit bit reversal (CUDA's __brevll), from two 32-bit ones.
-__device__ __forceinline__ u64 brev64(u64 x) {
-  return (static_cast<u64>(__brev(static_cast<unsigned>(x))) << 32) | __brev(static_cast<unsigned>(x >> 32));
-}
-
 // math.modf: (fractional part, integral part).
 __device__ __forceinline__ float modf_of(float x, float* whole) { return modff(x, whole); }
 __device__ __forceinline__ double modf_of(double x, double* whole) { return modf(x, whole); }
@@ -316,12 +311,12 @@ __device__ __forceinline__ tuple<T, 2> modf_tuple(T x) {
   return tuple<T, 2>{{fraction, whole}};
 }
 
-// numba's match_all_sync: (the mask if every lane's value is the same, else 0; whether it is),
-// from __match_any_sync, which both targets have.
+// numba's match_all_sync: (the mask if every lane's value is the same, else 0; whether it is).
 template <class T>
 __device__ __forceinline__ record<unsigned, bool> match_all(unsigned mask, T value) {
-  const bool all_same = __match_any_sync(mask, value) == mask;
-  return record<unsigned, bool>{all_same ? mask : 0u, {all_same, {}}};
+  int all_same = 0;
+  const unsigned same = __match_all_sync(mask, value, &all_same);
+  return record<unsigned, bool>{same, {all_same != 0, {}}};
 }
 
 // math.frexp: (mantissa, exponent).

@@ -736,4 +736,23 @@ TEST(Intrinsics, Clock64IsMonotonicWithinAThread) {
   }
 }
 
+__global__ void reverse_64_bits(const unsigned long long* in, unsigned long long* out, int n) {
+  const int i = element_index();
+  if (i < n) out[i] = __brevll(in[i]);
+}
+
+TEST(Intrinsics, Brevll) {
+  std::vector<unsigned long long> v{0, 1, 0xffffffffffffffffull, 0x00000000ffff0000ull};
+  for (int r : random_vector<int>(28, 0, 1 << 30)) v.push_back(static_cast<unsigned long long>(r) * 0x9e3779b97f4a7c15ull);
+  const int n = static_cast<int>(v.size());
+  device_buffer<unsigned long long> in(v), out(n);
+  lockstep::launch(reverse_64_bits, 1, kThreadsPerBlock)(in.get(), out.get(), n);
+  const auto got = out.download();
+  for (int i = 0; i < n; ++i) {
+    unsigned long long want = 0;
+    for (int b = 0; b < 64; ++b) want |= ((v[i] >> b) & 1ull) << (63 - b);
+    ASSERT_EQ(got[i], want) << std::hex << v[i];
+  }
+}
+
 }  // namespace

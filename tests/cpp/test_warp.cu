@@ -267,3 +267,25 @@ TEST(Warp, MaskNamingAnExitedLaneFails) {
 #endif
 
 }  // namespace
+
+__global__ void warp_match_all(const int* in, unsigned* mask, int* all_same) {
+  const int i = threadIdx.x;
+  int pred = -1;
+  mask[i] = __match_all_sync(0xffffffffu, in[i], &pred);
+  all_same[i] = pred;
+}
+
+TEST(Warp, MatchAll) {
+  // The first warp holds two values, the second one value.
+  std::vector<int> v(64, 7);
+  v[5] = 8;
+  device_buffer<int> in(v), all_same(64);
+  device_buffer<unsigned> mask(64);
+  lockstep::launch(warp_match_all, 1, 64)(in.get(), mask.get(), all_same.get());
+  auto m = mask.download();
+  auto a = all_same.download();
+  for (int i = 0; i < 64; ++i) {
+    ASSERT_EQ(m[i], i < 32 ? 0u : 0xffffffffu) << i;
+    ASSERT_EQ(a[i], i < 32 ? 0 : 1) << i;
+  }
+}

@@ -184,3 +184,31 @@ def test_activemask_names_the_lanes_at_the_call_site(device):
         divergent_activemask[1, 32](out)
     # On Volta and later the two branches run apart: each call sees its own half of the warp.
     np.testing.assert_array_equal(out, np.tile([0x55555555, 0xAAAAAAAA], 16))
+
+
+@cuda.jit
+def bit_functions(x32, x64, out):
+    i = cuda.grid(1)
+    if i < x32.size:
+        out[i, 0] = cuda.popc(x32[i])
+        out[i, 1] = cuda.popc(x64[i])
+        out[i, 2] = cuda.brev(x32[i])
+        out[i, 3] = cuda.brev(x64[i])
+        out[i, 4] = cuda.clz(x32[i])
+        out[i, 5] = cuda.ffs(x64[i])
+
+
+def test_bit_functions_on_32_and_64_bits(device, rng):
+    x32 = rng.integers(1, 2**32, size=40, dtype=np.uint64).astype(np.uint32)
+    x64 = rng.integers(1, 2**63, size=40, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    out = np.zeros((40, 6), dtype=np.uint64)
+    with lockstep.device(device):
+        bit_functions[1, 64](x32, x64, out)
+
+    def reverse(v, bits):
+        return int(format(int(v), f"0{bits}b")[::-1], 2)
+
+    for i in range(40):
+        a, b = int(x32[i]), int(x64[i])
+        expected = [bin(a).count("1"), bin(b).count("1"), reverse(a, 32), reverse(b, 64), 32 - a.bit_length(), (b & -b).bit_length()]
+        assert list(out[i]) == expected, i

@@ -139,6 +139,9 @@ inline unsigned __brev(unsigned x) {
   for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
   return r;
 }
+inline unsigned long long __brevll(unsigned long long x) {
+  return (static_cast<unsigned long long>(__brev(static_cast<unsigned>(x))) << 32) | __brev(static_cast<unsigned>(x >> 32));
+}
 inline int __mul24(int a, int b) { return static_cast<int>(static_cast<long long>(a << 8 >> 8) * (b << 8 >> 8)); }
 inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
 inline int __mulhi(int a, int b) { return static_cast<int>((static_cast<long long>(a) * b) >> 32); }

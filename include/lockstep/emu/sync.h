@@ -132,3 +132,10 @@ template <class T>
 LOCKSTEP_SYNC_WRAPPER unsigned __match_any_sync(unsigned mask, T value) {
   return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::match_any, mask, ::lockstep::emu::to_bits(value), 0, 32));
 }
+// The mask if every lane of it holds the same value (and *pred = 1), else 0 (and *pred = 0).
+template <class T>
+LOCKSTEP_SYNC_WRAPPER unsigned __match_all_sync(unsigned mask, T value, int* pred) {
+  const bool all_same = __match_any_sync(mask, value) == mask;
+  *pred = all_same ? 1 : 0;
+  return all_same ? mask : 0u;
+}
