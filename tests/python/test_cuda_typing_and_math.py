@@ -361,3 +361,30 @@ def test_for_over_arrays_tuples_enumerate_and_zip(device, rng):
     expected = a.sum() + (np.arange(1, 6) * a).sum() + (a[:3] * b).sum() + 6
     np.testing.assert_allclose(out[0], expected, rtol=1e-12)
     np.testing.assert_array_equal(rows[:, 0], -1)
+
+
+@cuda.jit
+def half_precision(a, b, out, less):
+    i = cuda.grid(1)
+    if i < a.size:
+        x, y = a[i], b[i]
+        out[i, 0] = x + y  # float16 arithmetic stays float16
+        out[i, 1] = cuda.fp16.hmul(x, y)
+        out[i, 2] = cuda.fp16.hfma(x, y, x)
+        out[i, 3] = cuda.fp16.hsqrt(cuda.fp16.habs(x))
+        out[i, 4] = cuda.fp16.hmax(x, y)
+        out[i, 5] = cuda.fp16.hneg(x)
+        less[i] = cuda.fp16.hlt(x, y)
+
+
+def test_float16_arrays_arithmetic_and_fp16_intrinsics(device, rng):
+    a, b = rng.standard_normal(40).astype(np.float16), rng.standard_normal(40).astype(np.float16)
+    out = np.full((40, 6), np.nan, dtype=np.float16)
+    less = np.zeros(40, dtype=np.bool_)
+    with lockstep.device(device):
+        half_precision[1, 64](a, b, out, less)
+    # Each is one correctly rounded half operation (fma rounds once).
+    wide_a, wide_b = a.astype(np.float64), b.astype(np.float64)
+    expected = [wide_a + wide_b, wide_a * wide_b, wide_a * wide_b + wide_a, np.sqrt(np.abs(wide_a)), np.maximum(wide_a, wide_b), -wide_a]
+    np.testing.assert_array_equal(out, np.stack(expected, axis=1).astype(np.float16))
+    np.testing.assert_array_equal(less, a < b)

@@ -37,7 +37,7 @@ from ._arrays import (
     to_device,
 )
 from ._dispatcher import Dispatcher, jit
-from ._intrinsics import atomic, blockDim, blockIdx, const, functions, gridDim, laneid, local, shared, threadIdx, warpsize
+from ._intrinsics import atomic, blockDim, blockIdx, const, fp16, functions, gridDim, laneid, local, shared, threadIdx, warpsize
 from ._translate import TypingError
 
 grid = functions["grid"]
@@ -148,6 +148,7 @@ __all__ = [
     "external_stream",
     "ffs",
     "fma",
+    "fp16",
     "get_current_device",
     "grid",
     "gridDim",

@@ -460,6 +460,8 @@ class CallTranslator:
             if not (v.is_const and isinstance(v.const, np.ndarray)):
                 self.fail(node, "cuda.const.array_like takes a NumPy array known when the kernel is compiled (a global or closure variable)")
             return self.runtime(v, node)
+        if name.startswith("fp16."):
+            return self.call_fp16(name.split(".", 1)[1], node)
         if name.startswith("atomic."):
             return self.call_atomic(name.split(".", 1)[1], node)
         if name in ("threadIdx.x", "laneid"):
@@ -505,6 +507,19 @@ class CallTranslator:
         align = "__align__(16) " if space == "shared" else ""
         self.prologue.append(f"  {qualifier}{align}{dtype.cpp} {storage}[{count}];")
         return Value(f"lockstep::py::over<{dtype.cpp}, {len(shape)}>({storage}, {{{extents}}})", Array(dtype, len(shape), True))
+
+    def call_fp16(self, op: str, node: ast.Call) -> Value:
+        """cuda.fp16.hadd and friends: CUDA's __half intrinsics, arguments converted to float16."""
+        half = Scalar("float16")
+        if op == "hfma":
+            args = self.scalar_args(node, 3)
+            return Value(f"__hfma({', '.join(cast(a, half) for a in args)})", half)
+        if op in intr.FP16_BINARY or op in intr.FP16_COMPARISONS:
+            a, b = self.scalar_args(node, 2)
+            return Value(f"__{op}({cast(a, half)}, {cast(b, half)})", boolean if op in intr.FP16_COMPARISONS else half)
+        (a,) = self.scalar_args(node, 1)
+        function = f"__{op}" if op in ("hneg", "habs") else op
+        return Value(f"{function}({cast(a, half)})", half)
 
     def call_atomic(self, op: str, node: ast.Call) -> Value:
         if op == "compare_and_swap":

@@ -46,6 +46,29 @@ warpsize = Intrinsic("warpsize", "32.")
 shared = Namespace("shared", ("array",))
 local = Namespace("local", ("array",))
 const = Namespace("const", ("array_like",))
+# cuda.fp16: numba's half-precision intrinsics.
+FP16_BINARY = ("hadd", "hsub", "hmul", "hdiv", "hmax", "hmin")
+FP16_COMPARISONS = ("heq", "hne", "hgt", "hge", "hlt", "hle")
+FP16_UNARY = (
+    "hneg",
+    "habs",
+    "hsin",
+    "hcos",
+    "hlog",
+    "hlog10",
+    "hlog2",
+    "hexp",
+    "hexp10",
+    "hexp2",
+    "hsqrt",
+    "hrsqrt",
+    "hfloor",
+    "hceil",
+    "hrcp",
+    "hrint",
+    "htrunc",
+)
+fp16 = Namespace("fp16", FP16_BINARY + FP16_COMPARISONS + FP16_UNARY + ("hfma",))
 atomic = Namespace("atomic", ("add", "sub", "max", "min", "nanmax", "nanmin", "exch", "cas", "compare_and_swap", "inc", "dec", "and_", "or_", "xor"))
 
 # Functions: the translator's table in _translate.py says what each becomes.
