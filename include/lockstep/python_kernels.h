@@ -8,6 +8,11 @@
 #pragma once
 
 #include "lockstep/cuda.h"
+#if defined(__CUDACC_RTC__) && defined(LOCKSTEP_PY_FLOAT16)
+// numba's float16 under NVRTC, from the CUDA toolkit's headers (the
+// dispatcher adds their folder); nvcc and the emulator have it from cuda.h.
+#include <cuda_fp16.h>
+#endif
 
 namespace lockstep::py {
 

@@ -288,4 +288,10 @@ TEST(Warp, MatchAll) {
     ASSERT_EQ(m[i], i < 32 ? 0u : 0xffffffffu) << i;
     ASSERT_EQ(a[i], i < 32 ? 0 : 1) << i;
   }
+  // A partial warp of 10 lanes with a full mask: the answer is the lanes there are.
+  device_buffer<int> few(std::vector<int>(10, 3)), few_same(10);
+  device_buffer<unsigned> few_mask(10);
+  lockstep::launch(warp_match_all, 1, 10)(few.get(), few_mask.get(), few_same.get());
+  for (unsigned m : few_mask.download()) ASSERT_EQ(m, 0x3ffu);
+  for (int p : few_same.download()) ASSERT_EQ(p, 1);
 }

@@ -132,10 +132,13 @@ template <class T>
 LOCKSTEP_SYNC_WRAPPER unsigned __match_any_sync(unsigned mask, T value) {
   return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::match_any, mask, ::lockstep::emu::to_bits(value), 0, 32));
 }
-// The mask if every lane of it holds the same value (and *pred = 1), else 0 (and *pred = 0).
+// The lanes of the mask if every one holds the same value (and *pred = 1), else
+// 0 (and *pred = 0). Lanes a partial warp lacks are not in the answer, as on
+// the GPU (numba's tests launch 10 threads with a full mask).
 template <class T>
 LOCKSTEP_SYNC_WRAPPER unsigned __match_all_sync(unsigned mask, T value, int* pred) {
-  const bool all_same = __match_any_sync(mask, value) == mask;
+  const unsigned same = __match_any_sync(mask, value);
+  const bool all_same = same == (mask & __activemask());
   *pred = all_same ? 1 : 0;
-  return all_same ? mask : 0u;
+  return all_same ? same : 0u;
 }

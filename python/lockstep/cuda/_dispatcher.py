@@ -208,7 +208,9 @@ class _Launch:
         function = spec.functions.get((device, checks))
         if function is None:
             try:
-                module = compile(spec.source, device=device, names=[spec.name], source_name=f"{d.py_func.__name__}.cu")
+                module = compile(
+                    spec.source, device=device, names=[spec.name], source_name=f"{d.py_func.__name__}.cu", **_float16_options(spec, device)
+                )
             except _core.CompileError as e:
                 raise TypingError(f"the CUDA C++ written for {d.py_func.__name__} did not compile (inspect it with inspect_cuda):\n{e}") from None
             function = spec.functions[(device, checks)] = module[spec.name]._function
@@ -221,6 +223,26 @@ class _Launch:
         for a in arrays:
             if a is not None and a.copy_back is not None:
                 a.copy_back()
+
+
+def _toolkit_include_dirs() -> list[str]:
+    """The CUDA toolkit's header folders (cuda_fp16.h and the CCCL it includes), or none found."""
+    import os
+
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root and os.path.isfile(os.path.join(root, "include", "cuda_fp16.h")):
+            return [os.path.join(root, "include")] + [os.path.join(root, "include", "cccl")] * os.path.isdir(os.path.join(root, "include", "cccl"))
+    return []
+
+
+def _float16_options(spec: _Specialization, device: str) -> dict[str, Any]:
+    """NVRTC has no cuda_fp16.h of its own: a float16 kernel on a GPU compiles with the toolkit's."""
+    if device == "cpu" or "__half" not in spec.source:
+        return {}
+    folders = _toolkit_include_dirs()
+    if not folders:
+        raise TypingError("float16 kernels on a GPU need the CUDA toolkit's cuda_fp16.h; set CUDA_HOME to the toolkit's folder")
+    return {"defines": ["LOCKSTEP_PY_FLOAT16"], "include_dirs": folders}
 
 
 def _scalar_value(value: Any, declared: Type) -> Any:
