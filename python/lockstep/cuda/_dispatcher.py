@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Iterator
 from typing import Any, Callable
 
 import numpy as np
@@ -123,9 +124,13 @@ class Dispatcher:
         if self._declared is None:
             return tuple(found)
         for declared in self._declared:
-            if len(declared) == len(found) and all(_accepts(d, f) for d, f in zip(declared, found)):
+            if len(declared) == len(found) and all(_fits(d, f, exact_element=True) for d, f in zip(declared, found)):
                 return tuple(declared)
-        if len(self._declared) == 1 and len(self._declared[0]) == len(found) and all(_reinterprets(d, f) for d, f in zip(self._declared[0], found)):
+        if (
+            len(self._declared) == 1
+            and len(self._declared[0]) == len(found)
+            and all(_fits(d, f, exact_element=False) for d, f in zip(self._declared[0], found))
+        ):
             # One signature: numba passes arrays to it as they are, their bits read as the declared element type.
             return tuple(self._declared[0])
         wanted = " or ".join("(" + ", ".join(str(t) for t in d) + ")" for d in self._declared)
@@ -159,39 +164,36 @@ def _dims(value: Any, what: str) -> list[int]:
     return _extents(value, what)
 
 
-def _accepts(declared: Type, found: Type) -> bool:
+def _fits(declared: Type, found: Type, exact_element: bool) -> bool:
+    """Whether an argument of type ``found`` may take a parameter declared ``declared``:
+    an array of the same rank (and element type, or element size where numba
+    reinterprets), C-contiguous where that was declared; any number for a number."""
     if isinstance(declared, Array):
         return (
             isinstance(found, Array)
-            and found.dtype == declared.dtype
             and found.ndim == declared.ndim
+            and (found.dtype == declared.dtype if exact_element else found.dtype.bits == declared.dtype.bits)
             and (found.contiguous or not declared.contiguous)
         )
     return isinstance(found, Scalar)
 
 
-def _reinterprets(declared: Type, found: Type) -> bool:
-    if isinstance(declared, Array):
-        return (
-            isinstance(found, Array)
-            and found.ndim == declared.ndim
-            and found.dtype.bits == declared.dtype.bits
-            and (found.contiguous or not declared.contiguous)
-        )
-    return isinstance(found, Scalar)
-
-
-def _launch_device(args: tuple[Any, ...]) -> str:
-    gpu = None
+def _gpu_devices(args: tuple[Any, ...]) -> Iterator[str]:
+    """The GPUs the array arguments live on (arrays inside tuples too)."""
     for a in args:
         if type(a) in (np.ndarray, int, float, bool):
             continue
-        d = _launch_device(a) if isinstance(a, tuple) else array_device(a)  # (arrays inside tuples count too)
-        if d is not None and d != "cpu" and d != current_device():
-            if gpu is not None and d != gpu:
-                raise _core.ArgumentError(f"the kernel's arrays are on several GPUs ({gpu}, {d}); pass arrays of one device")
-            gpu = d
-    return gpu or current_device()
+        if isinstance(a, tuple):
+            yield from _gpu_devices(a)
+        elif (d := array_device(a)) is not None and d != "cpu":
+            yield d
+
+
+def _launch_device(args: tuple[Any, ...]) -> str:
+    gpus = sorted(set(_gpu_devices(args)))
+    if len(gpus) > 1:
+        raise _core.ArgumentError(f"the kernel's arrays are on several GPUs ({', '.join(gpus)}); pass arrays of one device")
+    return gpus[0] if gpus else current_device()
 
 
 class _Launch:
