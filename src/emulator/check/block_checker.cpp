@@ -74,7 +74,8 @@ void block_checker::block_started(launch_session& session, unsigned threads, uns
   clock_.fences.assign(threads, 0);
   global_races_.begin_block(threads);
   holding_ = false;
-  held_reads_.clear();
+  last_reads_.assign(threads, {});
+  guess_sites_.clear();
   checking_ = wants_any(memory_checks) ? this : nullptr;  // synccheck alone leaves the hooks off
   active_checker = checking_;
 }
@@ -82,16 +83,14 @@ void block_checker::block_started(launch_session& session, unsigned threads, uns
 void block_checker::block_ended() {
   active_checker = checking_ = nullptr;
   if (holding_) release_held_race();
-  report_held_reads();
   static_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::static_shared, r); });
   dynamic_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::dynamic_shared, r); });
-  if (!findings_.empty() || unlisted_) session_->add(findings_, unlisted_);
+  if (!findings_.empty() || unlisted_ || !guess_sites_.empty()) session_->add(findings_, unlisted_, guess_sites_);
   unlisted_ = 0;
 }
 
 void block_checker::barrier_released(std::span<const unsigned> waiting, std::span<const std::uintptr_t> pc, unsigned first_exited) {
   if (holding_) release_held_race();
-  report_held_reads();
   static_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::static_shared, r); });
   dynamic_shadow_.flush_uninitialised([&](const auto& r) { report_uninitialised_shared(memory_kind::dynamic_shared, r); });
   advance_clock();
@@ -266,25 +265,18 @@ void block_checker::shared(memory_kind kind, std::size_t offset, std::uintptr_t 
   const shared_shadow::conflict c = flags & is_atomic  ? shadow.atomic(offset, size, who, !(flags & is_write) || (flags & is_rmw), flags & is_write)
                                     : flags & is_write ? shadow.write(offset, size, who)
                                                        : shadow.read(offset, size, who);
-  if ((flags & is_atomic) && (flags & is_rmw) && !held_reads_.empty()) reader_updated(kind, offset, size);
-  if (c.race == hazard::none || !wants(check_tool::racecheck)) return;
-  const race r{c.race, kind, nullptr, address, size, flags, pc, c.other_pc, current.linear_tid, c.other_thread, 0};
-  if (c.unless_reader_updates && held_reads_.size() < kept_findings) {
-    const unsigned reader = c.race == hazard::read_after_write ? current.linear_tid : c.other_thread;
-    return held_reads_.push_back({r, reader, offset / 4});
-  }
-  found_race(r);
+  if (!wants(check_tool::racecheck)) return;
+  if (c.guess_pc) guess_site(c.guess_pc);
+  if (c.race == hazard::none) return;
+  const bool reading = c.race == hazard::read_after_write;
+  const std::uintptr_t read_pc = !c.read_against_atomic ? 0 : reading ? pc : c.other_pc;
+  found_race({c.race, kind, nullptr, address, size, flags, pc, c.other_pc, current.linear_tid, c.other_thread, 0, c.read_against_atomic && reading,
+              read_pc});
 }
 
-void block_checker::reader_updated(memory_kind kind, std::size_t offset, std::size_t size) {
-  const unsigned me = current.linear_tid;
-  std::erase_if(held_reads_,
-                [&](const held_read& h) { return h.reader == me && h.r.where == kind && h.word >= offset / 4 && h.word <= (offset + size - 1) / 4; });
-}
-
-void block_checker::report_held_reads() {
-  for (const held_read& h : held_reads_) report_race(h.r, false);
-  held_reads_.clear();
+void block_checker::guess_site(std::uintptr_t pc) {
+  if (std::find(guess_sites_.begin(), guess_sites_.end(), pc) == guess_sites_.end() && guess_sites_.size() < kept_findings)
+    guess_sites_.push_back(pc);
 }
 
 void block_checker::found_race(const race& r) {
@@ -309,7 +301,8 @@ void block_checker::report_race(const race& r, bool stack_is_the_access) {
     f.report.size = r.size;
     f.report.write = r.flags & is_write;
     f.report.memory = memory_name(r.where, r.range, r.address);
-    const char* what_other = r.kind == hazard::write_after_read ? "read" : "wrote";
+    f.unless_guess_at = r.read_pc;
+    const char* what_other = r.kind == hazard::write_after_read ? "read" : r.other_atomic ? "atomically updated" : "wrote";
     if (r.where == memory_kind::global)
       f.report.what = "thread " + coordinates_text(f.report.thread) + " " + verb(r.flags) + " global memory that thread " +
                       coordinates_text(f.report.other_thread) + " of block " + coordinates_text(block_index(r.other_block)) + " " + what_other +
@@ -371,19 +364,35 @@ void block_checker::global(const device_range& range, std::uintptr_t address, st
           std::atomic_ref<unsigned char>(written[i]).store(1, std::memory_order_relaxed);
   }
   // Volatile accesses count as atomics (CUDA's memory model has them as relaxed
-  // atomics: a spin on a volatile flag is no race), and atomics are not checked (global_races.h).
-  if (range.races && session_->launch_tag() && !(flags & (is_atomic | is_volatile)) && wants(check_tool::racecheck))
+  // atomics: a spin on a volatile flag is no race); atomic loads are not checked (global_races.h).
+  const bool atomic_load = (flags & is_atomic) && !(flags & is_write);
+  if (range.races && session_->launch_tag() && !(flags & is_volatile) && !atomic_load && wants(check_tool::racecheck))
     check_global_races(range, address, size, flags, pc);
 }
 
 void block_checker::check_global_races(const device_range& range, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc) {
   const dim3 g = session_->grid();
   const uint3 b = current.block_idx;
+  // Instructions are recorded as 32-bit offsets from the kernel (all of its code is in one module).
+  const auto kernel = reinterpret_cast<std::uintptr_t>(session_->kernel_address());
+  const auto offset = static_cast<std::int64_t>(pc - kernel);
+  const std::int32_t site = offset == static_cast<std::int32_t>(offset) ? static_cast<std::int32_t>(offset) : 0;
   const global_access me{session_->launch_tag(), b.x + std::uint64_t(g.x) * (b.y + std::uint64_t(g.y) * b.z), current.linear_tid,
-                         clock_.now - clock_.block_start};
-  const global_races::conflict c = global_races_.access(range, address, size, flags & is_write, me);
-  if (c.race != hazard::none)
-    found_race({c.race, memory_kind::global, &range, address, size, flags, pc, 0, current.linear_tid, c.other_thread, c.other_block});
+                         clock_.now - clock_.block_start, site};
+  const global_op op = flags & is_atomic ? global_op::atomic_update : flags & is_write ? global_op::write : global_op::read;
+  const global_races::conflict c = global_races_.access(range, address, size, op, me);
+  last_read& mine = last_reads_[me.thread];
+  if (op == global_op::read) {
+    mine = {address / 4, pc};
+  } else if ((flags & is_rmw) && mine.pc && mine.word >= address / 4 && mine.word <= (address + size - 1) / 4) {
+    guess_site(mine.pc);
+    mine = {};
+  }
+  if (c.race == hazard::none) return;
+  const std::uintptr_t other_pc = c.other_site ? kernel + static_cast<std::uintptr_t>(static_cast<std::int64_t>(c.other_site)) : 0;
+  const std::uintptr_t read_pc = !c.read_against_atomic ? 0 : c.race == hazard::read_after_write ? pc : other_pc;
+  found_race({c.race, memory_kind::global, &range, address, size, flags, pc, other_pc, current.linear_tid, c.other_thread, c.other_block,
+              c.other_atomic, read_pc});
 }
 
 // --- everything else -----------------------------------------------------

@@ -99,6 +99,8 @@ class block_checker final : public block_observer {
     std::uintptr_t pc, other_pc;
     unsigned thread, other_thread;  // linear, in their blocks
     std::uint64_t other_block;      // linear
+    bool other_atomic = false;      // the other access was an atomic update
+    std::uintptr_t read_pc = 0;     // a plain read against an atomic: the read's instruction (last_read)
   };
   void shared_static(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc);
   void shared_dynamic(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc);
@@ -108,16 +110,19 @@ class block_checker final : public block_observer {
   void global(const device_range& range, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc);
   void check_global_races(const device_range& range, std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc);
   void found_race(const race& r);
-  // A plain read against another thread's atomic (shared_shadow's
-  // unless_reader_updates): reported at the barrier or the block's end unless
-  // `reader` updates the word atomically before then.
-  struct held_read {
-    race r;
-    unsigned reader;
-    std::size_t word;  // offset / 4 in its shared memory
+  // The CAS-loop idiom reads a word plainly as a guess, then lets atomicCAS
+  // check it (and may skip the CAS when the guess already says enough, as
+  // a float maximum does). A plain read racing another thread's atomic is
+  // therefore reported only if no thread, anywhere in the launch, followed
+  // a read at the same instruction with an atomic update of the word it read:
+  // the launch's session drops the finding if that instruction proves a guess.
+  // Shared memory's records name the thread's reads (shared_shadow's
+  // guess_pc); for global memory each thread's last plain read is kept here.
+  struct last_read {
+    std::uintptr_t word = 0;  // address / 4
+    std::uintptr_t pc = 0;
   };
-  void reader_updated(memory_kind kind, std::size_t offset, std::size_t size);
-  void report_held_reads();
+  void guess_site(std::uintptr_t pc);
   void report_race(const race& r, bool stack_is_the_access);
   void release_held_race();
   void elsewhere(std::uintptr_t address, std::size_t size, unsigned flags, std::uintptr_t pc);
@@ -159,8 +164,9 @@ class block_checker final : public block_observer {
   global_races global_races_;
   race held_{};
   bool holding_ = false;
-  std::vector<held_read> held_reads_;
-  unsigned char held_before_[16];  // the bytes before the held write
+  std::vector<last_read> last_reads_;        // per thread of the block
+  std::vector<std::uintptr_t> guess_sites_;  // reads this block's threads followed with an atomic update
+  unsigned char held_before_[16];            // the bytes before the held write
   std::vector<finding> findings_;
   std::size_t unlisted_ = 0;
 };

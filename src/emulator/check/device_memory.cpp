@@ -15,7 +15,7 @@ namespace {
 // Freed check-mode buffers stay allocated (and reported when touched) until
 // this much has been freed after them.
 constexpr std::size_t quarantine_limit = 256u << 20;
-// Larger allocations are not race-checked between blocks (16 bytes of
+// Larger allocations are not race-checked between blocks (24 bytes of
 // records per 4-byte word).
 constexpr std::size_t race_records_limit = 256u << 20;
 

@@ -16,9 +16,11 @@
 namespace lockstep::emu::check {
 
 // Who last wrote and read one 4-byte word of global memory in a launch,
-// packed as global_races.h's global_access says.
+// packed as global_races.h's global_access says, and from which instruction
+// (as an offset from the kernel's address, 0 if too far to say).
 struct word_races {
   std::atomic<std::uint64_t> writer{0}, reader{0};
+  std::atomic<std::int32_t> writer_site{0}, reader_site{0};
 };
 
 struct device_range {

@@ -18,9 +18,10 @@ struct finding {
   // Return addresses from the access (or barrier) outwards: the first one
   // outside lockstep's own headers names the user's line.
   std::uintptr_t stack[stack_depth] = {};
-  std::uintptr_t other_pc = 0;        // the other access of a race, the other barrier
-  bool located = false;               // report.at was given by the compiler (bounds checks)
-  bool only_if_lines_differ = false;  // dropped if the access and the other side are one source line
+  std::uintptr_t other_pc = 0;         // the other access of a race, the other barrier
+  bool located = false;                // report.at was given by the compiler (bounds checks)
+  bool only_if_lines_differ = false;   // dropped if the access and the other side are one source line
+  std::uintptr_t unless_guess_at = 0;  // a plain read against an atomic: dropped if this read proves a CAS loop's guess
 
   // Findings with the same key are the same bug seen again (by another thread or block).
   struct key {

@@ -4,14 +4,15 @@ namespace lockstep::emu::check {
 namespace {
 
 constexpr std::uint64_t published_bit = 1u << 4;
+constexpr std::uint64_t atomic_bit = std::uint64_t{1} << 17;
 
-std::uint64_t pack(const global_access& a, unsigned bytes) {
-  return a.tag << 54 | a.block << 28 | std::uint64_t{a.thread & 1023} << 18 | std::uint64_t{a.epoch & 8191} << 5 | bytes;
+std::uint64_t pack(const global_access& a, unsigned bytes, bool atomic) {
+  return a.tag << 54 | a.block << 28 | std::uint64_t{a.thread & 1023} << 18 | (atomic ? atomic_bit : 0) | std::uint64_t{a.epoch & 4095} << 5 | bytes;
 }
 std::uint64_t tag_of(std::uint64_t r) { return r >> 54; }
 std::uint64_t block_of(std::uint64_t r) { return r >> 28 & (global_races::max_blocks - 1); }
 unsigned thread_of(std::uint64_t r) { return static_cast<unsigned>(r >> 18 & 1023); }
-unsigned epoch_of(std::uint64_t r) { return static_cast<unsigned>(r >> 5 & 8191); }
+unsigned epoch_of(std::uint64_t r) { return static_cast<unsigned>(r >> 5 & 4095); }
 std::uint64_t who(std::uint64_t r) { return r >> 18; }  // tag, block, thread
 
 // Whether the recorded access `other` and this one, of bytes `bytes` of the
@@ -23,8 +24,9 @@ bool unordered(std::uint64_t other, std::uint64_t me, unsigned bytes) {
 
 }  // namespace
 
-global_races::conflict global_races::access(const device_range& range, std::uintptr_t address, std::size_t size, bool write,
+global_races::conflict global_races::access(const device_range& range, std::uintptr_t address, std::size_t size, global_op op,
                                             const global_access& me) {
+  const bool write = op != global_op::read, atomic = op == global_op::atomic_update;
   conflict found;
   const std::uintptr_t first = (address - range.begin) / 4, last = (address + size - 1 - range.begin) / 4;
   for (std::uintptr_t w = first; w <= last; ++w) {
@@ -34,29 +36,40 @@ global_races::conflict global_races::access(const device_range& range, std::uint
     for (unsigned b = 0; b < 4; ++b)
       if (word_begin + b >= address && word_begin + b < address + size) bytes |= 1u << b;
     word_races& word = range.races[w];
-    const std::uint64_t record = pack(me, bytes);
+    const std::uint64_t record = pack(me, bytes, atomic);
     const std::uint64_t writer = word.writer.load(std::memory_order_relaxed);
+    const bool writer_atomic = writer & atomic_bit;
     std::uint64_t other = 0;
-    if (unordered(writer, record, bytes)) {
+    if (unordered(writer, record, bytes) && !(atomic && writer_atomic)) {
       other = writer;
       found.race = write ? hazard::write_after_write : hazard::read_after_write;
+      found.other_site = word.writer_site.load(std::memory_order_relaxed);
+      found.other_atomic = writer_atomic;
+      found.read_against_atomic = !write && writer_atomic;
     } else if (write) {
       const std::uint64_t reader = word.reader.load(std::memory_order_relaxed);
       if (unordered(reader, record, bytes)) {
         other = reader;
         found.race = hazard::write_after_read;
+        found.other_site = word.reader_site.load(std::memory_order_relaxed);
+        found.read_against_atomic = atomic;
       }
     }
-    if (write) {
+    // Over another thread's unordered atomic the first stays: a plain access
+    // after this one (its own thread's, say) still races with that one.
+    const bool keep_writer = atomic && writer_atomic && unordered(writer, record, bytes);
+    if (write && !keep_writer) {
       word.writer.store(record, std::memory_order_relaxed);
+      word.writer_site.store(me.site, std::memory_order_relaxed);
       remember(me.thread, word.writer, record);
-    } else {
+    } else if (!write) {
       // One reader per word is kept: the launch's first, or a later one of
       // the same block (a newer epoch). Replacing it on every read would make
       // blocks on different workers fight over the word's cache line.
       const std::uint64_t reader = word.reader.load(std::memory_order_relaxed);
       if (reader != record && (tag_of(reader) != tag_of(record) || block_of(reader) == block_of(record))) {
         word.reader.store(record, std::memory_order_relaxed);
+        word.reader_site.store(me.site, std::memory_order_relaxed);
         remember(me.thread, word.reader, record);
       }
     }

@@ -41,8 +41,11 @@ void launch_session::grid_synchronised() {
   if (launch_tag_) launch_tag_ = next_launch_tag(memory_);
 }
 
-void launch_session::add(std::vector<finding>& found, std::size_t unlisted) {
+void launch_session::add(std::vector<finding>& found, std::size_t unlisted, std::vector<std::uintptr_t>& guess_sites) {
   std::lock_guard lock(mutex_);
+  for (std::uintptr_t pc : guess_sites)
+    if (std::find(guess_sites_.begin(), guess_sites_.end(), pc) == guess_sites_.end()) guess_sites_.push_back(pc);
+  guess_sites.clear();
   total_ += unlisted;
   for (finding& f : found) {
     total_ += f.report.repeats;
@@ -58,8 +61,17 @@ void launch_session::add(std::vector<finding>& found, std::size_t unlisted) {
   found.clear();
 }
 
+void launch_session::drop_excused_reads() {
+  std::erase_if(findings_, [&](const finding& f) {
+    const bool excused = f.unless_guess_at && std::find(guess_sites_.begin(), guess_sites_.end(), f.unless_guess_at) != guess_sites_.end();
+    if (excused) total_ -= f.report.repeats;
+    return excused;
+  });
+}
+
 void launch_session::finish(std::exception_ptr failure) {
   std::lock_guard lock(mutex_);
+  drop_excused_reads();
   std::vector<check_report> reports = located_reports();
   if (reports.empty()) {
     if (!failure) return;

@@ -45,8 +45,10 @@ class launch_session {
   dim3 block() const { return block_; }
 
   // Folds a block's findings into the launch's (thread-safe); `unlisted`
-  // counts findings the block did not keep.
-  void add(std::vector<finding>& found, std::size_t unlisted);
+  // counts findings the block did not keep; `guess_sites`: plain reads the
+  // block's threads followed with an atomic update of the word they read
+  // (block_checker.h's last_read).
+  void add(std::vector<finding>& found, std::size_t unlisted, std::vector<std::uintptr_t>& guess_sites);
 
   // After the launch: throws check_error if anything was found (mentioning
   // `failure` too, if the launch also failed otherwise); else rethrows
@@ -54,6 +56,7 @@ class launch_session {
   void finish(std::exception_ptr failure);
 
  private:
+  void drop_excused_reads();                    // findings whose read proved a guess (finding::unless_guess_at)
   std::vector<check_report> located_reports();  // the findings with their source lines, folded by line
   std::string message(const std::vector<check_report>& reports, std::exception_ptr failure) const;
 
@@ -68,6 +71,7 @@ class launch_session {
 
   std::mutex mutex_;
   std::vector<finding> findings_;
+  std::vector<std::uintptr_t> guess_sites_;
   std::size_t total_ = 0;
 };
 

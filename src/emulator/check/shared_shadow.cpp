@@ -96,8 +96,12 @@ shared_shadow::conflict shared_shadow::atomic(std::size_t offset, std::size_t n,
       hold_uninitialised(first / 4 * 4 + static_cast<std::size_t>(__builtin_ctz(missing)), n, a);
     if (!writes) return;
     if (reads && c.read_epoch == clock_.now) {  // this thread's plain reads of the word were a guess
-      if (c.other_reader == a.thread) c.other_reader = nobody;
+      if (c.other_reader == a.thread) {
+        found.guess_pc = c.other_read_pc;
+        c.other_reader = nobody;
+      }
       if (c.first_reader == a.thread) {
+        found.guess_pc = c.first_read_pc;
         c.first_reader = c.other_reader, c.first_read_bytes = c.other_read_bytes, c.first_read_pc = c.other_read_pc;
         c.other_reader = nobody;
       }
@@ -107,7 +111,7 @@ shared_shadow::conflict shared_shadow::atomic(std::size_t offset, std::size_t n,
       if (races_with_write(c, a.thread, atomic_bytes))
         found = {hazard::write_after_write, c.writer, c.write_pc};
       else if (races_with_reads(c, a.thread, bytes, &found))
-        found.unless_reader_updates = true;
+        found.read_against_atomic = true;
     }
     // Over another thread's atomic of this epoch the first stays: a plain
     // access after the later one (its own thread's, say) still races with it.

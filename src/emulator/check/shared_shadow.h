@@ -13,8 +13,8 @@
 // fence-then-flag pattern): racecheck does not follow the flag itself.
 // Atomic stores and read-modify-writes are writes marked atomic: two atomics
 // never race, but a plain access and another thread's atomic on one word do
-// (a plain read only if its thread does not update the word atomically after
-// it in the same epoch: conflict::unless_reader_updates).
+// (a plain read unless it was a CAS loop's guess: conflict::
+// read_against_atomic, block_checker.h).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -43,11 +43,8 @@ class shared_shadow {
     hazard race = hazard::none;
     std::uint16_t other_thread = 0;
     std::uintptr_t other_pc = 0;
-    // A plain read against another thread's atomic write: no race if the
-    // reading thread then does an atomic read-modify-write of the word in the
-    // same epoch (the CAS loop reads the word first, and its atomicCAS checks
-    // the guess); the caller holds it until the barrier.
-    bool unless_reader_updates = false;
+    bool read_against_atomic = false;  // a plain read and another thread's atomic update
+    std::uintptr_t guess_pc = 0;       // an atomic update: where its thread read the word plainly since the barrier
   };
   struct uninitialised_read {
     std::size_t offset;  // of the first unwritten byte
@@ -71,7 +68,7 @@ class shared_shadow {
   // read-modify-write (`reads`) of unwritten bytes is held for initcheck.
   // Atomic loads are not recorded (two atomics never race). A
   // read-modify-write drops its thread's earlier plain reads of the word from
-  // the records (they were a CAS loop's guess).
+  // the records (they were a CAS loop's guess) and names them: guess_pc.
   conflict atomic(std::size_t offset, std::size_t n, access a, bool reads, bool writes);
 
   // Reads of bytes nothing had written, held until the epoch ends: if another

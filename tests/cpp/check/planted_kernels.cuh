@@ -188,6 +188,22 @@ __global__ void histogram(const int* in, int* out) {
   if (threadIdx.x < bins) out[blockIdx.x * bins + threadIdx.x] = hist[threadIdx.x];
 }
 
+// Every thread adds its element to a grand total. The buggy one has each
+// block's thread 0 read the total back while other threads still add to it;
+// the correct one lets the thread that finishes last read it (each thread
+// fences its addition, then takes a ticket).
+__global__ void total_read_while_adding(const float* in, float* total, float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(total, in[i]);  // PEER(global_read_racing_atomics)
+  if (threadIdx.x == 0) out[blockIdx.x] = *total;  // BUG(global_read_racing_atomics)
+}
+__global__ void total_read_by_last(const float* in, float* total, unsigned* finished, float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(total, in[i]);
+  __threadfence();
+  if (atomicAdd(finished, 1u) == gridDim.x * blockDim.x - 1) out[0] = *total;
+}
+
 // One thread per block adds the block's value to a running total and count;
 // the correct one holds a spin lock around the update (acquire: atomicCAS,
 // then a fence; release: a fence, then atomicExch).
@@ -445,6 +461,15 @@ inline void run_shared_read_racing_atomics(bool bug) {
   finish("histogram");
 }
 
+inline void run_global_read_racing_atomics(bool bug) {
+  const int blocks = 4;
+  device_array<float> in(ramp(blocks * threads)), total(1), out(blocks);
+  device_array<unsigned> finished(1);
+  if (bug) lockstep::launch(total_read_while_adding, blocks, threads)(in.ptr, total.ptr, out.ptr);
+  else lockstep::launch(total_read_by_last, blocks, threads)(in.ptr, total.ptr, finished.ptr, out.ptr);
+  finish("total_read");
+}
+
 inline void run_unlocked_critical_section(bool bug) {
   const int blocks = 8;
   device_array<float> in(ramp(blocks)), total(2);
@@ -558,6 +583,7 @@ inline const std::vector<planted_case>& cases() {
       {"missing_barrier_after_read", "racecheck", run_missing_barrier_after_read},
       {"global_race_between_blocks", "racecheck", run_global_race_between_blocks},
       {"shared_read_racing_atomics", "racecheck", run_shared_read_racing_atomics},
+      {"global_read_racing_atomics", "racecheck", run_global_read_racing_atomics},
       {"unlocked_critical_section", "racecheck", run_unlocked_critical_section},
       {"barrier_in_branch", "synccheck", run_barrier_in_branch},
       {"exit_before_barrier", "synccheck", run_exit_before_barrier},

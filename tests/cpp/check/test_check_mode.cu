@@ -121,6 +121,46 @@ TEST(CheckMode, WritingTheValueAlreadyThereIsNoRace) {
   EXPECT_EQ(e.reports()[0].race, hazard::write_after_write) << e.what();
 }
 
+// The CAS-loop idiom over global memory: each thread reads the word plainly
+// as a guess and lets atomicCAS check it (here a float maximum, which CUDA
+// has no atomic for). The guess is no race; a plain reset of the word while
+// other blocks update it atomically is.
+__global__ void global_float_max(const float* in, float* result) {
+  const float mine = in[blockIdx.x * blockDim.x + threadIdx.x];
+  auto* word = reinterpret_cast<int*>(result);
+  int seen = *word;
+  while (__int_as_float(seen) < mine) {
+    const int guess = seen;
+    seen = atomicCAS(word, guess, __float_as_int(mine));
+    if (seen == guess) break;
+  }
+}
+__global__ void count_with_reset(int* counter) {
+  if (threadIdx.x == 0) *counter = 0;
+  atomicAdd(counter, 1);
+}
+
+TEST(CheckMode, AGuessCheckedByAtomicCasIsNoRaceButAPlainResetIs) {
+  for (auto order : {lockstep::emu::thread_order::forward, lockstep::emu::thread_order::reverse, lockstep::emu::thread_order::random}) {
+    check_scope checking(order);
+    std::vector<float> values = planted::ramp(4 * planted::threads);
+    values[77] = 500.0f;
+    planted::device_array<float> in(values), result(1);
+    const float lowest = -1e30f;
+    ASSERT_EQ(cudaMemcpy(result.ptr, &lowest, sizeof lowest, cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_NO_THROW(lockstep::launch(global_float_max, 4, planted::threads)(in.ptr, result.ptr));
+    float got = 0;
+    ASSERT_EQ(cudaMemcpy(&got, result.ptr, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(got, 500.0f);
+
+    planted::device_array<int> counter(1);
+    const check_error e = findings_of([&] { lockstep::launch(count_with_reset, 4, planted::threads)(counter.ptr); });
+    ASSERT_FALSE(e.reports().empty());
+    EXPECT_EQ(e.reports()[0].tool, check_tool::racecheck) << e.what();
+    EXPECT_NE(e.reports()[0].what.find("atomically"), std::string::npos) << e.what();
+  }
+}
+
 // wmma: warp 0 stores a tile into shared memory with store_matrix_sync, and
 // warp 1 reads it, with or without the barrier between.
 __global__ void wmma_tile_to_next_warp(float* out, bool barrier) {
