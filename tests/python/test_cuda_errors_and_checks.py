@@ -147,6 +147,35 @@ def test_clean_kernels_have_no_findings_in_check_mode(rng):
     np.testing.assert_array_equal(out, x[::-1])
 
 
+def total_read_while_adding(x, total, out):
+    cuda.atomic.add(total, 0, x[cuda.grid(1)])
+    if cuda.threadIdx.x == 0:
+        out[cuda.blockIdx.x] = total[0]
+
+
+def test_check_mode_finds_a_read_racing_atomics_on_numpy_arguments(rng):
+    kernel = cuda.jit(total_read_while_adding)
+    x = rng.standard_normal(256).astype(np.float32)
+    with lockstep.check():
+        with pytest.raises(lockstep.KernelError, match="atomically") as caught:
+            kernel[4, 64](x, np.zeros(1, np.float32), np.zeros(4, np.float32))
+    assert f"test_cuda_errors_and_checks.py:{line_of(total_read_while_adding, 'out[cuda.blockIdx.x] = total[0]')}" in str(caught.value)
+
+    # The same atomics with nothing reading them early, and a float maximum
+    # (a CAS loop whose plain first read is a guess), give no finding.
+    @cuda.jit
+    def total_and_max(x, total, largest):
+        i = cuda.grid(1)
+        cuda.atomic.add(total, 0, x[i])
+        cuda.atomic.max(largest, 0, x[i])
+
+    total, largest = np.zeros(1, np.float32), np.full(1, -np.inf, np.float32)
+    with lockstep.check():
+        total_and_max[4, 64](x, total, largest)
+    np.testing.assert_allclose(total[0], x.astype(np.float64).sum(), rtol=1e-5, atol=1e-4)
+    assert largest[0] == x.max()
+
+
 def test_inspect_cuda_shows_readable_source():
     @cuda.jit
     def axpy(a, x, y):
