@@ -57,6 +57,56 @@ __host__ __device__ inline C power(C base, C exponent) {
   }
 }
 
+// Python's floor division and remainder (the remainder has the divisor's
+// sign), as PyTorch's floor_divide and remainder; integer division by zero
+// gives 0 as divide does.
+template <class C>
+__host__ __device__ inline C floor_divide(C a, C b) {
+  if constexpr (std::is_integral_v<C>) {
+    const C q = divide(a, b);
+    if constexpr (std::is_signed_v<C>)
+      if (b != C(0) && q * b != a && ((a < C(0)) != (b < C(0)))) return q - C(1);
+    return q;
+  } else {
+    return static_cast<C>(floor(static_cast<double>(a) / static_cast<double>(b)));
+  }
+}
+template <class C>
+__host__ __device__ inline C remainder(C a, C b) {
+  if constexpr (std::is_integral_v<C>) {
+    if (b == C(0)) return C(0);
+    if (std::is_signed_v<C> && b == C(-1)) return C(0);
+    C r = a % b;
+    if constexpr (std::is_signed_v<C>)
+      if (r != C(0) && ((r < C(0)) != (b < C(0)))) r += b;
+    return r;
+  } else {
+    const double x = static_cast<double>(a), y = static_cast<double>(b);
+    double r = fmod(x, y);
+    if (r != 0 && ((r < 0) != (y < 0))) r += y;
+    return static_cast<C>(r);
+  }
+}
+// NaN wins, as in PyTorch's maximum and minimum.
+template <class C>
+__host__ __device__ inline C maximum(C a, C b) {
+  if constexpr (!std::is_integral_v<C>)
+    if (a != a || b != b) return a != a ? a : b;
+  return a > b ? a : b;
+}
+template <class C>
+__host__ __device__ inline C minimum(C a, C b) {
+  if constexpr (!std::is_integral_v<C>)
+    if (a != a || b != b) return a != a ? a : b;
+  return a < b ? a : b;
+}
+// and (0), or (1), xor (2); the tensor layer refuses floating-point operands.
+template <class C>
+__host__ __device__ inline C bitwise(C a, C b, int which) {
+  if constexpr (std::is_integral_v<C>) return which == 0 ? C(a & b) : which == 1 ? C(a | b) : C(a ^ b);
+  return a;
+}
+
 // The op's row of LOCKSTEP_BINARY_OPS (lockstep/kernels/op_codes.h).
 template <class C>
 __host__ __device__ inline C apply_binary(binary_op op, C a, C b) {
@@ -87,6 +137,89 @@ __global__ void zip_strided(T* out, strided_layout out_layout, const T* a, strid
     const C x = static_cast<C>(a[position_of(i, out_layout, a_layout)]);
     const C y = static_cast<C>(b[position_of(i, out_layout, b_layout)]);
     out[position_of(i, out_layout, out_layout)] = static_cast<T>(apply_binary(static_cast<binary_op>(op), x, y));
+  }
+}
+
+// The comparison and logical ops (gives_bool in LOCKSTEP_BINARY_OPS): the
+// same math, stored as bool.
+template <class T>
+__global__ void compare_strided(bool* out, strided_layout out_layout, const T* a, strided_layout a_layout, const T* b, strided_layout b_layout,
+                                long long n, int op) {
+  using C = typename compute_type<T>::type;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    const C x = static_cast<C>(a[position_of(i, out_layout, a_layout)]);
+    const C y = static_cast<C>(b[position_of(i, out_layout, b_layout)]);
+    out[position_of(i, out_layout, out_layout)] = apply_binary(static_cast<binary_op>(op), x, y) != C(0);
+  }
+}
+
+// where(condition, a, b), all broadcast to the output's shape.
+template <class T>
+__global__ void where_strided(T* out, strided_layout out_layout, const bool* condition, strided_layout condition_layout, const T* a,
+                              strided_layout a_layout, const T* b, strided_layout b_layout, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    out[position_of(i, out_layout, out_layout)] =
+        condition[position_of(i, out_layout, condition_layout)] ? a[position_of(i, out_layout, a_layout)] : b[position_of(i, out_layout, b_layout)];
+}
+
+// Integer-array indexing along `dim` (a gather): output element i takes the
+// input at index[i's coordinate along dim] there. in_layout is the input's,
+// over the output's shape, with stride 0 at dim; dim_stride its real stride.
+template <class T>
+__global__ void index_select_strided(T* out, strided_layout out_layout, const T* in, strided_layout in_layout, const long long* index, int dim,
+                                     long long dim_stride, long long n) {
+  long long inner = 1;
+  for (int d = out_layout.ndim - 1; d > dim; --d) inner *= out_layout.shape[d];
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    const long long at = index[(i / inner) % out_layout.shape[dim]];
+    out[position_of(i, out_layout, out_layout)] = in[position_of(i, out_layout, in_layout) + at * dim_stride];
+  }
+}
+
+// arange and linspace: start + i * step in double; with `from_end`, elements
+// of the second half count back from `end` (as PyTorch's linspace, so both
+// ends are exact).
+template <class T>
+__global__ void iota_strided(T* out, strided_layout out_layout, long long n, double start, double step, double end, int from_end) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    const double v = from_end && i >= n / 2 ? end - static_cast<double>(n - 1 - i) * step : start + static_cast<double>(i) * step;
+    out[position_of(i, out_layout, out_layout)] = static_cast<T>(static_cast<typename compute_type<T>::type>(v));
+  }
+}
+
+// Counter-based random numbers: element i is a hash of (seed, offset + i),
+// so a seed gives the same numbers on every device and any launch shape.
+__host__ __device__ inline unsigned long long mix64(unsigned long long x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+__host__ __device__ inline double uniform01(unsigned long long seed, unsigned long long counter) {
+  return static_cast<double>(mix64(seed ^ mix64(counter + 0x9e3779b97f4a7c15ULL)) >> 11) * 0x1.0p-53;
+}
+// kind 0: uniform in [low, high); 1: normal with mean low and deviation high
+// (Box-Muller over two uniforms); 2: integers in [low, high).
+template <class T>
+__global__ void random_strided(T* out, strided_layout out_layout, long long n, unsigned long long seed, unsigned long long offset, int kind,
+                               double low, double high) {
+  using C = typename compute_type<T>::type;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    const unsigned long long counter = 2 * (offset + static_cast<unsigned long long>(i));
+    const double u = uniform01(seed, counter);
+    double v;
+    if (kind == 1) {
+      const double r = sqrt(-2.0 * log(1.0 - u)), angle = 6.283185307179586 * uniform01(seed, counter + 1);
+      v = low + high * r * cos(angle);
+    } else if (kind == 2) {
+      v = low + floor(u * (high - low));
+    } else {
+      v = low + u * (high - low);
+    }
+    C value = static_cast<C>(v);
+    if (kind == 0 && !(static_cast<double>(value) < high)) value = static_cast<C>(low);  // rounding to the dtype may reach `high`
+    out[position_of(i, out_layout, out_layout)] = static_cast<T>(value);
   }
 }
 

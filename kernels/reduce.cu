@@ -19,16 +19,16 @@ namespace lockstep::kernels {
 // The type a reduction of T accumulates in: the kernel type of the dtype's
 // `accumulate` column in lockstep/kernels/dtypes.h.
 namespace dtype_types {
-#define LOCKSTEP_DTYPE_TYPE(name, kernel_type, ...) using name = kernel_type;
+#define LOCKSTEP_DTYPE_TYPE(name, text, kernel_type, ...) using name = kernel_type;
 LOCKSTEP_DTYPES(LOCKSTEP_DTYPE_TYPE)
 #undef LOCKSTEP_DTYPE_TYPE
 }  // namespace dtype_types
 template <class T>
 struct accumulate_type;
-#define LOCKSTEP_ACCUMULATE_TYPE(name, kernel_type, size, scalar, floating, accumulate) \
-  template <>                                                                           \
-  struct accumulate_type<kernel_type> {                                                 \
-    using type = dtype_types::accumulate;                                               \
+#define LOCKSTEP_ACCUMULATE_TYPE(name, text, kernel_type, size, scalar, floating, accumulate) \
+  template <>                                                                                 \
+  struct accumulate_type<kernel_type> {                                                       \
+    using type = dtype_types::accumulate;                                                     \
   };
 LOCKSTEP_DTYPES(LOCKSTEP_ACCUMULATE_TYPE)
 #undef LOCKSTEP_ACCUMULATE_TYPE
@@ -110,6 +110,25 @@ __global__ void reduce_dim(T* out, strided_layout out_layout, const T* in, strid
     break;
     LOCKSTEP_REDUCE_OPS(LOCKSTEP_REDUCE_CASE)
 #undef LOCKSTEP_REDUCE_CASE
+  }
+}
+
+// argmax (want_max) and argmin along `dim`: the index of the first extreme
+// element, a NaN counting as the extreme (as PyTorch's).
+template <class T>
+__global__ void arg_reduce_dim(long long* out, strided_layout out_layout, const T* in, strided_layout in_layout, int dim, long long n_out,
+                               int want_max) {
+  using C = typename compute_type<T>::type;
+  const long long extent = in_layout.shape[dim], step = in_layout.strides[dim];
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n_out; i += (long long)gridDim.x * blockDim.x) {
+    const T* row = in + position_of(i, out_layout, in_layout);
+    C best = static_cast<C>(row[0]);
+    long long at = 0;
+    for (long long j = 1; j < extent && best == best; ++j) {
+      const C x = static_cast<C>(row[j * step]);
+      if (x != x || (want_max ? x > best : x < best)) best = x, at = j;
+    }
+    out[position_of(i, out_layout, out_layout)] = at;
   }
 }
 

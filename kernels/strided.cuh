@@ -22,7 +22,8 @@ __host__ __device__ inline long long position_of(long long ordinal, const stride
   return position;
 }
 
-// The arithmetic type for an element type: half types compute in float.
+// The arithmetic type for an element type: half types compute in float, bool
+// in int (so bool + bool is 2, stored as true, as PyTorch's add of bools).
 template <class T>
 struct compute_type {
   using type = T;
@@ -34,6 +35,10 @@ struct compute_type<__half> {
 template <>
 struct compute_type<__nv_bfloat16> {
   using type = float;
+};
+template <>
+struct compute_type<bool> {
+  using type = int;
 };
 
 }  // namespace lockstep::kernels

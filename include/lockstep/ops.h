@@ -4,6 +4,7 @@
 // RGB -> grayscale. Inputs may be any strided views; every op checks dtype,
 // device and shape and says what is wrong.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,13 +20,38 @@ using kernels::reduce_op;
 using kernels::unary_op;
 
 tensor map(unary_op op, const tensor& x);
+// a and b of one dtype (the Python layer promotes); the output has their
+// dtype, or bool for the comparison and logical ops (gives_bool).
 tensor zip(binary_op op, const tensor& a, const tensor& b);
+// The same into `out`, any view of the broadcast shape with zip's output
+// dtype (in-place operators write through views this way).
+void zip_into(binary_op op, const tensor& a, const tensor& b, const tensor& out);
+// Writes `source`, broadcast to dst's shape and cast to its dtype, into dst
+// (any view; copy_, fill_ and __setitem__).
+void copy_into(const tensor& dst, const tensor& source);
+// condition (bool) ? a : b, broadcast together; a and b of one dtype.
+tensor where(const tensor& condition, const tensor& a, const tensor& b);
+// x with `dim` replaced by the positions `index` (int64, 1-D, each in range:
+// the caller checks) names along it: integer-array indexing, a new tensor.
+tensor index_select(const tensor& x, int dim, const tensor& index);
+// Fills `out` with start + i * step (arange), or PyTorch's linspace from
+// start to end with that step (from_end: the second half counts back from end).
+void fill_sequence(const tensor& out, double start, double step, double end = 0, bool from_end = false);
+// Fills `out` with counter-based random numbers (element i from seed and
+// offset + i, the same on every device): uniform in [low, high), normal
+// (mean low, deviation high), or integers in [low, high).
+enum class random_kind : int { uniform = 0, normal = 1, integers = 2 };
+void fill_random(const tensor& out, std::uint64_t seed, std::uint64_t offset, random_kind kind, double low, double high);
 // keepdim leaves the reduced dimension with extent 1, as NumPy's keepdims.
+// The output has x's dtype, except sum and prod of bool and integer tensors:
+// int64, as PyTorch's.
 tensor reduce(reduce_op op, const tensor& x, int dim, bool keepdim = false);
-// Every element to one value: a 0-dimensional tensor of x's dtype (sum of
+// Every element to one value: a 0-dimensional tensor of reduce's dtype (sum of
 // nothing is 0, product 1; max, min and mean of nothing throw shape_error).
 // Strided inputs are packed first; the kernels read 16-byte vectors.
 tensor reduce_all(reduce_op op, const tensor& x);
+// The int64 index of the largest (want_max) or smallest element along dim.
+tensor arg_reduce(const tensor& x, int dim, bool keepdim, bool want_max);
 // (..., m, k) @ (..., k, n), batch dimensions broadcast, with one of
 // matmul_algos(): float32, the SIMT ladder of kernels/matmul.cu (simplest to
 // fastest) or "cublas" (the reference, cuda only); on tensor cores

@@ -69,6 +69,7 @@ class tensor {
   tensor reshape(const shape_t& shape) const;                                                 // a view; shape_error when the strides do not allow one
   tensor slice(int dim, std::int64_t start, std::int64_t stop, std::int64_t step = 1) const;  // Python slice rules
   tensor select(int dim, std::int64_t index) const;                                           // drops `dim`
+  tensor flip(int dim) const;  // a view with `dim` in reverse order (a negative stride)
   tensor unsqueeze(int dim) const;
   tensor expand(const shape_t& shape) const;  // broadcast_to: new extents only where this one is 1 (stride 0)
 

@@ -24,13 +24,17 @@ def asarray(obj: Any, device: DeviceLike = None, dtype: DTypeLike = None) -> Ten
     device of an enclosing ``with lockstep.device(...)`` block, else the
     array's own. Arrays with DLPack or the buffer protocol (NumPy, PyTorch,
     CuPy) are used in place when already there, copied otherwise; lists and
-    scalars go through NumPy. ``dtype`` converts (a copy) when it differs."""
+    scalars go through NumPy, except that Python floats give float32 (PyTorch's
+    default) where NumPy would say float64. ``dtype`` converts (a copy) when it differs."""
     if isinstance(obj, Tensor):
         t = obj
     elif hasattr(obj, "__dlpack__"):
         t = _core.from_dlpack(obj)
     else:
-        t = _core.from_dlpack(np.asarray(obj, order="C"))  # (np.ascontiguousarray would make scalars 1-D)
+        array = np.asarray(obj, order="C")  # (np.ascontiguousarray would make scalars 1-D)
+        if array.dtype == np.float64 and dtype is None and not isinstance(obj, (np.ndarray, np.generic)):
+            array = array.astype(np.float32)  # Python floats make float32 tensors, as in PyTorch
+        t = _core.from_dlpack(array)
     target = device if device is not None else enclosing_device()
     if target is not None and t.device != _core.check_device(str(target)):
         t = t.to_device(_core.check_device(str(target)))
@@ -55,16 +59,3 @@ def dtype_name(dtype: Any) -> str:
         return str(np.dtype(dtype).name)
     except TypeError:
         return text
-
-
-def operand(x: Any, like: Tensor | None = None) -> Tensor:
-    """``x`` as a tensor for an op; a Python number beside the tensor ``like`` takes its dtype and device."""
-    if isinstance(x, Tensor):
-        return x
-    if like is not None and not hasattr(x, "__dlpack__"):
-        if isinstance(x, (float, np.floating)) and like.dtype in ("uint8", "int32", "int64"):
-            raise TypeError(f"{x!r} with a {like.dtype} tensor would be truncated; convert the tensor first, e.g. .to('float32')")
-        if like.dtype == "bfloat16":  # NumPy has none: through float32
-            return asarray(np.asarray(x, dtype=np.float32), device=like.device).to_dtype("bfloat16")
-        return asarray(np.asarray(x, dtype=like.dtype), device=like.device)
-    return asarray(x)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _ops
+from . import _indexing, _ops
 from ._core import Tensor
 from ._devices import Device
 from ._tensor import dtype_name
@@ -41,24 +41,78 @@ def _array(self: Tensor, dtype: Any = None, copy: bool | None = None) -> np.ndar
     return np.asarray(self.numpy(), dtype=dtype)
 
 
-def _getitem(self: Tensor, key: Any) -> Tensor:
-    """Basic indexing: ints and slices with positive steps, per dimension."""
-    keys = key if isinstance(key, tuple) else (key,)
-    if len(keys) > self.ndim:
-        raise IndexError(f"too many indices for a tensor of {self.ndim} dimensions")
-    t, dim = self, 0
-    for k in keys:
-        if isinstance(k, slice):
-            start, stop, step = k.indices(t.shape[dim])
-            if step <= 0:
-                raise IndexError("lockstep slices need a positive step")
-            t = t.slice(dim, start, stop, step)
-            dim += 1
-        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-            t = t.select(dim, int(k))
-        else:
-            raise IndexError(f"lockstep tensors index with ints and slices, got {type(k).__name__}")
-    return t
+def _item(self: Tensor) -> bool | int | float:
+    """The value of a one-element tensor as a Python number."""
+    if self.size != 1:
+        raise ValueError(f"a tensor with {self.size} elements cannot be converted to a Python number (item() needs exactly one)")
+    return _host(self).reshape(-1)[0].item()
+
+
+def _host(self: Tensor) -> np.ndarray:
+    t = self.to_device("cpu") if self.device != "cpu" else self
+    return (t.to_dtype("float32") if t.dtype == "bfloat16" else t).numpy_view()
+
+
+def _len(self: Tensor) -> int:
+    """The extent of the first dimension."""
+    if self.ndim == 0:
+        raise TypeError("len() of a 0-d tensor")
+    return self.shape[0]
+
+
+def _iter(self: Tensor):  # noqa: ANN202 (a generator)
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    for i in range(self.shape[0]):
+        yield self.select(0, i)
+
+
+def _bool(self: Tensor) -> bool:
+    if self.size != 1:
+        raise ValueError(f"the truth value of a tensor with {self.size} elements is ambiguous; use .any() or .all()")
+    return bool(_item(self))
+
+
+def _index(self: Tensor) -> int:
+    if self.dtype not in ("bool", "uint8", "int32", "int64") or self.size != 1:
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return int(_item(self))
+
+
+_TYPESTR = {"bool": "|b1", "uint8": "|u1", "int32": "<i4", "int64": "<i8", "float16": "<f2", "float32": "<f4", "float64": "<f8"}
+
+
+def _cuda_array_interface(self: Tensor) -> dict[str, Any]:
+    """Numba's and CuPy's protocol for GPU arrays (CUDA tensors only)."""
+    if not self.device.startswith("cuda"):
+        raise AttributeError(f"__cuda_array_interface__ is for tensors on a GPU; this one is on {self.device} (use np.asarray)")
+    if self.dtype not in _TYPESTR:
+        raise AttributeError(f"the CUDA array interface has no {self.dtype}")
+    item = int(np.dtype(_TYPESTR[self.dtype]).itemsize)
+    strides = None if self.is_contiguous() else tuple(s * item for s in self.strides)
+    return {"shape": tuple(self.shape), "typestr": _TYPESTR[self.dtype], "data": (self.data_ptr, False), "version": 3, "strides": strides}
+
+
+def _tolist(self: Tensor) -> Any:
+    """The elements as nested Python lists (a number for a 0-d tensor)."""
+    return _host(self).tolist()
+
+
+def _numel(self: Tensor) -> int:
+    """The number of elements (PyTorch's name for .size)."""
+    return self.size
+
+
+def _copy_(self: Tensor, source: Any) -> Tensor:
+    """Copies ``source`` (broadcast to this tensor's shape, cast to its dtype) into this tensor, in place."""
+    _indexing.setitem(self, (), source)
+    return self
+
+
+def _fill_(self: Tensor, value: Any) -> Tensor:
+    """Fills this tensor (in place, through views) with ``value``."""
+    _indexing.setitem(self, (), value)
+    return self
 
 
 def _repr(self: Tensor) -> str:
@@ -74,16 +128,51 @@ Tensor.__array__ = _array  # type: ignore
 # NumPy's operators defer to Tensor's, so ``array * tensor`` runs on lockstep
 # and gives a Tensor, as ``tensor * array`` does.
 Tensor.__array_ufunc__ = None  # type: ignore
-Tensor.__getitem__ = _getitem  # type: ignore
+Tensor.__getitem__ = _indexing.getitem  # type: ignore
+Tensor.__setitem__ = _indexing.setitem  # type: ignore
 Tensor.__repr__ = _repr  # type: ignore
+Tensor.__len__ = _len  # type: ignore
+Tensor.__iter__ = _iter  # type: ignore
+Tensor.__bool__ = _bool  # type: ignore
+Tensor.__float__ = lambda self: float(_item(self))  # type: ignore
+Tensor.__int__ = lambda self: int(_item(self))  # type: ignore
+Tensor.__index__ = _index  # type: ignore
+Tensor.__hash__ = object.__hash__  # type: ignore (== is elementwise; tensors hash by identity, as PyTorch's)
+Tensor.__cuda_array_interface__ = property(_cuda_array_interface)  # type: ignore
+Tensor.item = _item  # type: ignore
+Tensor.tolist = _tolist  # type: ignore
+Tensor.numel = _numel  # type: ignore
+Tensor.copy_ = _copy_  # type: ignore
+Tensor.fill_ = _fill_  # type: ignore
 Tensor.T = property(lambda self: self.permute(list(range(self.ndim))[::-1]), doc="A view with the dimensions reversed.")  # type: ignore
-Tensor.__neg__ = lambda self: _ops.map("neg", self)  # type: ignore
-Tensor.__abs__ = lambda self: _ops.map("abs", self)  # type: ignore
+Tensor.__neg__ = lambda self: _ops.neg(self)  # type: ignore
+Tensor.__pos__ = lambda self: self  # type: ignore
+Tensor.__abs__ = lambda self: _ops.abs(self)  # type: ignore
+Tensor.__invert__ = lambda self: _ops.bitwise_not(self)  # type: ignore
 Tensor.__matmul__ = lambda self, other: _ops.matmul(self, other)  # type: ignore
-for _name, _op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div")):
+Tensor.__rmatmul__ = lambda self, other: _ops.matmul(other, self)  # type: ignore
+# Arithmetic, bitwise and comparison operators, their reflected and in-place forms, as PyTorch promotes.
+_BINARY = {
+    "add": "add",
+    "sub": "sub",
+    "mul": "mul",
+    "truediv": "div",
+    "floordiv": "floor_divide",
+    "mod": "remainder",
+    "pow": "pow",
+    "and": "bitwise_and",
+    "or": "bitwise_or",
+    "xor": "bitwise_xor",
+}
+for _name, _op in _BINARY.items():
     setattr(Tensor, f"__{_name}__", (lambda op: lambda self, other: _ops.zip(op, self, other))(_op))
     setattr(Tensor, f"__r{_name}__", (lambda op: lambda self, other: _ops.zip(op, other, self))(_op))
+    setattr(Tensor, f"__i{_name}__", (lambda op: lambda self, other: _ops.zip_(op, self, other))(_op))
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(Tensor, f"__{_name}__", (lambda op: lambda self, other: _ops.zip(op, self, other))(_name))
 # The package's functions as methods (x.sum(dim=0) is lockstep.sum(x, dim=0)), docstrings included.
-Tensor.sum, Tensor.mean, Tensor.max, Tensor.min, Tensor.prod = _ops.sum, _ops.mean, _ops.max, _ops.min, _ops.prod  # type: ignore
-Tensor.exp, Tensor.log, Tensor.sqrt = _ops.exp, _ops.log, _ops.sqrt  # type: ignore
-Tensor.relu, Tensor.sigmoid, Tensor.tanh = _ops.relu, _ops.sigmoid, _ops.tanh  # type: ignore
+for _name in (
+    "sum mean max min prod argmax argmin all any exp log sqrt relu sigmoid tanh abs neg clamp softmax log_softmax "
+    "maximum minimum pow eq ne lt le gt ge logical_and logical_or logical_xor logical_not"
+).split():
+    setattr(Tensor, _name, getattr(_ops, _name))

@@ -26,11 +26,12 @@ using lockstep::tensor;
 
 namespace {
 
-// DLPack's type codes (dlpack.h): int, uint, float, bfloat.
-constexpr std::uint8_t dl_int = 0, dl_uint = 1, dl_float = 2, dl_bfloat = 4;
+// DLPack's type codes (dlpack.h): int, uint, float, bfloat, bool.
+constexpr std::uint8_t dl_int = 0, dl_uint = 1, dl_float = 2, dl_bfloat = 4, dl_bool = 6;
 
 lockstep::dtype dtype_from_dlpack(nb::dlpack::dtype t) {
   if (t.lanes == 1) {
+    if (t.code == dl_bool && t.bits == 8) return lockstep::dtype::boolean;
     if (t.code == dl_uint && t.bits == 8) return lockstep::dtype::uint8;
     if (t.code == dl_int && t.bits == 32) return lockstep::dtype::int32;
     if (t.code == dl_int && t.bits == 64) return lockstep::dtype::int64;
@@ -39,13 +40,15 @@ lockstep::dtype dtype_from_dlpack(nb::dlpack::dtype t) {
     if (t.code == dl_float && t.bits == 32) return lockstep::dtype::float32;
     if (t.code == dl_float && t.bits == 64) return lockstep::dtype::float64;
   }
-  throw nb::type_error(("lockstep tensors hold uint8, int32, int64, float16, bfloat16, float32 or float64; got DLPack type code " +
+  throw nb::type_error(("lockstep tensors hold bool, uint8, int32, int64, float16, bfloat16, float32 or float64; got DLPack type code " +
                         std::to_string(t.code) + " with " + std::to_string(t.bits) + " bits; convert the array first (e.g. .astype(numpy.float32))")
                            .c_str());
 }
 
 nb::dlpack::dtype dlpack_from_dtype(lockstep::dtype t) {
   switch (t) {
+    case lockstep::dtype::boolean:
+      return {dl_bool, 8, 1};
     case lockstep::dtype::uint8:
       return {dl_uint, 8, 1};
     case lockstep::dtype::int32:
@@ -324,7 +327,7 @@ NB_MODULE(_core, m) {
           "strides", [](const tensor& t) { return as_tuple(t.strides()); }, "Strides in elements (not bytes, unlike NumPy's).")
       .def_prop_ro(
           "dtype", [](const tensor& t) { return lockstep::dtype_name(t.type()); },
-          "The element type's name: uint8, int32, int64, float16, bfloat16, float32 or float64.")
+          "The element type's name: bool, uint8, int32, int64, float16, bfloat16, float32 or float64.")
       .def_prop_ro(
           "device", [](const tensor& t) { return t.where().str(); }, "\"cpu\" or \"cuda:N\".")
       .def_prop_ro("ndim", &tensor::ndim, "The number of dimensions.")
@@ -338,6 +341,7 @@ NB_MODULE(_core, m) {
       .def("reshape", &tensor::reshape, "shape"_a, "A view with another shape (one extent may be -1); ShapeError when the strides do not allow one.")
       .def("slice", &tensor::slice, "dim"_a, "start"_a, "stop"_a, "step"_a = 1, "A view of every step-th index in [start, stop) of dim.")
       .def("select", &tensor::select, "dim"_a, "index"_a, "A view of one index of dim, which it drops.")
+      .def("flip_view", &tensor::flip, "dim"_a, "A view with dim in reverse order (a negative stride).")
       .def("unsqueeze", &tensor::unsqueeze, "dim"_a, "A view with a new dimension of extent 1 at dim.")
       .def("expand", &tensor::expand, "shape"_a, "A view broadcast to shape (extents of 1 repeat with stride 0).")
       .def("contiguous", &tensor::contiguous, "This tensor if contiguous, else a packed copy.")
@@ -386,6 +390,35 @@ NB_MODULE(_core, m) {
     const auto o = lockstep::parse_binary_op(op);
     nb::gil_scoped_release no_gil;
     return lockstep::zip(o, a, b);
+  });
+  m.def("zip_into", [](const std::string& op, const tensor& a, const tensor& b, const tensor& out) {
+    const auto o = lockstep::parse_binary_op(op);
+    nb::gil_scoped_release no_gil;
+    lockstep::zip_into(o, a, b, out);
+  });
+  m.def("copy_into", [](const tensor& dst, const tensor& source) {
+    nb::gil_scoped_release no_gil;
+    lockstep::copy_into(dst, source);
+  });
+  m.def("where", [](const tensor& condition, const tensor& a, const tensor& b) {
+    nb::gil_scoped_release no_gil;
+    return lockstep::where(condition, a, b);
+  });
+  m.def("index_select", [](const tensor& x, int dim, const tensor& index) {
+    nb::gil_scoped_release no_gil;
+    return lockstep::index_select(x, dim, index);
+  });
+  m.def("fill_sequence", [](const tensor& out, double start, double step, double end, bool from_end) {
+    nb::gil_scoped_release no_gil;
+    lockstep::fill_sequence(out, start, step, end, from_end);
+  });
+  m.def("fill_random", [](const tensor& out, std::uint64_t seed, std::uint64_t offset, int kind, double low, double high) {
+    nb::gil_scoped_release no_gil;
+    lockstep::fill_random(out, seed, offset, static_cast<lockstep::random_kind>(kind), low, high);
+  });
+  m.def("arg_reduce", [](const tensor& x, int dim, bool keepdim, bool want_max) {
+    nb::gil_scoped_release no_gil;
+    return lockstep::arg_reduce(x, dim, keepdim, want_max);
   });
   m.def("reduce", [](const std::string& op, const tensor& x, int dim, bool keepdim) {
     const auto o = lockstep::parse_reduce_op(op);

@@ -17,8 +17,8 @@ struct dtype_info {
   dtype accumulate;
 };
 constexpr dtype_info dtypes[] = {
-#define LOCKSTEP_DTYPE_ROW(name, kernel_type, size, scalar, floating, accumulate) \
-  {dtype::name, #name, #kernel_type, size, jit::scalar_type::scalar, floating, dtype::accumulate},
+#define LOCKSTEP_DTYPE_ROW(name, text, kernel_type, size, scalar, floating, accumulate) \
+  {dtype::name, text, #kernel_type, size, jit::scalar_type::scalar, floating, dtype::accumulate},
     LOCKSTEP_DTYPES(LOCKSTEP_DTYPE_ROW)
 #undef LOCKSTEP_DTYPE_ROW
 };

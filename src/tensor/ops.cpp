@@ -15,17 +15,17 @@
 namespace lockstep {
 namespace {
 
-template <class Op, std::size_t N>
-const kernels::op_row<Op>& row_of(Op op, const kernels::op_row<Op> (&rows)[N]) {
-  for (const kernels::op_row<Op>& row : rows)
+template <class Row, std::size_t N, class Op>
+const Row& row_of(Op op, const Row (&rows)[N]) {
+  for (const Row& row : rows)
     if (row.op == op) return row;
   throw std::invalid_argument("not an operation: " + std::to_string(static_cast<int>(op)));
 }
 
-template <class Op, std::size_t N>
-Op parse_op(std::string_view name, const kernels::op_row<Op> (&rows)[N], const char* kind) {
+template <class Op, class Row, std::size_t N>
+Op parse_op(std::string_view name, const Row (&rows)[N], const char* kind) {
   std::string known;
-  for (const kernels::op_row<Op>& row : rows) {
+  for (const Row& row : rows) {
     if (name == row.name) return row.op;
     known += (known.empty() ? "" : ", ") + std::string(row.name);
   }
@@ -62,9 +62,9 @@ void check_same_dtype(const char* op, const tensor& a, const tensor& b) {
 const char* op_name(unary_op op) { return row_of(op, kernels::unary_ops).name; }
 const char* op_name(binary_op op) { return row_of(op, kernels::binary_ops).name; }
 const char* op_name(reduce_op op) { return row_of(op, kernels::reduce_ops).name; }
-unary_op parse_unary_op(std::string_view name) { return parse_op(name, kernels::unary_ops, "unary"); }
-binary_op parse_binary_op(std::string_view name) { return parse_op(name, kernels::binary_ops, "binary"); }
-reduce_op parse_reduce_op(std::string_view name) { return parse_op(name, kernels::reduce_ops, "reduce"); }
+unary_op parse_unary_op(std::string_view name) { return parse_op<unary_op>(name, kernels::unary_ops, "unary"); }
+binary_op parse_binary_op(std::string_view name) { return parse_op<binary_op>(name, kernels::binary_ops, "binary"); }
+reduce_op parse_reduce_op(std::string_view name) { return parse_op<reduce_op>(name, kernels::reduce_ops, "reduce"); }
 
 tensor map(unary_op op, const tensor& x) {
   check_floating(op, kernels::unary_ops, x);
@@ -78,20 +78,137 @@ tensor map(unary_op op, const tensor& x) {
   return out;
 }
 
+namespace {
+
+dtype zip_output_dtype(binary_op op, const tensor& a, const tensor& b) {
+  check_same_dtype(op_name(op), a, b);
+  const kernels::binary_op_row& row = row_of(op, kernels::binary_ops);
+  if (row.integers_only && is_floating(a.type()))
+    throw std::invalid_argument(std::string(op_name(op)) + " needs integer or bool tensors, got " + a.describe());
+  return row.gives_bool ? dtype::boolean : a.type();
+}
+
+}  // namespace
+
+void zip_into(binary_op op, const tensor& a, const tensor& b, const tensor& out) {
+  detail::check_same_device(op_name(op), a, b);
+  detail::check_same_device(op_name(op), a, out);
+  const dtype result = zip_output_dtype(op, a, b);
+  if (out.type() != result)
+    throw std::invalid_argument(std::string(op_name(op)) + ": the output is " + out.describe() + ", the result " + dtype_name(result));
+  if (broadcast_shapes(a.shape(), b.shape()) != out.shape())
+    throw shape_error(std::string(op_name(op)) + ": the inputs broadcast to " +
+                      tensor::empty(broadcast_shapes(a.shape(), b.shape()), result).describe() + ", not to the output's shape (" + out.describe() +
+                      ")");
+  const kernel_arg code = kernel_arg::integer(static_cast<int>(op));
+  if (row_of(op, kernels::binary_ops).gives_bool) {
+    detail::launch_elementwise(detail::builtin_function(a.where(), kernels::compare_strided_kernel, a.type()), out, {a, b}, {code});
+    return;
+  }
+  if (out.is_contiguous() && a.is_contiguous() && b.is_contiguous() && a.shape() == out.shape() && b.shape() == out.shape()) {
+    launch_contiguous(detail::builtin_function(a.where(), kernels::zip_contiguous_kernel, a.type()), out, {a, b}, op);
+    return;
+  }
+  detail::launch_elementwise(detail::builtin_function(a.where(), kernels::zip_strided_kernel, a.type()), out, {a, b}, {code});
+}
+
 tensor zip(binary_op op, const tensor& a, const tensor& b) {
   detail::check_same_device(op_name(op), a, b);
-  check_same_dtype(op_name(op), a, b);
-  tensor out = tensor::empty(broadcast_shapes(a.shape(), b.shape()), a.type(), a.where());
-  if (a.is_contiguous() && b.is_contiguous() && a.shape() == out.shape() && b.shape() == out.shape()) {
-    launch_contiguous(detail::builtin_function(a.where(), kernels::zip_contiguous_kernel, a.type()), out, {a, b}, op);
-    return out;
-  }
-  detail::launch_elementwise(detail::builtin_function(a.where(), kernels::zip_strided_kernel, a.type()), out, {a, b},
-                             {kernel_arg::integer(static_cast<int>(op))});
+  tensor out = tensor::empty(broadcast_shapes(a.shape(), b.shape()), zip_output_dtype(op, a, b), a.where());
+  zip_into(op, a, b, out);
   return out;
 }
 
-tensor reduce(reduce_op op, const tensor& x, int dim, bool keepdim) {
+void copy_into(const tensor& dst, const tensor& source) {
+  detail::check_same_device("copy", dst, source);
+  if (broadcast_shapes(source.shape(), dst.shape()) != dst.shape())
+    throw shape_error("copy: " + source.describe() + " does not broadcast to the destination's shape (" + dst.describe() + ")");
+  detail::launch_elementwise(detail::builtin_function(dst.where(), std::string(kernels::cast_kernel) + "<" + kernel_type_name(source.type()) + ", " +
+                                                                       kernel_type_name(dst.type()) + ">"),
+                             dst, {source}, {});
+}
+
+tensor where(const tensor& condition, const tensor& a, const tensor& b) {
+  detail::check_same_device("where", condition, a);
+  detail::check_same_device("where", a, b);
+  if (condition.type() != dtype::boolean) throw std::invalid_argument("where: the condition must be a bool tensor, got " + condition.describe());
+  check_same_dtype("where", a, b);
+  tensor out = tensor::empty(broadcast_shapes(condition.shape(), broadcast_shapes(a.shape(), b.shape())), a.type(), a.where());
+  detail::launch_elementwise(detail::builtin_function(a.where(), kernels::where_strided_kernel, a.type()), out, {condition, a, b}, {});
+  return out;
+}
+
+tensor index_select(const tensor& x, int dim, const tensor& index) {
+  detail::check_same_device("index_select", x, index);
+  if (index.type() != dtype::int64 || index.ndim() != 1)
+    throw std::invalid_argument("index_select: the index must be a 1-D int64 tensor, got " + index.describe());
+  if (x.ndim() == 0) throw shape_error("index_select: a 0-dimensional tensor has no dimension to index");
+  if (dim < -x.ndim() || dim >= x.ndim()) throw shape_error("index_select: dim " + std::to_string(dim) + " is out of range for " + x.describe());
+  if (dim < 0) dim += x.ndim();
+  shape_t shape = x.shape();
+  shape[dim] = index.numel();
+  tensor out = tensor::empty(shape, x.type(), x.where());
+  if (out.numel() == 0) return out;
+  // The input read over the output's shape: stride 0 along dim, whose position the kernel adds from the index.
+  const tensor along = x.slice(dim, 0, 1).expand(shape);
+  const tensor positions = index.contiguous();
+  detail::builtin_function(x.where(), kernels::index_select_kernel, x.type())
+      .launch(detail::grid_stride_config(out.numel()),
+              std::vector<kernel_arg>{detail::pointer_arg(out, true), detail::layout_arg(out.layout()), detail::pointer_arg(along, false),
+                                      detail::layout_arg(along.layout()), detail::pointer_arg(positions, false), kernel_arg::integer(dim),
+                                      kernel_arg::integer(x.strides()[dim]), kernel_arg::integer(out.numel())});
+  return out;
+}
+
+void fill_sequence(const tensor& out, double start, double step, double end, bool from_end) {
+  if (out.numel() == 0) return;
+  detail::builtin_function(out.where(), kernels::iota_kernel, out.type())
+      .launch(detail::grid_stride_config(out.numel()),
+              std::vector<kernel_arg>{detail::pointer_arg(out, true), detail::layout_arg(out.layout()), kernel_arg::integer(out.numel()),
+                                      kernel_arg::real(start), kernel_arg::real(step), kernel_arg::real(end), kernel_arg::integer(from_end ? 1 : 0)});
+}
+
+void fill_random(const tensor& out, std::uint64_t seed, std::uint64_t offset, random_kind kind, double low, double high) {
+  if (out.numel() == 0) return;
+  detail::builtin_function(out.where(), kernels::random_kernel, out.type())
+      .launch(detail::grid_stride_config(out.numel()),
+              std::vector<kernel_arg>{detail::pointer_arg(out, true), detail::layout_arg(out.layout()), kernel_arg::integer(out.numel()),
+                                      kernel_arg::typed<unsigned long long>(seed), kernel_arg::typed<unsigned long long>(offset),
+                                      kernel_arg::integer(static_cast<int>(kind)), kernel_arg::real(low), kernel_arg::real(high)});
+}
+
+namespace {
+// Sums and products of bool and integer tensors accumulate in, and give, int64 (PyTorch's rule).
+tensor widened_for(reduce_op op, const tensor& x) {
+  const bool widens = (op == reduce_op::sum || op == reduce_op::prod) && !is_floating(x.type()) && x.type() != dtype::int64;
+  return widens ? x.to(dtype::int64) : x;
+}
+}  // namespace
+
+tensor arg_reduce(const tensor& x, int dim, bool keepdim, bool want_max) {
+  const char* name = want_max ? "argmax" : "argmin";
+  if (x.ndim() == 0) return arg_reduce(x.reshape({1}), 0, false, want_max).reshape({});
+  if (dim < -x.ndim() || dim >= x.ndim())
+    throw shape_error(std::string(name) + ": dim " + std::to_string(dim) + " is out of range for " + x.describe());
+  if (dim < 0) dim += x.ndim();
+  if (x.shape()[dim] == 0) throw shape_error(std::string(name) + ": dimension " + std::to_string(dim) + " of " + x.describe() + " is empty");
+  shape_t kept = x.shape();
+  kept[dim] = 1;
+  tensor out = tensor::empty(kept, dtype::int64, x.where());
+  if (out.numel() > 0)
+    detail::builtin_function(x.where(), kernels::arg_reduce_dim_kernel, x.type())
+        .launch(detail::grid_stride_config(out.numel()),
+                std::vector<kernel_arg>{detail::pointer_arg(out, true), detail::layout_arg(out.layout()), detail::pointer_arg(x, false),
+                                        detail::layout_arg(x.layout()), kernel_arg::integer(dim), kernel_arg::integer(out.numel()),
+                                        kernel_arg::integer(want_max ? 1 : 0)});
+  if (keepdim) return out;
+  shape_t dropped = x.shape();
+  dropped.erase(dropped.begin() + dim);
+  return out.reshape(dropped);
+}
+
+tensor reduce(reduce_op op, const tensor& given, int dim, bool keepdim) {
+  const tensor x = widened_for(op, given);
   if (x.ndim() == 0) throw shape_error(std::string(op_name(op)) + ": a 0-dimensional tensor has no dimension to reduce");
   if (dim < -x.ndim() || dim >= x.ndim())
     throw shape_error(std::string(op_name(op)) + ": dim " + std::to_string(dim) + " is out of range for " + x.describe());
@@ -122,7 +239,8 @@ tensor reduce(reduce_op op, const tensor& x, int dim, bool keepdim) {
   return out.reshape(dropped);
 }
 
-tensor reduce_all(reduce_op op, const tensor& x) {
+tensor reduce_all(reduce_op op, const tensor& given) {
+  const tensor x = widened_for(op, given);
   check_floating(op, kernels::reduce_ops, x);
   const std::int64_t n = x.numel();
   if (n == 0 && op != reduce_op::sum && op != reduce_op::prod)

@@ -198,6 +198,14 @@ tensor tensor::slice(int dim, std::int64_t start, std::int64_t stop, std::int64_
   return v;
 }
 
+tensor tensor::flip(int dim) const {
+  const int d = wrap_dim(dim, ndim(), "flip");
+  tensor v = *this;
+  if (shape_[d] > 0) v.offset_ += (shape_[d] - 1) * strides_[d];
+  v.strides_[d] = -strides_[d];
+  return v;
+}
+
 tensor tensor::select(int dim, std::int64_t index) const {
   const int d = wrap_dim(dim, ndim(), "select");
   const std::int64_t i = index < 0 ? index + shape_[d] : index;

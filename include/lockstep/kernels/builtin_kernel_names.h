@@ -37,7 +37,7 @@ void for_each_builtin_kernel(builtin_module module, Emit&& emit) {
   matmul_rows(simt_matmul_recipes);
   matmul_rows(tensor_core_matmul_recipes);
   const char* const types[] = {
-#define LOCKSTEP_DTYPE_TYPE_NAME(name, kernel_type, ...) #kernel_type,
+#define LOCKSTEP_DTYPE_TYPE_NAME(name, text, kernel_type, ...) #kernel_type,
       LOCKSTEP_DTYPES(LOCKSTEP_DTYPE_TYPE_NAME)
 #undef LOCKSTEP_DTYPE_TYPE_NAME
   };

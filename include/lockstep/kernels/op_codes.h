@@ -23,19 +23,33 @@
   X(square, false, x* x)                                                       \
   X(reciprocal, true, static_cast<C>(1.0 / static_cast<double>(x)))
 
-// X(name, result...): the op of `a` and `b` in the compute type `C` (divide
-// and power are kernels/elementwise.cu's integer-safe forms).
-#define LOCKSTEP_BINARY_OPS(X) \
-  X(add, a + b)                \
-  X(sub, a - b)                \
-  X(mul, a* b)                 \
-  X(div, divide(a, b))         \
-  X(maximum, a > b ? a : b)    \
-  X(minimum, a < b ? a : b)    \
-  X(pow, power(a, b))          \
-  X(eq, a == b ? C(1) : C(0))  \
-  X(lt, a < b ? C(1) : C(0))   \
-  X(gt, a > b ? C(1) : C(0))
+// X(name, gives_bool, integers_only, result...): the op of `a` and `b` in the
+// compute type `C` (divide, floor_divide, remainder and power are
+// kernels/elementwise.cu's integer-safe forms). gives_bool: a comparison or
+// logical op, whose output is a bool tensor (C(1) or C(0) stored as bool);
+// integers_only: bitwise ops, which refuse floating-point tensors.
+#define LOCKSTEP_BINARY_OPS(X)                                          \
+  X(add, false, false, a + b)                                           \
+  X(sub, false, false, a - b)                                           \
+  X(mul, false, false, a* b)                                            \
+  X(div, false, false, divide(a, b))                                    \
+  X(floor_divide, false, false, floor_divide(a, b))                     \
+  X(remainder, false, false, remainder(a, b))                           \
+  X(maximum, false, false, maximum(a, b))                               \
+  X(minimum, false, false, minimum(a, b))                               \
+  X(pow, false, false, power(a, b))                                     \
+  X(bitwise_and, false, true, bitwise(a, b, 0))                         \
+  X(bitwise_or, false, true, bitwise(a, b, 1))                          \
+  X(bitwise_xor, false, true, bitwise(a, b, 2))                         \
+  X(eq, true, false, a == b ? C(1) : C(0))                              \
+  X(ne, true, false, a != b ? C(1) : C(0))                              \
+  X(lt, true, false, a < b ? C(1) : C(0))                               \
+  X(le, true, false, a <= b ? C(1) : C(0))                              \
+  X(gt, true, false, a > b ? C(1) : C(0))                               \
+  X(ge, true, false, a >= b ? C(1) : C(0))                              \
+  X(logical_and, true, false, (a != C(0)) && (b != C(0)) ? C(1) : C(0)) \
+  X(logical_or, true, false, (a != C(0)) || (b != C(0)) ? C(1) : C(0))  \
+  X(logical_xor, true, false, (a != C(0)) != (b != C(0)) ? C(1) : C(0))
 
 // X(name, divides_by_count, identity, combine...): in the accumulate type
 // `A`, the value of no elements, and `acc` combined with the next element `x`;
@@ -63,12 +77,17 @@ struct op_row {
   const char* name;
   bool floating_only;
 };
+struct binary_op_row {
+  binary_op op;
+  const char* name;
+  bool gives_bool, integers_only;
+};
 
 #define LOCKSTEP_UNARY_ROW(name, floating_only, ...) {unary_op::name, #name, floating_only},
-#define LOCKSTEP_BINARY_ROW(name, ...) {binary_op::name, #name, false},
+#define LOCKSTEP_BINARY_ROW(name, gives_bool, integers_only, ...) {binary_op::name, #name, gives_bool, integers_only},
 #define LOCKSTEP_REDUCE_ROW(name, divides_by_count, ...) {reduce_op::name, #name, divides_by_count},
 inline constexpr op_row<unary_op> unary_ops[] = {LOCKSTEP_UNARY_OPS(LOCKSTEP_UNARY_ROW)};
-inline constexpr op_row<binary_op> binary_ops[] = {LOCKSTEP_BINARY_OPS(LOCKSTEP_BINARY_ROW)};
+inline constexpr binary_op_row binary_ops[] = {LOCKSTEP_BINARY_OPS(LOCKSTEP_BINARY_ROW)};
 // The ops that divide (mean) refuse integer tensors.
 inline constexpr op_row<reduce_op> reduce_ops[] = {LOCKSTEP_REDUCE_OPS(LOCKSTEP_REDUCE_ROW)};
 #undef LOCKSTEP_UNARY_ROW

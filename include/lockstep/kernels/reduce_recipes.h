@@ -7,6 +7,8 @@ namespace lockstep::kernels {
 
 // One thread per output walks the reduced dimension: grid_stride_launch.
 inline constexpr const char* reduce_dim_kernel = "reduce_dim";
+// argmax/argmin along a dim, the same way, to int64 indices.
+inline constexpr const char* arg_reduce_dim_kernel = "arg_reduce_dim";
 
 // Every element to one value, in two launches: reduce_all_blocks leaves one
 // partial per block, reduce_all_finish (one block) folds them.
@@ -21,6 +23,7 @@ struct reduce_all_launch {
 };
 
 // name<T> for every dtype T.
-inline constexpr const char* reduce_kernels_per_dtype[] = {reduce_dim_kernel, reduce_all_blocks_kernel, reduce_all_finish_kernel};
+inline constexpr const char* reduce_kernels_per_dtype[] = {reduce_dim_kernel, arg_reduce_dim_kernel, reduce_all_blocks_kernel,
+                                                           reduce_all_finish_kernel};
 
 }  // namespace lockstep::kernels

@@ -51,8 +51,11 @@ using lockstep::unary_op;
 inline constexpr dtype all_dtypes[] = {dtype::uint8, dtype::int32, dtype::int64, dtype::float16, dtype::bfloat16, dtype::float32, dtype::float64};
 inline constexpr unary_op all_unary_ops[] = {unary_op::copy, unary_op::neg,     unary_op::abs,  unary_op::exp,    unary_op::log,       unary_op::sqrt,
                                              unary_op::relu, unary_op::sigmoid, unary_op::tanh, unary_op::square, unary_op::reciprocal};
-inline constexpr binary_op all_binary_ops[] = {binary_op::add,     binary_op::sub, binary_op::mul, binary_op::div, binary_op::maximum,
-                                               binary_op::minimum, binary_op::pow, binary_op::eq,  binary_op::lt,  binary_op::gt};
+inline constexpr binary_op all_binary_ops[] = {
+    binary_op::add,         binary_op::sub,        binary_op::mul,        binary_op::div,         binary_op::floor_divide, binary_op::remainder,
+    binary_op::maximum,     binary_op::minimum,    binary_op::pow,        binary_op::bitwise_and, binary_op::bitwise_or,   binary_op::bitwise_xor,
+    binary_op::eq,          binary_op::ne,         binary_op::lt,         binary_op::le,          binary_op::gt,           binary_op::ge,
+    binary_op::logical_and, binary_op::logical_or, binary_op::logical_xor};
 inline constexpr reduce_op all_reduce_ops[] = {reduce_op::sum, reduce_op::max, reduce_op::min, reduce_op::prod, reduce_op::mean};
 
 // ---------------------------------------------------------------- run set-up
@@ -201,6 +204,8 @@ inline double decode(dtype t, const unsigned char* p) {
     return v;
   };
   switch (t) {
+    case dtype::boolean:
+      return load(std::uint8_t{}) != 0;
     case dtype::uint8:
       return load(std::uint8_t{});
     case dtype::int32:
@@ -223,6 +228,8 @@ inline double decode(dtype t, const unsigned char* p) {
 inline void encode(dtype t, double value, unsigned char* p) {
   auto store = [p](auto v) { std::memcpy(p, &v, sizeof v); };
   switch (t) {
+    case dtype::boolean:
+      return store(static_cast<std::uint8_t>(value != 0));
     case dtype::uint8:
       return store(static_cast<std::uint8_t>(value));
     case dtype::int32:

@@ -76,10 +76,10 @@ TEST(Recipes, AutoPicksAnAlgoTheDeviceRuns) {
   }
 }
 
-template <class Op, std::size_t N>
-void expect_names_round_trip(const lockstep::kernels::op_row<Op> (&rows)[N], Op (*parse)(std::string_view)) {
+template <class Row, std::size_t N, class Op>
+void expect_names_round_trip(const Row (&rows)[N], Op (*parse)(std::string_view)) {
   std::set<std::string> names;
-  for (const lockstep::kernels::op_row<Op>& row : rows) {
+  for (const Row& row : rows) {
     EXPECT_TRUE(names.insert(row.name).second) << row.name << " is listed twice";
     EXPECT_EQ(parse(row.name), row.op) << row.name;
     EXPECT_STREQ(lockstep::op_name(row.op), row.name);

@@ -100,6 +100,9 @@ reduction reduce_reference(reduce_op op, const std::vector<double>& x, const sha
   return r;
 }
 
+// The dtype of a reduction's result: int64 for sums and products of integers (PyTorch's rule), else the input's.
+dtype result_dtype(reduce_op op, dtype t) { return (op == reduce_op::sum || op == reduce_op::prod) && !lockstep::is_floating(t) ? dtype::int64 : t; }
+
 // Reduced extents 1000, 255 and 3, 2 and 17 and 5, 1 and 4 and 1.
 const shape_t reduce_shapes[] = {{1000}, {255, 3}, {2, 17, 5}, {1, 4, 1}};
 
@@ -119,7 +122,7 @@ TEST_P(Reduce, EveryDimDtypeAndLayout) {
         const std::vector<double> x = elements(in.source, in.view);
         const int ndim = static_cast<int>(shape.size());
         for (int dim = 0; dim < ndim; ++dim) {
-          const reduction want = reduce_reference(op, x, shape, dim, t);
+          const reduction want = reduce_reference(op, x, shape, dim, result_dtype(op, t));
           shape_t kept = shape, dropped = shape;
           kept[dim] = 1;
           dropped.erase(dropped.begin() + dim);
@@ -127,7 +130,7 @@ TEST_P(Reduce, EveryDimDtypeAndLayout) {
             for (bool keepdim : {true, false}) {
               SCOPED_TRACE(shape_text(shape) + " " + layout_name(layout) + ", dim " + std::to_string(given) + (keepdim ? ", keepdim" : ""));
               const tensor out = lockstep::reduce(op, in.view, given, keepdim);
-              ASSERT_TRUE(is_new_output(out, keepdim ? kept : dropped, t, dev()));
+              ASSERT_TRUE(is_new_output(out, keepdim ? kept : dropped, result_dtype(op, t), dev()));
               EXPECT_TRUE(all_within(read_back(out), want.values, want.allowed_error, out.shape()));
             }
           }
@@ -196,8 +199,8 @@ TEST_P(ReduceAll, EveryDtypeAndSize) {
         break;
       }
       const tensor out = lockstep::reduce_all(op, x.t);
-      ASSERT_TRUE(is_new_output(out, {}, t, dev()));
-      const reduction want = reduce_reference(op, x.memory, {n}, 0, t);
+      ASSERT_TRUE(is_new_output(out, {}, result_dtype(op, t), dev()));
+      const reduction want = reduce_reference(op, x.memory, {n}, 0, result_dtype(op, t));
       EXPECT_TRUE(all_within(read_back(out), want.values, want.allowed_error, {}));
     }
   }
@@ -214,7 +217,7 @@ TEST_P(ReduceAll, ViewsAndMisalignedStarts) {
       SCOPED_TRACE(layout_name(layout));
       const random_view in = make_view({37, 29}, layout, t, dev(), input_range(op, t, 1073), rng);
       const std::vector<double> x = elements(in.source, in.view);
-      const reduction want = reduce_reference(op, x, {static_cast<std::int64_t>(x.size())}, 0, t);
+      const reduction want = reduce_reference(op, x, {static_cast<std::int64_t>(x.size())}, 0, result_dtype(op, t));
       EXPECT_TRUE(all_within(read_back(lockstep::reduce_all(op, in.view)), want.values, want.allowed_error, {}));
     }
     for (std::int64_t start : {1, 3, 7}) {
@@ -222,7 +225,7 @@ TEST_P(ReduceAll, ViewsAndMisalignedStarts) {
       const known_tensor whole = random_tensor({start + 1000}, t, dev(), input_range(op, t, 1000), rng);
       const tensor view = whole.t.slice(0, start, start + 999);
       const std::vector<double> x = elements(whole, view);
-      const reduction want = reduce_reference(op, x, {999}, 0, t);
+      const reduction want = reduce_reference(op, x, {999}, 0, result_dtype(op, t));
       EXPECT_TRUE(all_within(read_back(lockstep::reduce_all(op, view)), want.values, want.allowed_error, {}));
     }
   }

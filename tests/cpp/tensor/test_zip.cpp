@@ -1,6 +1,7 @@
 // zip: every binary op on every dtype, NumPy broadcasting between operands
 // of odd shapes in different layouts, against the op in double on the
 // inputs as stored; and the errors (dtypes, devices, shapes).
+#include <algorithm>
 #include <cmath>
 
 #include "tensor_test_util.h"
@@ -22,11 +23,21 @@ operand_ranges input_ranges(binary_op op, dtype t) {
   const bool floating = lockstep::is_floating(t), is_unsigned = t == dtype::uint8;
   switch (op) {
     case binary_op::eq:
+    case binary_op::ne:
     case binary_op::lt:
-    case binary_op::gt: {
+    case binary_op::le:
+    case binary_op::gt:
+    case binary_op::ge:
+    case binary_op::logical_and:
+    case binary_op::logical_or:
+    case binary_op::logical_xor: {
       const value_range few{is_unsigned ? 0.0 : -2.0, is_unsigned ? 3.0 : 2.0, true};
       return {few, few};
     }
+    case binary_op::floor_divide:
+    case binary_op::remainder:
+      if (floating) return {{-10, 10}, {0.5, 4, false, true}};
+      return {{is_unsigned ? 0.0 : -100.0, 100, true}, {1, 9, true, !is_unsigned}};
     case binary_op::pow:
       if (floating) return {{0.5, 2}, {-2, 2}};
       return {{is_unsigned ? 0.0 : -4.0, 4}, {0, 3}};
@@ -69,6 +80,16 @@ double binary_reference(binary_op op, double a, double b, bool floating) {
       return a * b;
     case binary_op::div:
       return floating ? a / b : std::trunc(a / b);
+    case binary_op::floor_divide:
+      return std::floor(a / b);
+    case binary_op::remainder:
+      return a - b * std::floor(a / b);
+    case binary_op::bitwise_and:
+      return static_cast<double>(static_cast<long long>(a) & static_cast<long long>(b));
+    case binary_op::bitwise_or:
+      return static_cast<double>(static_cast<long long>(a) | static_cast<long long>(b));
+    case binary_op::bitwise_xor:
+      return static_cast<double>(static_cast<long long>(a) ^ static_cast<long long>(b));
     case binary_op::maximum:
       return std::max(a, b);
     case binary_op::minimum:
@@ -81,6 +102,18 @@ double binary_reference(binary_op op, double a, double b, bool floating) {
       return a < b;
     case binary_op::gt:
       return a > b;
+    case binary_op::ne:
+      return a != b;
+    case binary_op::le:
+      return a <= b;
+    case binary_op::ge:
+      return a >= b;
+    case binary_op::logical_and:
+      return a != 0 && b != 0;
+    case binary_op::logical_or:
+      return a != 0 || b != 0;
+    case binary_op::logical_xor:
+      return (a != 0) != (b != 0);
   }
   return NAN;
 }
@@ -101,8 +134,16 @@ const std::pair<layout_kind, layout_kind> layout_pairs[] = {{layout_kind::contig
 
 TEST_P(Zip, EveryDtypeBroadcastAndLayout) {
   const binary_op op = std::get<1>(GetParam());
+  const auto& row =
+      *std::find_if(std::begin(lockstep::kernels::binary_ops), std::end(lockstep::kernels::binary_ops), [&](const auto& r) { return r.op == op; });
   for (dtype t : all_dtypes) {
     SCOPED_TRACE(lockstep::dtype_name(t));
+    if (row.integers_only && lockstep::is_floating(t)) {
+      const tensor x = lockstep::tensor::empty({2}, t, dev());
+      EXPECT_TRUE(throws_with<std::invalid_argument>([&] { lockstep::zip(op, x, x); }, {row.name, "integer"}));
+      continue;
+    }
+    const dtype result = row.gives_bool ? dtype::boolean : t;
     const operand_ranges ranges = input_ranges(op, t);
     for (const broadcast_case& c : broadcast_cases) {
       for (const auto& [a_layout, b_layout] : layout_pairs) {
@@ -110,11 +151,11 @@ TEST_P(Zip, EveryDtypeBroadcastAndLayout) {
         const random_view a = make_view(c.a, a_layout, t, dev(), ranges.a, rng);
         const random_view b = make_view(c.b, b_layout, t, dev(), ranges.b, rng);
         const tensor out = lockstep::zip(op, a.view, b.view);
-        ASSERT_TRUE(is_new_output(out, c.out, t, dev()));
+        ASSERT_TRUE(is_new_output(out, c.out, result, dev()));
         const std::vector<double> x = elements(a.source, a.view, c.out), y = elements(b.source, b.view, c.out);
         std::vector<double> want(x.size());
-        for (std::size_t i = 0; i < want.size(); ++i) want[i] = wrap_to(t, binary_reference(op, x[i], y[i], lockstep::is_floating(t)));
-        EXPECT_TRUE(all_within(read_back(out), want, rounding_errors(want, t), c.out));
+        for (std::size_t i = 0; i < want.size(); ++i) want[i] = wrap_to(result, binary_reference(op, x[i], y[i], lockstep::is_floating(t)));
+        EXPECT_TRUE(all_within(read_back(out), want, rounding_errors(want, result), c.out));
       }
     }
   }
