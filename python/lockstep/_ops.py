@@ -172,18 +172,23 @@ def any(x: Any, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return reduce("max", nonzero, dim, keepdim).to_dtype("bool") if nonzero.size else as_dtype(False, "bool", nonzero.device)
 
 
+def _floating_only(op: str, x: Any) -> Tensor:
+    t = _operand(x)
+    if not isinstance(t, Tensor) or not is_floating(t.dtype):
+        raise TypeError(f"{op} needs a floating-point tensor (as PyTorch); convert it with .to('float32')")
+    return t
+
+
 def softmax(x: Any, dim: int) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim``, computed from x - max(x) so large inputs do not overflow."""
-    t = map("copy", x) if not is_floating(_operand(x).dtype) else _operand(x)
-    t = t if is_floating(t.dtype) else t.to_dtype(DEFAULT_FLOAT)
+    t = _floating_only("softmax", x)
     shifted = exp(sub(t, reduce("max", t, dim, keepdim=True)))
     return div(shifted, reduce("sum", shifted, dim, keepdim=True))
 
 
 def log_softmax(x: Any, dim: int) -> Tensor:
     """log(softmax(x)) along ``dim``, as x - max - log(sum(exp(x - max)))."""
-    t = _operand(x)
-    t = t if is_floating(t.dtype) else t.to_dtype(DEFAULT_FLOAT)
+    t = _floating_only("log_softmax", x)
     shifted = sub(t, reduce("max", t, dim, keepdim=True))
     return sub(shifted, log(reduce("sum", exp(shifted), dim, keepdim=True)))
 

@@ -43,9 +43,14 @@ def asarray(obj: Any, device: DeviceLike = None, dtype: DTypeLike = None) -> Ten
     return t
 
 
-def empty(shape: Sequence[int], dtype: DTypeLike = "float32", device: DeviceLike = None) -> Tensor:
-    """A new uninitialised contiguous tensor."""
-    return _core.empty(list(shape), dtype_name(dtype), device_name_or_default(device))
+def empty(*size: Any, dtype: DTypeLike = "float32", device: DeviceLike = None) -> Tensor:
+    """A new uninitialised contiguous tensor: ``empty(2, 3)`` or ``empty((2, 3))`` (then dtype and device
+    may follow positionally, ``empty((2, 3), "int32")``)."""
+    shape = size
+    if size and isinstance(size[0], (Sequence, np.ndarray)):
+        shape, rest = size[0], size[1:]
+        dtype, device = [*rest, *[dtype, device][len(rest) :]][:2]
+    return _core.empty([int(d) for d in shape], dtype_name(dtype), device_name_or_default(device))
 
 
 def dtype_name(dtype: Any) -> str:
