@@ -337,7 +337,10 @@ def _python_kernel_jobs(job: Callable, rows: list[Row], rng: np.random.Generator
             from numba import cuda as numba_cuda
 
             numba_cuda = numba_cuda if numba_cuda.is_available() else None
-        except Exception:  # numba without its CUDA target
+            if numba_cuda is not None:  # a trial compile: numba-cuda may not work with this NumPy
+                lecture.bound(lecture.empty_kernel, numba_cuda)[1, 32](numba_cuda.to_device(np.zeros(32, dtype=np.float32)))
+        except Exception as e:  # numba without its CUDA target, or one that cannot compile here
+            print(f"numba-cuda's rows are left out: it cannot compile a kernel here ({type(e).__name__}: {e})")
             numba_cuda = None
     if numba_cuda is None:
         return
