@@ -203,8 +203,11 @@ def matmul(a: Any, b: Any, algo: str = "auto") -> Tensor:
         raise TypeError(f"matmul: the inputs have different dtypes ({a.dtype} and {b.dtype}); convert one with .to(dtype)")
     # torch.matmul's 1-D rules: a vector on the left is a row, on the right a column, and that extent is dropped.
     left, right = a.unsqueeze(0) if a.ndim == 1 else a, b.unsqueeze(1) if b.ndim == 1 else b
-    if a.dtype == "float16":  # through the float32 kernels, accumulating in float32 as PyTorch does
-        out = _core.matmul(left.to_dtype("float32"), right.to_dtype("float32"), algo).to_dtype("float16")
+    if a.dtype == "float16":
+        # On tensor cores as tf32, which holds every float16 exactly (10 mantissa bits, a wider exponent), with
+        # float32 accumulation as PyTorch's; the result rounded to float16.
+        tensor_core = _core.auto_matmul_algo("bfloat16", a.device) if algo == "auto" else algo
+        out = _core.matmul(left.to_dtype("float32"), right.to_dtype("float32"), tensor_core).to_dtype("float16")
     elif a.dtype in ("float32", "bfloat16"):
         out = _core.matmul(left, right, algo)
     else:
