@@ -161,15 +161,13 @@ def argmin(x: Any, dim: int | None = None, keepdim: bool = False) -> Tensor:
 
 
 def all(x: Any, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    """Whether every element (along ``dim``) is nonzero: a bool tensor."""
-    nonzero = ne(x, 0).to_dtype("uint8")
-    return reduce("min", nonzero, dim, keepdim).to_dtype("bool") if nonzero.size else as_dtype(True, "bool", nonzero.device)
+    """Whether every element (along ``dim``) is nonzero: a bool tensor (True for no elements)."""
+    return eq(reduce("sum", eq(x, 0), dim, keepdim), 0)
 
 
 def any(x: Any, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    """Whether any element (along ``dim``) is nonzero: a bool tensor."""
-    nonzero = ne(x, 0).to_dtype("uint8")
-    return reduce("max", nonzero, dim, keepdim).to_dtype("bool") if nonzero.size else as_dtype(False, "bool", nonzero.device)
+    """Whether any element (along ``dim``) is nonzero: a bool tensor (False for no elements)."""
+    return ne(reduce("sum", ne(x, 0), dim, keepdim), 0)
 
 
 def _floating_only(op: str, x: Any) -> Tensor:

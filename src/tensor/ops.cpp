@@ -213,13 +213,17 @@ tensor reduce(reduce_op op, const tensor& given, int dim, bool keepdim) {
   if (dim < -x.ndim() || dim >= x.ndim())
     throw shape_error(std::string(op_name(op)) + ": dim " + std::to_string(dim) + " is out of range for " + x.describe());
   if (dim < 0) dim += x.ndim();
-  if (x.shape()[dim] == 0) throw shape_error(std::string(op_name(op)) + ": dimension " + std::to_string(dim) + " of " + x.describe() + " is empty");
+  const bool has_identity = op == reduce_op::sum || op == reduce_op::prod;
+  if (x.shape()[dim] == 0 && !has_identity)
+    throw shape_error(std::string(op_name(op)) + ": dimension " + std::to_string(dim) + " of " + x.describe() + " is empty");
   check_floating(op, kernels::reduce_ops, x);
   shape_t kept = x.shape();
   kept[dim] = 1;
   tensor out = tensor::empty(kept, x.type(), x.where());
   const std::int64_t n_out = out.numel();
-  if (n_out > 0) {
+  if (x.shape()[dim] == 0) {
+    fill_sequence(out, op == reduce_op::sum ? 0.0 : 1.0, 0.0);  // the sum of nothing is 0, the product 1
+  } else if (n_out > 0) {
     // The kernel reads the input through a layout over the output's shape
     // (extent 1 at dim, so its ordinals walk the other dims) plus the full
     // extent and stride of dim.

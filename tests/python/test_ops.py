@@ -284,6 +284,16 @@ def test_reduce_errors(device):
         lockstep.reduce("median", x)
 
 
+def test_reductions_over_empty_dims_as_pytorch(device):
+    empty = on(device, np.zeros((3, 0), np.float32))
+    assert host(lockstep.sum(empty, dim=1)).tolist() == [0.0, 0.0, 0.0]
+    assert host(lockstep.prod(empty, dim=1)).tolist() == [1.0, 1.0, 1.0]
+    assert host(lockstep.all(empty, dim=1)).tolist() == [True, True, True]
+    assert host(lockstep.any(empty, dim=1)).tolist() == [False, False, False]
+    mixed = on(device, np.array([[1, 0, 2], [3, 4, 5]], np.int32))
+    assert host(mixed.all(dim=1)).tolist() == [False, True] and host(mixed.any(dim=0)).tolist() == [True, True, True]
+
+
 # ---------------------------------------------------------------- reduce over every element
 
 ALL_DTYPES = ["uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]

@@ -156,8 +156,14 @@ TEST_P(ReduceEdgeCases, EmptyOrMissingDims) {
   const tensor x = tensor::empty({0, 4}, dtype::float32, dev());
   for (reduce_op op : all_reduce_ops) {
     SCOPED_TRACE(lockstep::op_name(op));
-    EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::reduce(op, x, 0); }, {lockstep::op_name(op), "dimension 0", "(0, 4)", "empty"}));
-    EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::reduce(op, x, -2); }, {"empty"}));
+    if (op == reduce_op::sum || op == reduce_op::prod) {  // the sum of nothing is 0, the product 1 (as PyTorch)
+      const tensor out = lockstep::reduce(op, x, 0);
+      EXPECT_TRUE(is_new_output(out, {4}, dtype::float32, dev()));
+      EXPECT_TRUE(all_equal(read_back(out), std::vector<double>(4, op == reduce_op::sum ? 0.0 : 1.0), out.shape()));
+    } else {
+      EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::reduce(op, x, 0); }, {lockstep::op_name(op), "dimension 0", "(0, 4)", "empty"}));
+      EXPECT_TRUE(throws_with<shape_error>([&] { lockstep::reduce(op, x, -2); }, {"empty"}));
+    }
     // Reducing the other dim leaves nothing to compute.
     EXPECT_TRUE(is_new_output(lockstep::reduce(op, x, 1), {0}, dtype::float32, dev()));
     EXPECT_TRUE(is_new_output(lockstep::reduce(op, x, -1, true), {0, 1}, dtype::float32, dev()));
