@@ -5,7 +5,10 @@
 //
 // Variant 1, *_strided: position from the ordinal by division per dimension;
 // correct for any layout. Variant 2, *_contiguous: packed operands of the
-// output's shape (no views, no broadcasting), 16 bytes per access.
+// output's shape (no views, no broadcasting), 16 bytes per access. Beside
+// them, of the same strided shape: comparisons to bool, where, the gather of
+// integer-array indexing, and the fills behind arange, linspace and the
+// random numbers.
 #pragma once
 #include <type_traits>
 

@@ -169,7 +169,8 @@ for _name, _op in _BINARY.items():
     setattr(Tensor, f"__r{_name}__", (lambda op: lambda self, other: _ops.zip(op, other, self))(_op))
     setattr(Tensor, f"__i{_name}__", (lambda op: lambda self, other: _ops.zip_(op, self, other))(_op))
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    setattr(Tensor, f"__{_name}__", (lambda op: lambda self, other: _ops.zip(op, self, other))(_name))
+    # t == None is False (Python's identity fallback), as in PyTorch.
+    setattr(Tensor, f"__{_name}__", (lambda op: lambda self, other: NotImplemented if other is None else _ops.zip(op, self, other))(_name))
 # The package's functions as methods (x.sum(dim=0) is lockstep.sum(x, dim=0)), docstrings included.
 for _name in (
     "sum mean max min prod argmax argmin all any exp log sqrt relu sigmoid tanh abs neg clamp softmax log_softmax "
