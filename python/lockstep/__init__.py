@@ -50,6 +50,7 @@ from ._creation import (
 )
 from ._devices import Device, Event, default_device, device, is_available, synchronize
 from ._emulator import check, emulator_options_scope
+from ._fuse import Fused, fuse
 from ._kernels import Kernel, Module, compile
 from ._ops import (
     abs,
@@ -151,6 +152,8 @@ __all__ = [
     "from_dlpack",
     "full",
     "full_like",
+    "fuse",
+    "Fused",
     "ge",
     "Generator",
     "gt",

@@ -21,11 +21,26 @@ from ._tensor import asarray
 
 _FLOATING_MAPS = ("exp", "log", "sqrt", "sigmoid", "tanh", "reciprocal")
 
+# The functions that are also Tensor methods (x.sum(dim=0) is lockstep.sum(x, dim=0)).
+METHODS = (
+    "sum mean max min prod argmax argmin all any exp log sqrt relu sigmoid tanh abs neg clamp softmax log_softmax "
+    "maximum minimum pow eq ne lt le gt ge logical_and logical_or logical_xor logical_not"
+).split()
+
+# The values @lockstep.fuse traces (set by _fuse): an op given one records itself instead of running.
+traced_type: type | None = None
+
+
+def _traced(*operands: Any) -> bool:
+    return traced_type is not None and builtins.any(isinstance(x, traced_type) for x in operands)
+
 
 def _operand(x: Any) -> Any:
     """A tensor, a Python number, or anything asarray takes (NumPy arrays, lists) as a tensor."""
     if isinstance(x, (Tensor, bool, int, float, np.number, np.bool_)):
         return x
+    if _traced(x):  # an op @lockstep.fuse does not trace (matmul, argmax, ...): the function runs eagerly
+        raise x.graph.unsupported("an op that is not fused yet")
     return asarray(x)
 
 
@@ -51,6 +66,8 @@ def as_dtype(x: Any, dtype: str, device: str) -> Tensor:
 def map(op: str, x: Any) -> Tensor:
     """Apply the unary ``op`` elementwise: copy, neg, abs, exp, log, sqrt, relu, sigmoid, tanh, square,
     reciprocal. The floating-point ops give float32 for integer and bool tensors, as PyTorch's."""
+    if _traced(x):
+        return x.map(op)
     t = _operand(x)
     if not isinstance(t, Tensor):
         raise TypeError(f"{op} needs a tensor, got {type(x).__name__}")
@@ -66,6 +83,8 @@ def zip(op: str, a: Any, b: Any, out_dtype: str | None = None) -> Tensor:
     ``result_type`` (or ``out_dtype``): add, sub, mul, div (true division), floor_divide, remainder, maximum,
     minimum, pow, bitwise_and/or/xor, and the comparisons eq, ne, lt, le, gt, ge and logical_and/or/xor,
     which give bool tensors. Either operand may be a Python number."""
+    if _traced(a, b):
+        return traced_type.zip(op, a, b, out_dtype)
     a, b = _operand(a), _operand(b)
     device = _device_of(a, b)
     dtype = out_dtype or result_type(a, b)
@@ -105,6 +124,8 @@ def zip_(op: str, target: Tensor, other: Any) -> Tensor:
 def where(condition: Any, a: Any, b: Any) -> Tensor:
     """``a`` where ``condition`` (a bool tensor) holds, else ``b``, all broadcast together; ``a`` and ``b``
     promote as in arithmetic (either may be a number)."""
+    if _traced(condition, a, b):
+        return traced_type.where(condition, a, b)
     condition, a, b = _operand(condition), _operand(a), _operand(b)
     if not isinstance(condition, Tensor) or condition.dtype != "bool":
         raise TypeError("where: the condition must be a bool tensor (a comparison, say)")
@@ -116,7 +137,7 @@ def clamp(x: Any, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 (to
     """Each element limited to [min, max] (either may be None), promoted with the bounds as PyTorch does."""
     if min is None and max is None:
         raise ValueError("clamp needs min, max or both")
-    out = _operand(x)
+    out = x if _traced(x) else _operand(x)
     dtype = result_type(*(v for v in (out, min, max) if v is not None))
     if min is not None:
         out = zip("maximum", out, min, out_dtype=dtype)
@@ -132,9 +153,16 @@ def reduce(op: str, x: Any, dim: int | None = None, keepdim: bool = False) -> Te
     The result has ``x``'s dtype, except sums and products of bool and integer
     tensors, which are int64 (as PyTorch's). Sum of no elements is 0, product 1;
     max, min and mean of no elements raise ShapeError."""
+    if _traced(x):
+        return x.reduce(op, dim, keepdim)
     t = _operand(x)
     if op == "mean" and not is_floating(t.dtype):
         raise TypeError(f"mean needs a floating-point tensor, got {t.dtype} (as PyTorch); convert it with .to('float32')")
+    if isinstance(dim, (tuple, list)):  # several dims: one at a time, the last first (equal counts keep means exact)
+        dims = sorted({d % t.ndim if t.ndim else d for d in dim}, reverse=True)
+        for d in dims:
+            t = _core.reduce(op, t, d, True)
+        return t if keepdim else t.reshape([e for d, e in enumerate(t.shape) if d not in dims])
     if dim is not None:
         return _core.reduce(op, t, dim, keepdim)
     out = _core.reduce_all(op, t)
@@ -171,8 +199,8 @@ def any(x: Any, dim: int | None = None, keepdim: bool = False) -> Tensor:
 
 
 def _floating_only(op: str, x: Any) -> Tensor:
-    t = _operand(x)
-    if not isinstance(t, Tensor) or not is_floating(t.dtype):
+    t = x if _traced(x) else _operand(x)
+    if not hasattr(t, "dtype") or not is_floating(t.dtype):
         raise TypeError(f"{op} needs a floating-point tensor (as PyTorch); convert it with .to('float32')")
     return t
 

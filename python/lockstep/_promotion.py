@@ -64,7 +64,9 @@ def result_type(*operands: Any) -> str:
     """The dtype ``torch.result_type`` gives these tensors and numbers."""
     groups: list[str | None] = [None, None, None]  # tensors with dims, 0-d tensors, numbers
     for x in operands:
-        if isinstance(x, Tensor):
+        if isinstance(x, (bool, int, float, np.number, np.bool_)):
+            dtype, group = scalar_dtype(x), 2
+        elif isinstance(x, Tensor) or hasattr(x, "dtype") and hasattr(x, "ndim"):  # also @lockstep.fuse's traced values
             dtype, group = x.dtype, 0 if x.ndim > 0 else 1
         else:
             dtype, group = scalar_dtype(x), 2

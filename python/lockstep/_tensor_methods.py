@@ -172,8 +172,5 @@ for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     # t == None is False (Python's identity fallback), as in PyTorch.
     setattr(Tensor, f"__{_name}__", (lambda op: lambda self, other: NotImplemented if other is None else _ops.zip(op, self, other))(_name))
 # The package's functions as methods (x.sum(dim=0) is lockstep.sum(x, dim=0)), docstrings included.
-for _name in (
-    "sum mean max min prod argmax argmin all any exp log sqrt relu sigmoid tanh abs neg clamp softmax log_softmax "
-    "maximum minimum pow eq ne lt le gt ge logical_and logical_or logical_xor logical_not"
-).split():
+for _name in _ops.METHODS:
     setattr(Tensor, _name, getattr(_ops, _name))

@@ -28,7 +28,7 @@ import pathlib
 import sys
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -269,6 +269,7 @@ def run(quick: bool = False) -> list[Row]:
                 lambda: measure("bandwidth", "PyTorch sum", floats_size, lambda: torch_floats.sum(), 4.0 * count, "copy")
             )
 
+    _fusion_jobs(job, rows, rng, repeats, quick, gpu, torch)
     _python_kernel_jobs(job, rows, rng, repeats, quick, gpu)
 
     progress = _Progress(len(jobs))
@@ -279,6 +280,65 @@ def run(quick: bool = False) -> list[Row]:
     finally:
         progress.close()
     return rows
+
+
+def _chain(x):
+    """The fusion rows' elementwise chain of five ops."""
+    return ((x * 2.0 + 1.0).relu() - 0.5).sigmoid() * x
+
+
+def _bias_gelu(x, b):
+    """GELU (tanh form) of x + b, b broadcast over the rows."""
+    y = x + b
+    return 0.5 * y * (1.0 + (0.7978845608 * (y + 0.044715 * y * y * y)).tanh())
+
+
+def _fusion_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repeats: int, quick: bool, gpu: bool, torch: Any) -> None:
+    """@lockstep.fuse against the same expressions op by op (eager), PyTorch eager and torch.compile, as the
+    fraction of the device copy's bandwidth over the minimal bytes (each input read once, the output written
+    once); on the emulator, fused against eager."""
+    fused_chain, fused_bias_gelu = lockstep.fuse(_chain), lockstep.fuse(_bias_gelu)
+    n_emu = 2**18 if quick else 2**20
+    x_emu = lockstep.asarray(rng.uniform(-1, 1, n_emu).astype(np.float32))
+
+    @job(f"fused and eager chain of 5 ops on the emulator, 2^{n_emu.bit_length() - 1} floats")
+    def _():
+        eager_s = _seconds(lambda: _chain(x_emu), repeats)
+        fused_s = _seconds(lambda: fused_chain(x_emu), repeats)
+        size = f"2^{n_emu.bit_length() - 1} floats"
+        rows.append(Row("bandwidth", "emulator eager chain (5 ops)", "cpu", size, eager_s, 8.0 * n_emu, "eager", eager_s))
+        rows.append(Row("bandwidth", "emulator fused chain (5 ops)", "cpu", size, fused_s, 8.0 * n_emu, "eager", eager_s))
+
+    if not gpu:
+        return
+    dev = "cuda:0"
+    batch = 3 if quick else 10
+    count, side = (2**26, 4096) if quick else (2**28, 8192)
+    x = lockstep.asarray(rng.uniform(-1, 1, count).astype(np.float32), device=dev)
+    m = lockstep.asarray(rng.uniform(-1, 1, (side, side)).astype(np.float32), device=dev)
+    b = lockstep.asarray(rng.uniform(-1, 1, side).astype(np.float32), device=dev)
+    copy_of = {count: lambda: lockstep.copy(x), side * side: lambda: lockstep.copy(m)}
+    cases = [
+        ("chain (5 ops)", f"2^{count.bit_length() - 1} floats", count, _chain, fused_chain, (x,), 8.0 * count),
+        ("bias + gelu", f"{side}x{side}", side * side, _bias_gelu, fused_bias_gelu, (m, b), 8.0 * side * side + 4.0 * side),
+    ]
+    for name, size, elements, eager, fused, args, minimal_bytes in cases:
+
+        @job(f"{name}: eager, fused, PyTorch at {size}")
+        def _(name=name, size=size, elements=elements, eager=eager, fused=fused, args=args, minimal_bytes=minimal_bytes):
+            copy_s = _seconds(copy_of[elements], repeats, dev, batch) * minimal_bytes / (8.0 * elements)
+            runs = [(f"eager {name}", lambda: eager(*args)), (f"fused {name}", lambda: fused(*args))]
+            if torch is not None:
+                torch_args = [torch.from_dlpack(a) for a in args]
+                runs.append((f"PyTorch eager {name}", lambda: eager(*torch_args)))
+                try:
+                    compiled = torch.compile(eager)
+                    compiled(*torch_args)
+                    runs.append((f"torch.compile {name}", lambda: compiled(*torch_args)))
+                except Exception as e:  # no Triton, say
+                    print(f"torch.compile's row is left out: {type(e).__name__}: {e}")
+            for rung, run in runs:
+                rows.append(Row("bandwidth", rung, dev, size, _seconds(run, repeats, dev, batch), minimal_bytes, "copy", copy_s))
 
 
 def _python_kernel_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repeats: int, quick: bool, gpu: bool) -> None:

@@ -18,6 +18,8 @@ def test_quick_ladder_measures_and_reports_every_rung(tmp_path, capsys):
     python_rows = {r.reference: r for r in rows if r.group == "python kernels" and r.device == "cpu"}
     assert {"CUDA C++ (lockstep.compile)", "numba simulator"} <= set(python_rows)
     assert python_rows["numba simulator"].fraction_of_reference > 10
+    # @lockstep.fuse's chain and the same ops one by one, on the emulator.
+    assert {"emulator eager chain (5 ops)", "emulator fused chain (5 ops)"} <= set(rungs)
     # The interpreted loop is far behind NumPy on any machine.
     assert rows[0].fraction_of_reference < 0.1
     progress = capsys.readouterr().err
@@ -34,7 +36,20 @@ def test_quick_ladder_on_a_gpu_has_every_kernel():
     rungs = {r.rung: r for r in bench.run(quick=True)}
     for algo in bench.FLOAT32_GPU_ALGOS:
         assert f"GPU {algo}" in rungs
-    for rung in ("GPU cuBLAS SGEMM", "GPU wmma tf32", "GPU wmma bf16", "device copy", "grayscale vectorized", "relu", "add", "sum"):
+    for rung in (
+        "GPU cuBLAS SGEMM",
+        "GPU wmma tf32",
+        "GPU wmma bf16",
+        "device copy",
+        "grayscale vectorized",
+        "relu",
+        "add",
+        "sum",
+        "eager chain (5 ops)",
+        "fused chain (5 ops)",
+        "eager bias + gelu",
+        "fused bias + gelu",
+    ):
         assert rungs[rung].rate > 0
     if lockstep._core.device_arch("cuda:0") == "sm_90":
         assert "GPU wgmma bf16" in rungs and "GPU wgmma tf32" in rungs

@@ -1,0 +1,633 @@
+"""``@lockstep.fuse``: a function of tensors traced once per input signature into one CUDA C++ kernel.
+
+The function runs once on traced values that record each op (elementwise ops with broadcasting and PyTorch's
+promotion, comparisons, ``where``, casts, and optionally one final reduction); the record is written as a kernel
+that reads each input once and writes only the result, compiled through ``lockstep.compile`` (the host compiler
+and the emulator on "cpu", NVRTC on a GPU; cached in memory per signature and on disk by the JIT).
+``fn.inspect_cuda(*args)`` shows the kernel. What the tracer does not take (an op it does not know, a reduction
+whose result is used further, float16/bfloat16 tensors) runs the function eagerly instead, with a one-time note
+naming the op and the line.
+
+A signature is, per argument: a tensor's dtype, rank, which extents are 1, and how the kernel finds element i of
+the broadcast result in it (packed: at i; periodic, a packed tensor repeated over leading dims such as a bias: at
+i % its size; strided: from its strides); a number's
+Python type; and the device. Extents and strides are launch arguments, so new shapes of the same pattern reuse
+the kernel.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import struct
+import sys
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _core, _ops
+from ._core import Tensor
+from ._kernels import compile as compile_source
+from ._promotion import DEFAULT_FLOAT, is_floating, result_type
+from ._tensor import asarray
+
+_C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "long long", "float32": "float", "float64": "double"}
+_ITEMSIZE = {"bool": 1, "uint8": 1, "int32": 4, "int64": 8, "float32": 4, "float64": 8}
+_MAX_DIMS = 8  # lockstep/kernels/strided_layout.h's max_dims
+_THREADS = 256
+_UNARY = {
+    "copy": "{x}",
+    "neg": "-{x}",
+    "abs": "({x} < 0 ? -{x} : {x})",
+    "exp": "exp({x})",
+    "log": "log({x})",
+    "sqrt": "sqrt({x})",
+    "relu": "({x} > 0 ? {x} : static_cast<{T}>(0))",
+    "sigmoid": "static_cast<{T}>(1) / (static_cast<{T}>(1) + exp(-{x}))",
+    "tanh": "tanh({x})",
+    "square": "{x} * {x}",
+    "reciprocal": "static_cast<{T}>(1) / {x}",
+}
+_BINARY = {
+    "add": "{a} + {b}",
+    "sub": "{a} - {b}",
+    "mul": "{a} * {b}",
+    "div": "{a} / {b}",
+    "floor_divide": "fused_floor_divide({a}, {b})",
+    "remainder": "fused_remainder({a}, {b})",
+    "maximum": "fused_maximum({a}, {b})",
+    "minimum": "fused_minimum({a}, {b})",
+    "pow": "fused_pow({a}, {b})",
+    "bitwise_and": "{a} & {b}",
+    "bitwise_or": "{a} | {b}",
+    "bitwise_xor": "{a} ^ {b}",
+    "eq": "{a} == {b}",
+    "ne": "{a} != {b}",
+    "lt": "{a} < {b}",
+    "le": "{a} <= {b}",
+    "gt": "{a} > {b}",
+    "ge": "{a} >= {b}",
+    "logical_and": "({a} != 0) && ({b} != 0)",
+    "logical_or": "({a} != 0) || ({b} != 0)",
+    "logical_xor": "({a} != 0) != ({b} != 0)",
+}
+_GIVES_BOOL = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
+# Each reduction: the accumulator's start and how it takes the next value `v`.
+_REDUCE = {
+    "sum": ("0", "acc + v"),
+    "mean": ("0", "acc + v"),
+    "prod": ("1", "acc * v"),
+    "max": ("fused_lowest<A>()", "fused_maximum(acc, v)"),
+    "min": ("fused_highest<A>()", "fused_minimum(acc, v)"),
+}
+
+# Helpers the generated kernels call: Python's // and %, NaN-propagating maximum and minimum, integer powers.
+_PRELUDE = r"""#include "lockstep/kernels/strided_layout.h"
+using lockstep::kernels::strided_layout;
+
+// The memory offset of row-major element i of `shape` in a layout over it.
+__device__ inline long long fused_offset(long long i, const strided_layout& shape, const strided_layout& layout) {
+  long long offset = 0;
+  for (int d = shape.ndim - 1; d >= 0; --d) {
+    offset += (i % shape.shape[d]) * layout.strides[d];
+    i /= shape.shape[d];
+  }
+  return offset;
+}
+template <class T> __device__ inline T fused_floor_divide(T a, T b) {
+  if constexpr (T(1) / T(2) == T(0)) {  // integers: division by zero gives 0, as lockstep's eager ops
+    if (b == T(0)) return T(0);
+    const T q = a / b;
+    return (q * b != a && ((a < T(0)) != (b < T(0)))) ? q - T(1) : q;
+  } else {
+    return floor(a / b);
+  }
+}
+template <class T> __device__ inline T fused_remainder(T a, T b) {
+  if constexpr (T(1) / T(2) == T(0)) {
+    if (b == T(0)) return T(0);
+    const T r = a % b;
+    return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
+  } else {
+    const T r = fmod(a, b);
+    return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
+  }
+}
+template <class T> __device__ inline T fused_maximum(T a, T b) { return a != a ? a : b != b ? b : a > b ? a : b; }
+template <class T> __device__ inline T fused_minimum(T a, T b) { return a != a ? a : b != b ? b : a < b ? a : b; }
+template <class T> __device__ inline T fused_pow(T base, T exponent) {
+  if constexpr (T(1) / T(2) == T(0)) {
+    T result = 1;
+    for (; exponent > T(0); exponent /= 2, base *= base)
+      if (exponent % 2) result *= base;
+    return exponent < T(0) ? T(0) : result;
+  } else {
+    return pow(base, exponent);
+  }
+}
+template <class A> __device__ inline A fused_lowest() {
+  if constexpr (A(1) / A(2) == A(0)) return A(-9223372036854775807LL - 1); else return A(-__longlong_as_double(0x7ff0000000000000LL));
+}
+template <class A> __device__ inline A fused_highest() {
+  if constexpr (A(1) / A(2) == A(0)) return A(9223372036854775807LL); else return A(__longlong_as_double(0x7ff0000000000000LL));
+}
+"""
+
+
+class Unsupported(Exception):
+    """Something @lockstep.fuse does not trace (the function then runs eagerly)."""
+
+
+@dataclass
+class _Node:
+    kind: str  # input, number, constant, unary, binary, where, cast, reduce
+    dtype: str
+    args: tuple[int, ...] = ()
+    op: str = ""
+    value: Any = None  # a constant's value, an input's or number's position
+    line: str = ""  # the user's file:line that made it
+    dims: tuple[int, ...] = ()  # a reduction's
+    keepdim: bool = False
+
+
+@dataclass
+class _Graph:
+    code: Any  # the traced function's code object (to find the user's lines)
+    ndim: int  # the rank of the domain: the arguments broadcast together
+    nodes: list[_Node] = field(default_factory=list)
+
+    def add(self, node: _Node) -> Traced:
+        node.line = node.line or self.line()
+        self.nodes.append(node)
+        return Traced(self, len(self.nodes) - 1)
+
+    def unsupported(self, what: str) -> Unsupported:
+        return Unsupported(f"{what} ({self.line()})")
+
+    def line(self) -> str:
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code is not self.code:
+            frame = frame.f_back
+        return f"{self.code.co_filename}:{frame.f_lineno}" if frame is not None else self.code.co_filename
+
+
+class Traced:
+    """A value inside a traced function: ops on it record nodes."""
+
+    def __init__(self, graph: _Graph, index: int) -> None:
+        self.graph, self.index = graph, index
+
+    @property
+    def node(self) -> _Node:
+        return self.graph.nodes[self.index]
+
+    @property
+    def dtype(self) -> str:
+        return self.node.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.graph.ndim
+
+    def _constant(self, x: Any) -> Traced:
+        if isinstance(x, Traced):
+            return x
+        if isinstance(x, (bool, int, float, np.number, np.bool_)):
+            value = x.item() if isinstance(x, np.generic) else x
+            return self.graph.add(_Node("constant", _full_dtype(value), value=value))
+        raise self.graph.unsupported(f"a {type(x).__name__} operand (fused functions take tensors and numbers)")
+
+    def _checked(self) -> None:
+        if self.node.kind == "reduce":
+            raise self.graph.unsupported("an op on a reduction's result (reduce-then-map is not fused yet)")
+
+    # -- the ops _ops hands over (lockstep.exp(t), t + 1, lockstep.where(...), t.sum(...))
+    def map(self, op: str) -> Traced:
+        self._checked()
+        if op not in _UNARY:
+            raise self.graph.unsupported(f"the unary op {op}")
+        x = self.cast(DEFAULT_FLOAT) if op in _ops._FLOATING_MAPS and not is_floating(self.dtype) else self
+        if op == "neg" and x.dtype == "bool":
+            raise TypeError("negation (-) of a bool tensor is not supported; use ~ or lockstep.logical_not")
+        return self.graph.add(_Node("unary", x.dtype, (x.index,), op))
+
+    @staticmethod
+    def zip(op: str, a: Any, b: Any, out_dtype: str | None = None) -> Traced:
+        anchor = a if isinstance(a, Traced) else b
+        a, b = anchor._constant(a), anchor._constant(b)
+        a._checked(), b._checked()
+        if op not in _BINARY:
+            raise anchor.graph.unsupported(f"the binary op {op}")
+        dtype = out_dtype or result_type(_operand_view(a), _operand_view(b))
+        if op == "div" and not is_floating(dtype):
+            dtype = DEFAULT_FLOAT
+        if op.startswith("bitwise") and is_floating(dtype):
+            raise TypeError(f"{op} needs integer or bool tensors, got {dtype}")
+        return anchor.graph.add(_Node("binary", "bool" if op in _GIVES_BOOL else dtype, (a.cast(dtype).index, b.cast(dtype).index), op))
+
+    @staticmethod
+    def where(condition: Any, a: Any, b: Any) -> Traced:
+        anchor = next(x for x in (condition, a, b) if isinstance(x, Traced))
+        condition, a, b = anchor._constant(condition), anchor._constant(a), anchor._constant(b)
+        if condition.dtype != "bool":
+            raise TypeError("where: the condition must be a bool tensor (a comparison, say)")
+        dtype = result_type(_operand_view(a), _operand_view(b))
+        return anchor.graph.add(_Node("where", dtype, (condition.index, a.cast(dtype).index, b.cast(dtype).index)))
+
+    def reduce(self, op: str, dim: Any, keepdim: bool) -> Traced:
+        self._checked()
+        if op not in _REDUCE:
+            raise self.graph.unsupported(f"the reduction {op}")
+        if op == "mean" and not is_floating(self.dtype):
+            raise TypeError(f"mean needs a floating-point tensor, got {self.dtype} (as PyTorch); convert it with .to('float32')")
+        ndim = self.graph.ndim
+        dims = tuple(range(ndim)) if dim is None else tuple(sorted({d % ndim for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}))
+        dtype = "int64" if op in ("sum", "prod") and not is_floating(self.dtype) else self.dtype
+        return self.graph.add(_Node("reduce", dtype, (self.cast(dtype).index,), op, dims=dims, keepdim=keepdim))
+
+    def cast(self, dtype: str) -> Traced:
+        if dtype == self.dtype:
+            return self
+        if dtype not in _C_TYPES:
+            raise self.graph.unsupported(f"a cast to {dtype}")
+        return self.graph.add(_Node("cast", dtype, (self.index,)))
+
+    def to(self, target: Any) -> Traced:
+        from ._tensor import dtype_name
+
+        return self.cast(dtype_name(target))
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _ops.METHODS:
+            return functools.partial(getattr(_ops, name), self)
+        raise self.graph.unsupported(f"Tensor.{name}")
+
+    def __bool__(self) -> bool:
+        raise self.graph.unsupported("a Python branch on a tensor's value")
+
+    def __matmul__(self, other: Any) -> Traced:
+        raise self.graph.unsupported("matmul (its epilogues are not fused yet)")
+
+    __rmatmul__ = __matmul__
+
+    def __getitem__(self, key: Any) -> Traced:
+        raise self.graph.unsupported("indexing")
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise self.graph.unsupported("assignment")
+
+    def __iter__(self) -> Any:
+        raise self.graph.unsupported("iteration")
+
+
+def _operand_view(x: Traced) -> Any:
+    """A traced operand as result_type sees it: constants and number arguments are Python numbers, the rest tensors."""
+    if x.node.kind == "constant":
+        return x.node.value
+    if x.node.kind == "number":
+        return {"bool": False, "int64": 0}.get(x.node.dtype, 0.0)
+    return x
+
+
+def _full_dtype(x: Any) -> str:
+    """The C type a Python number is kept in inside the kernel: no precision lost before it meets its operand."""
+    return "bool" if isinstance(x, (bool, np.bool_)) else "int64" if isinstance(x, (int, np.integer)) else "float64"
+
+
+def _binary_operator(op: str, reflected: bool = False) -> Callable[[Traced, Any], Traced]:
+    if reflected:
+        return lambda self, other: _ops.zip(op, other, self)
+    return lambda self, other: _ops.zip(op, self, other)
+
+
+for _name, _op in {
+    "add": "add",
+    "sub": "sub",
+    "mul": "mul",
+    "truediv": "div",
+    "floordiv": "floor_divide",
+    "mod": "remainder",
+    "pow": "pow",
+    "and": "bitwise_and",
+    "or": "bitwise_or",
+    "xor": "bitwise_xor",
+}.items():
+    setattr(Traced, f"__{_name}__", _binary_operator(_op))
+    setattr(Traced, f"__r{_name}__", _binary_operator(_op, reflected=True))
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(Traced, f"__{_name}__", _binary_operator(_name))
+Traced.__neg__ = lambda self: _ops.neg(self)  # type: ignore[attr-defined]
+Traced.__abs__ = lambda self: _ops.abs(self)  # type: ignore[attr-defined]
+Traced.__invert__ = lambda self: _ops.bitwise_not(self) if self.dtype != "bool" else _ops.eq(self, 0)  # type: ignore[attr-defined]
+Traced.__hash__ = object.__hash__  # type: ignore[method-assign]
+_ops.traced_type = Traced
+
+
+# ---------------------------------------------------------------- the kernel
+
+
+def _literal(value: Any, dtype: str) -> str:
+    if dtype == "bool":
+        return "true" if value else "false"
+    if is_floating(dtype):
+        text = repr(float(value))  # infinities and NaN by their bits: NVRTC has no math.h macros
+        bits = {"inf": "0x7ff0000000000000LL", "-inf": "0xfff0000000000000LL", "nan": "0x7ff8000000000000LL"}.get(text)
+        if bits:
+            return f"static_cast<{_C_TYPES[dtype]}>(__longlong_as_double({bits}))"
+        return f"{text}f" if dtype == "float32" else text
+    return f"{int(value)}LL"
+
+
+@dataclass
+class _Plan:
+    source: str
+    kernels: list[str]
+    inputs: list[int]  # argument positions of the tensor inputs, in the kernel's order
+    numbers: list[tuple[int, str]]  # argument positions and C types of the number arguments
+    outputs: list[_Node]
+    reduce: _Node | None
+    vectorized: bool  # the elementwise kernel's last parameter says whether every address is vector-aligned
+
+
+def _write_kernel(graph: _Graph, outputs: list[Traced], name: str, access: list[str]) -> _Plan:
+    nodes = graph.nodes
+    reduce = outputs[0].node if outputs[0].node.kind == "reduce" else None
+    values = [reduce.args[0]] if reduce else [o.index for o in outputs]
+    # The nodes the outputs need, in order.
+    needed: set[int] = set()
+    stack = list(values)
+    while stack:
+        i = stack.pop()
+        if i not in needed:
+            needed.add(i)
+            stack.extend(nodes[i].args)
+    inputs = [i for i in sorted(needed) if nodes[i].kind == "input"]
+    numbers = [i for i in sorted(needed) if nodes[i].kind == "number"]
+
+    def body_with(load: Callable[[int, str, _Node], str]) -> list[str]:
+        """The fused ops of one element, each input read by load(k, its C type, its node)."""
+        lines = []
+        for i in sorted(needed):
+            n, T = nodes[i], _C_TYPES[nodes[i].dtype]
+            if n.kind == "input":
+                lines.append(f"const {T} v{i} = {load(inputs.index(i), T, n)};  // argument {n.value}")
+            elif n.kind == "number":
+                lines.append(f"const {T} v{i} = static_cast<{T}>(number{numbers.index(i)});  // argument {n.value}")
+            elif n.kind == "constant":
+                if i in values or builtins.any(i in nodes[j].args and nodes[j].kind != "cast" for j in needed):
+                    lines.append(f"const {T} v{i} = {_literal(n.value, n.dtype)};")
+            elif n.kind == "cast" and nodes[n.args[0]].kind == "constant":
+                lines.append(f"const {T} v{i} = {_literal(nodes[n.args[0]].value, n.dtype)};")
+            elif n.kind == "cast":
+                lines.append(f"const {T} v{i} = static_cast<{T}>(v{n.args[0]});  // to {n.dtype}, {n.line}")
+            elif n.kind == "unary":
+                expression = _UNARY[n.op].format(x=f"v{n.args[0]}", T=T)
+                lines.append(f"const {T} v{i} = static_cast<{T}>({expression});  // {n.op}, {n.line}")
+            elif n.kind == "binary":
+                expression = _BINARY[n.op].format(a=f"v{n.args[0]}", b=f"v{n.args[1]}")
+                lines.append(f"const {T} v{i} = static_cast<{T}>({expression});  // {n.op}, {n.line}")
+            elif n.kind == "where":
+                c, a, b = n.args
+                lines.append(f"const {T} v{i} = v{c} ? v{a} : v{b};  // where, {n.line}")
+        return lines
+
+    def element_load(k: int, T: str, n: _Node) -> str:
+        at = {"packed": "i", "periodic": f"i % in{k}_period"}.get(access[n.value], f"fused_offset(i, shape, in{k}_layout)")
+        return f"reinterpret_cast<const {T}*>(in{k})[{at}]"
+
+    body = body_with(element_load)
+    all_packed = builtins.all(access[nodes[i].value] in ("packed", "periodic") for i in inputs)
+    # Inputs come as addresses: views of any strides (a kernel's pointer parameter takes packed tensors only).
+    parameters = [f"unsigned long long in{k}, strided_layout in{k}_layout, long long in{k}_period" for k, i in enumerate(inputs)]
+    parameters += [f"double number{k}" if is_floating(nodes[i].dtype) else f"long long number{k}" for k, i in enumerate(numbers)]
+    loop = "\n".join("    " + line for line in body)
+    grid_stride = "for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)"
+    source = [f"// Written by @lockstep.fuse for {graph.code.co_name} ({graph.code.co_filename}:{graph.code.co_firstlineno}).", _PRELUDE]
+    common = ", ".join(parameters + ["strided_layout shape", "long long n"])
+    if reduce is None:
+        outs = ", ".join(f"{_C_TYPES[o.dtype]}* out{k}" for k, o in enumerate(outputs))
+        stores = "\n".join(f"    out{k}[i] = v{o.index};" for k, o in enumerate(outputs))
+        if not all_packed:
+            source.append(f"__global__ void {name}({outs}, {common}) {{\n  {grid_stride} {{\n{loop}\n{stores}\n  }}\n}}\n")
+        else:
+            # Every operand packed: a thread takes 4 consecutive elements of each with one vector access (when
+            # `aligned`: every address a multiple of the vector's size), the rest element by element.
+            # (A periodic input's vector starts at (4 g) % period, a multiple of 4 when `aligned`.)
+            lanes = body_with(lambda k, T, n: f"in{k}_vector.lane[e]")
+            vector_loads = "\n".join(
+                f"    const fused_vector<{_C_TYPES[nodes[i].dtype]}> in{k}_vector = "
+                f"reinterpret_cast<const fused_vector<{_C_TYPES[nodes[i].dtype]}>*>(in{k})"
+                + ("[g];" if access[nodes[i].value] == "packed" else f"[(g * 4) % in{k}_period / 4];")
+                for k, i in enumerate(inputs)
+            )
+            vector_outs = "\n".join(f"    fused_vector<{_C_TYPES[o.dtype]}> out{k}_vector;" for k, o in enumerate(outputs))
+            lane_stores = "\n".join(f"      out{k}_vector.lane[e] = v{o.index};" for k, o in enumerate(outputs))
+            vector_stores = "\n".join(
+                f"    reinterpret_cast<fused_vector<{_C_TYPES[o.dtype]}>*>(out{k})[g] = out{k}_vector;" for k, o in enumerate(outputs)
+            )
+            lane_body = "\n".join("      " + line for line in lanes)
+            source.append(
+                f"template <class T> struct alignas(4 * sizeof(T)) fused_vector {{ T lane[4]; }};\n"
+                f"__global__ void {name}({outs}, {common}, int aligned) {{\n"
+                f"  const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x, stride = (long long)gridDim.x * blockDim.x;\n"
+                f"  const long long groups = aligned ? n / 4 : 0;\n"
+                f"  for (long long g = first; g < groups; g += stride) {{\n{vector_loads}\n{vector_outs}\n"
+                f"#pragma unroll\n    for (int e = 0; e < 4; ++e) {{\n{lane_body}\n{lane_stores}\n    }}\n{vector_stores}\n  }}\n"
+                f"  for (long long i = groups * 4 + first; i < n; i += stride) {{\n{loop}\n{stores}\n  }}\n}}\n"
+            )
+        kernels = [name]
+    else:
+        identity, combine = _REDUCE[reduce.op]
+        A = "double" if is_floating(reduce.dtype) else "long long"
+        source.append(f"using A = {A};  // the {reduce.op}'s accumulator ({reduce.line})")
+        if len(reduce.dims) == graph.ndim:  # every element: a partial per block, then one block folds them
+            source.append(
+                f"__global__ void {name}_partial(A* partials, {common}) {{\n  __shared__ A share[{_THREADS}];\n  A acc = {identity};\n"
+                f"  {grid_stride} {{\n{loop}\n    const A v = static_cast<A>(v{reduce.args[0]});\n    acc = {combine};\n  }}\n"
+                f"  share[threadIdx.x] = acc;\n  __syncthreads();\n"
+                f"  for (int half = {_THREADS // 2}; half > 0; half /= 2) {{\n"
+                f"    if (threadIdx.x < half) {{\n      const A v = share[threadIdx.x + half];\n"
+                f"      acc = share[threadIdx.x];\n      share[threadIdx.x] = {combine};\n    }}\n"
+                f"    __syncthreads();\n  }}\n  if (threadIdx.x == 0) partials[blockIdx.x] = share[0];\n}}\n"
+            )
+            finish = "acc / static_cast<A>(n)" if reduce.op == "mean" else "acc"
+            source.append(
+                f"__global__ void {name}_finish({_C_TYPES[reduce.dtype]}* out, const A* partials, int count, long long n) {{\n"
+                f"  A acc = {identity};\n  for (int b = 0; b < count; ++b) {{ const A v = partials[b]; acc = {combine}; }}\n"
+                f"  out[0] = static_cast<{_C_TYPES[reduce.dtype]}>({finish});\n}}\n"
+            )
+            kernels = [f"{name}_partial", f"{name}_finish"]
+        else:  # some dims: a thread per output element walks the reduced ones
+            reduced = " || ".join(f"d == {d}" for d in reduce.dims)
+            finish = "acc / static_cast<A>(count)" if reduce.op == "mean" else "acc"
+            walk = loop.replace("\n    ", "\n      ")
+            source.append(
+                f"__global__ void {name}({_C_TYPES[reduce.dtype]}* out, {common}) {{\n"
+                f"  long long count = 1;\n  for (int d = 0; d < shape.ndim; ++d) if ({reduced}) count *= shape.shape[d];\n"
+                f"  const long long outputs = n / (count ? count : 1);\n"
+                f"  for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < outputs; o += (long long)gridDim.x * blockDim.x) {{\n"
+                f"    A acc = {identity};\n    for (long long r = 0; r < count; ++r) {{\n"
+                f"      // the row-major index i of (o over the kept dims, r over the reduced ones)\n"
+                f"      long long i = 0, step = 1, kept = o, rest = r;\n"
+                f"      for (int d = shape.ndim - 1; d >= 0; --d) {{\n"
+                f"        const long long e = shape.shape[d];\n"
+                f"        i += (({reduced}) ? rest % e : kept % e) * step;\n"
+                f"        if ({reduced}) rest /= e; else kept /= e;\n        step *= e;\n      }}\n"
+                f"{walk}\n      const A v = static_cast<A>(v{reduce.args[0]});\n      acc = {combine};\n    }}\n"
+                f"    out[o] = static_cast<{_C_TYPES[reduce.dtype]}>({finish});\n  }}\n}}\n"
+            )
+            kernels = [name]
+    numbers_out = [(nodes[i].value, nodes[i].dtype) for i in numbers]
+    return _Plan("\n".join(source), kernels, [nodes[i].value for i in inputs], numbers_out, outputs, reduce, reduce is None and all_packed)
+
+
+def _access(t: Tensor, domain: tuple[int, ...]) -> str:
+    """How the kernel finds element i of the domain in t: packed, periodic (t packed, repeated over leading dims) or strided."""
+    if not t.is_contiguous():
+        return "strided"
+    if tuple(t.shape) == domain:
+        return "packed"
+    core = tuple(t.shape)
+    while core and core[0] == 1:
+        core = core[1:]
+    return "periodic" if core and domain[len(domain) - len(core) :] == core else "strided"
+
+
+def _layout(shape: tuple[int, ...], strides: tuple[int, ...]) -> bytes:
+    """lockstep/kernels/strided_layout.h's struct, by value."""
+    padded = lambda v: list(v) + [0] * (_MAX_DIMS - len(v))  # noqa: E731
+    return struct.pack(f"<i4x{_MAX_DIMS}q{_MAX_DIMS}q", len(shape), *padded(shape), *padded(strides))
+
+
+# ---------------------------------------------------------------- the decorator
+
+
+class Fused:
+    """A function fused into one kernel per input signature (see lockstep.fuse)."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self._plans: dict[tuple[Any, ...], tuple[_Plan, Any] | str] = {}
+
+    def _signature(self, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[Any], str]:
+        values = [a if isinstance(a, (Tensor, bool, int, float, np.number, np.bool_)) else asarray(a) for a in args]
+        tensors = [v for v in values if isinstance(v, Tensor)]
+        if not tensors:
+            raise TypeError(f"{self.fn.__name__}: a fused function needs at least one tensor argument")
+        device = tensors[0].device
+        for t in tensors:
+            if t.device != device:
+                raise ValueError(f"{self.fn.__name__}: the tensors are on different devices ({device} and {t.device}); move one with .to(device)")
+        try:
+            domain = tuple(np.broadcast_shapes(*(tuple(t.shape) for t in tensors)))
+        except ValueError:
+            shapes = " and ".join(str(tuple(t.shape)) for t in tensors)
+            raise _core.ShapeError(f"{self.fn.__name__}: the tensors' shapes {shapes} do not broadcast together") from None
+        # Per tensor: dtype, rank, which extents are 1, and how element i of the domain is found in it.
+        key = tuple(
+            (v.dtype, v.ndim, tuple(s == 1 for s in v.shape), _access(v, domain)) if isinstance(v, Tensor) else type(v).__name__ for v in values
+        )
+        return (*key, device), values, device
+
+    def _plan(self, key: tuple[Any, ...], values: list[Any]) -> tuple[_Plan, Any] | str:
+        if key in self._plans:
+            return self._plans[key]
+        graph = _Graph(self.fn.__code__, builtins.max(v.ndim for v in values if isinstance(v, Tensor)))
+        arguments = []
+        try:
+            for position, v in enumerate(values):
+                if isinstance(v, Tensor):
+                    if v.dtype not in _C_TYPES:
+                        raise Unsupported(f"{v.dtype} tensors (argument {position})")
+                    if v.ndim > _MAX_DIMS:
+                        raise Unsupported(f"tensors of more than {_MAX_DIMS} dimensions")
+                    arguments.append(graph.add(_Node("input", v.dtype, value=position, line="argument")))
+                else:
+                    arguments.append(graph.add(_Node("number", _full_dtype(v), value=position, line="argument")))
+            result = self.fn(*arguments)
+            outputs = list(result) if isinstance(result, tuple) else [result]
+            if not outputs or not all(isinstance(o, Traced) for o in outputs):
+                raise Unsupported("a result that is not a tensor computed from the arguments")
+            if builtins.any(o.node.kind == "reduce" for o in outputs) and len(outputs) > 1:
+                raise Unsupported("several results with a reduction among them")
+            access = [key[i][3] if isinstance(v, Tensor) else "" for i, v in enumerate(values)]
+            plan = _write_kernel(graph, outputs, f"fused_{self.fn.__name__}", access)
+            module = compile_source(plan.source, device=key[-1], source_name=f"fused_{self.fn.__name__}.cu")
+            self._plans[key] = (plan, module)
+        except Unsupported as e:
+            reason = f"@lockstep.fuse runs {self.fn.__name__} eagerly, unfused: {e}"
+            warnings.warn(reason, stacklevel=3)
+            self._plans[key] = reason
+        return self._plans[key]
+
+    def __call__(self, *args: Any) -> Any:
+        key, values, device = self._signature(args)
+        plan = self._plan(key, values)
+        if isinstance(plan, str):
+            return self.fn(*values)
+        return _run(plan[0], plan[1], values, device)
+
+    def inspect_cuda(self, *args: Any) -> str:
+        """The CUDA C++ fused for these arguments (a note instead, if they run eagerly)."""
+        key, values, _ = self._signature(args)
+        plan = self._plan(key, values)
+        return plan if isinstance(plan, str) else plan[0].source
+
+
+def _run(plan: _Plan, module: Any, values: list[Any], device: str) -> Any:
+    tensors = [v for v in values if isinstance(v, Tensor)]
+    domain = tuple(np.broadcast_shapes(*(tuple(t.shape) for t in tensors)))
+    n = int(np.prod(domain, dtype=np.int64))
+    shape = _layout(domain, tuple(int(s) for s in np.cumprod((1, *domain[::-1]))[-2::-1]) if domain else ())
+    arguments: list[Any] = []
+    views = []  # alive until the launches return
+    periods = []
+    for position in plan.inputs:
+        view = values[position].expand(list(domain)) if tuple(values[position].shape) != domain else values[position]
+        views.append(view)
+        periods.append(builtins.max(1, values[position].size))
+        arguments += [view.data_ptr, _layout(domain, tuple(view.strides)), periods[-1]]
+    arguments += [float(values[p]) if is_floating(dtype) else int(values[p]) for p, dtype in plan.numbers]
+    arguments += [shape, n]
+    cap = 64 if device == "cpu" else 1 << 20
+    blocks = builtins.max(1, builtins.min((n + _THREADS - 1) // _THREADS, cap))
+    partial_blocks = builtins.min(blocks, 1024)  # few enough for the one-thread fold that follows
+    reduce = plan.reduce
+    if reduce is None:
+        outs = [_core.empty(list(domain), o.dtype, device) for o in plan.outputs]
+        if n and plan.vectorized:
+            aligned = builtins.all(t.data_ptr % (4 * _ITEMSIZE[t.dtype]) == 0 for t in (*views, *outs)) and builtins.all(
+                p % 4 == 0 for p in periods if p != n
+            )
+            threads_needed = (n // 4 + n % 4) if aligned else n
+            vector_blocks = builtins.max(1, builtins.min((threads_needed + _THREADS - 1) // _THREADS, cap))
+            module[plan.kernels[0]][vector_blocks, _THREADS](*outs, *arguments, int(aligned))
+        elif n:
+            module[plan.kernels[0]][blocks, _THREADS](*outs, *arguments)
+        return tuple(outs) if len(outs) > 1 else outs[0]
+    kept = (
+        [1 if d in reduce.dims else e for d, e in enumerate(domain)] if reduce.keepdim else [e for d, e in enumerate(domain) if d not in reduce.dims]
+    )
+    out = _core.empty(kept, reduce.dtype, device)
+    accumulate = "float64" if is_floating(reduce.dtype) else "int64"
+    if len(plan.kernels) == 2:
+        if n == 0 and reduce.op in ("max", "min", "mean"):
+            raise _core.ShapeError(f"{reduce.op}: no elements to reduce")
+        partials = _core.empty([partial_blocks], accumulate, device)
+        module[plan.kernels[0]][partial_blocks, _THREADS](partials, *arguments)
+        module[plan.kernels[1]][1, 1](out, partials, partial_blocks, n)
+    elif out.size:
+        if builtins.any(domain[d] == 0 for d in reduce.dims) and reduce.op in ("max", "min", "mean"):
+            raise _core.ShapeError(f"{reduce.op}: a reduced dimension is empty")
+        module[plan.kernels[0]][builtins.max(1, builtins.min((out.size + _THREADS - 1) // _THREADS, cap)), _THREADS](out, *arguments)
+    return out
+
+
+def fuse(fn: Callable[..., Any]) -> Fused:
+    """Decorator: ``fn`` (a function of tensors and numbers, made of lockstep's elementwise ops, comparisons,
+    ``where``, casts and at most one final reduction) runs as one generated kernel per input signature, on the
+    tensors' device. ``fn.inspect_cuda(*args)`` shows the kernel. What is not fused runs eagerly, with a note."""
+    return Fused(fn)
