@@ -568,6 +568,9 @@ class Fused:
         plan = self._plan(key, values)
         if isinstance(plan, str):
             return self.fn(*values)
+        domain = np.broadcast_shapes(*(tuple(v.shape) for v in values if isinstance(v, Tensor)))
+        if plan[0].inputs and np.broadcast_shapes(*(tuple(values[p].shape) for p in plan[0].inputs)) != domain:
+            return self.fn(*values)  # the result does not use the widest argument: its shape is the eager one's
         return _run(plan[0], plan[1], values, device)
 
     def inspect_cuda(self, *args: Any) -> str:

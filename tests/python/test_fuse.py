@@ -166,6 +166,15 @@ def test_what_is_not_fused_runs_eagerly_with_a_note(rng, device):
         assert_same(branches(one), branches.__wrapped__(one))
 
 
+def test_a_result_that_ignores_the_widest_argument_keeps_its_own_shape(rng, device):
+    @lockstep.fuse
+    def first_only(x, y):
+        return x * 2
+
+    x, y = tensor(rng, device, (5,)), tensor(rng, device, (3, 5))
+    assert_same(first_only(x, y), first_only.__wrapped__(x, y))
+
+
 def test_errors_are_clear(rng):
     with pytest.raises(TypeError, match="needs at least one tensor"):
         chain(1.0)
