@@ -82,8 +82,10 @@ double binary_reference(binary_op op, double a, double b, bool floating) {
       return floating ? a / b : std::trunc(a / b);
     case binary_op::floor_divide:
       return std::floor(a / b);
-    case binary_op::remainder:
-      return a - b * std::floor(a / b);
+    case binary_op::remainder: {  // Python's: fmod, moved to the divisor's sign (a - b * floor(a / b) would cancel)
+      const double r = std::fmod(a, b);
+      return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+    }
     case binary_op::bitwise_and:
       return static_cast<double>(static_cast<long long>(a) & static_cast<long long>(b));
     case binary_op::bitwise_or:
