@@ -200,8 +200,11 @@ class Traced:
         raise self.graph.unsupported(f"a {type(x).__name__} operand (fused functions take tensors and numbers)")
 
     def _checked(self) -> None:
-        if self.node.kind == "reduce":
-            raise self.graph.unsupported("an op on a reduction's result (reduce-then-map is not fused yet)")
+        """An op on a reduction's result is fused (a row kernel) when the reduction keeps its dims and they are
+        the trailing ones, so each row's results broadcast back over the row."""
+        n = self.node
+        if n.kind == "reduce" and not (n.keepdim and n.dims == tuple(range(self.graph.ndim - len(n.dims), self.graph.ndim))):
+            raise self.graph.unsupported("an op on a reduction's result other than over the trailing dims with keepdim=True")
 
     # -- the ops _ops hands over (lockstep.exp(t), t + 1, lockstep.where(...), t.sum(...))
     def map(self, op: str) -> Traced:
@@ -349,6 +352,7 @@ class _Plan:
     outputs: list[_Node]
     reduce: _Node | None
     vectorized: bool  # the elementwise kernel's last parameter says whether every address is vector-aligned
+    row_dims: int = 0  # a row kernel: the trailing dims its reductions cover (a block per row)
 
 
 def _write_kernel(graph: _Graph, outputs: list[Traced], name: str, access: list[str]) -> _Plan:
@@ -483,6 +487,122 @@ def _write_kernel(graph: _Graph, outputs: list[Traced], name: str, access: list[
     return _Plan("\n".join(source), kernels, [nodes[i].value for i in inputs], numbers_out, outputs, reduce, reduce is None and all_packed)
 
 
+def _write_row_kernel(graph: _Graph, outputs: list[Traced], name: str, access: list[str]) -> _Plan:
+    """Reductions over the trailing dims whose results the outputs use (softmax, layernorm): a block per row
+    computes each reduction in turn (one pass over the row each, the earlier ones as scalars), then the outputs."""
+    nodes = graph.nodes
+    if builtins.any(o.node.kind == "reduce" for o in outputs):
+        raise graph.unsupported("a reduction among the results of a reduce-then-map function")
+    reductions = [i for i, n in enumerate(nodes) if n.kind == "reduce"]
+    dims = {nodes[i].dims for i in reductions}
+    if len(dims) != 1:
+        raise graph.unsupported("reductions over different dims in one function")
+    row_dims = len(dims.pop())
+
+    def reach(targets: list[int]) -> list[int]:
+        """The nodes targets need, in order, stopping at reductions (the row's scalars by then)."""
+        seen: set[int] = set()
+        stack = list(targets)
+        while stack:
+            i = stack.pop()
+            if i not in seen:
+                seen.add(i)
+                if nodes[i].kind != "reduce" or i not in targets:
+                    stack.extend(nodes[i].args if nodes[i].kind != "reduce" else ())
+        return sorted(seen)
+
+    phases = [(r, reach([nodes[r].args[0]])) for r in reductions]
+    final = reach([o.index for o in outputs])
+    everything = sorted({i for _, p in phases for i in p} | set(final))
+    inputs = [i for i in everything if nodes[i].kind == "input"]
+    numbers = [i for i in everything if nodes[i].kind == "number"]
+
+    def load(k: int, T: str, n: _Node) -> str:
+        at = {"packed": "i", "periodic": f"i % in{k}_period"}.get(access[n.value], f"fused_offset(i, shape, in{k}_layout)")
+        return f"reinterpret_cast<const {T}*>(in{k})[{at}]"
+
+    def lines(order: list[int], indent: str) -> str:
+        out = []
+        for i in order:
+            n, T = nodes[i], _C_TYPES[nodes[i].dtype]
+            if n.kind == "reduce":
+                out.append(f"const {T} v{i} = r{i};  // the row's {n.op}")
+            elif n.kind == "input":
+                out.append(f"const {T} v{i} = {load(inputs.index(i), T, n)};  // argument {n.value}")
+            elif n.kind == "number":
+                out.append(f"const {T} v{i} = static_cast<{T}>(number{numbers.index(i)});  // argument {n.value}")
+            elif n.kind == "constant":
+                out.append(f"const {T} v{i} = {_literal(n.value, n.dtype)};")
+            elif n.kind == "cast":
+                out.append(f"const {T} v{i} = static_cast<{T}>(v{n.args[0]});  // to {n.dtype}, {n.line}")
+            elif n.kind == "unary":
+                out.append(f"const {T} v{i} = static_cast<{T}>({_UNARY[n.op].format(x=f'v{n.args[0]}', T=T)});  // {n.op}, {n.line}")
+            elif n.kind == "binary":
+                expression = _BINARY[n.op].format(a=f"v{n.args[0]}", b=f"v{n.args[1]}")
+                out.append(f"const {T} v{i} = static_cast<{T}>({expression});  // {n.op}, {n.line}")
+            elif n.kind == "where":
+                c, a, b = n.args
+                out.append(f"const {T} v{i} = v{c} ? v{a} : v{b};  // where, {n.line}")
+        return "\n".join(indent + line for line in out)
+
+    parameters = [f"unsigned long long in{k}, strided_layout in{k}_layout, long long in{k}_period" for k in range(len(inputs))]
+    parameters += [f"double number{k}" if is_floating(nodes[i].dtype) else f"long long number{k}" for k, i in enumerate(numbers)]
+    outs = ", ".join(f"{_C_TYPES[o.dtype]}* out{k}" for k, o in enumerate(outputs))
+    source = [f"// Written by @lockstep.fuse for {graph.code.co_name} ({graph.code.co_filename}:{graph.code.co_firstlineno}).", _PRELUDE]
+    body = [
+        f"__global__ void {name}({outs}, {', '.join(parameters + ['strided_layout shape', 'long long n', 'long long row_length'])}) {{",
+        "  const long long rows = n / row_length;",
+        "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {",
+        "    const long long first = row * row_length;",
+    ]
+    for r, order in phases:
+        n = nodes[r]
+        A = "double" if is_floating(n.dtype) else "long long"
+        identity, combine = _REDUCE[n.op]
+        finish = "acc / static_cast<A>(row_length)" if n.op == "mean" else "acc"
+        body += [
+            f"    // the row's {n.op} ({n.line})",
+            f"    {_C_TYPES[n.dtype]} r{r};",
+            "    {",
+            f"      using A = {A};",
+            f"      __shared__ A share[{_THREADS}];",
+            f"      A acc = {identity};",
+            "      for (long long j = threadIdx.x; j < row_length; j += blockDim.x) {",
+            "        const long long i = first + j;",
+            lines(order, "        "),
+            f"        const A v = static_cast<A>(v{n.args[0]});",
+            f"        acc = {combine};",
+            "      }",
+            "      share[threadIdx.x] = acc;",
+            "      __syncthreads();",
+            f"      for (int half = {_THREADS // 2}; half > 0; half /= 2) {{",
+            "        if (threadIdx.x < half) {",
+            "          const A v = share[threadIdx.x + half];",
+            "          acc = share[threadIdx.x];",
+            f"          share[threadIdx.x] = {combine};",
+            "        }",
+            "        __syncthreads();",
+            "      }",
+            "      acc = share[0];",
+            f"      r{r} = static_cast<{_C_TYPES[n.dtype]}>({finish});",
+            "      __syncthreads();  // every thread has read share[0] before it is reused",
+            "    }",
+        ]
+    stores = "\n".join(f"      out{k}[i] = v{o.index};" for k, o in enumerate(outputs))
+    body += [
+        "    for (long long j = threadIdx.x; j < row_length; j += blockDim.x) {",
+        "      const long long i = first + j;",
+        lines(final, "      "),
+        stores,
+        "    }",
+        "  }",
+        "}",
+    ]
+    source.append("\n".join(body) + "\n")
+    numbers_out = [(nodes[i].value, nodes[i].dtype) for i in numbers]
+    return _Plan("\n".join(source), [name], [nodes[i].value for i in inputs], numbers_out, outputs, None, False, row_dims)
+
+
 def _access(t: Tensor, domain: tuple[int, ...]) -> str:
     """How the kernel finds element i of the domain in t: packed, periodic (t packed, repeated over leading dims) or strided."""
     if not t.is_contiguous():
@@ -554,7 +674,9 @@ class Fused:
             if builtins.any(o.node.kind == "reduce" for o in outputs) and len(outputs) > 1:
                 raise Unsupported("several results with a reduction among them")
             access = [key[i][3] if isinstance(v, Tensor) else "" for i, v in enumerate(values)]
-            plan = _write_kernel(graph, outputs, f"fused_{self.fn.__name__}", access)
+            rows = [n for n in graph.nodes if n.kind == "reduce" and builtins.all(o.node is not n for o in outputs)]
+            write = _write_row_kernel if rows else _write_kernel
+            plan = write(graph, outputs, f"fused_{self.fn.__name__}", access)
             module = compile_source(plan.source, device=key[-1], source_name=f"fused_{self.fn.__name__}.cu")
             self._plans[key] = (plan, module)
         except Unsupported as e:
@@ -599,6 +721,14 @@ def _run(plan: _Plan, module: Any, values: list[Any], device: str) -> Any:
     blocks = builtins.max(1, builtins.min((n + _THREADS - 1) // _THREADS, cap))
     partial_blocks = builtins.min(blocks, 1024)  # few enough for the one-thread fold that follows
     reduce = plan.reduce
+    if plan.row_dims:
+        outs = [_core.empty(list(domain), o.dtype, device) for o in plan.outputs]
+        row_length = int(np.prod(domain[len(domain) - plan.row_dims :], dtype=np.int64))
+        if row_length == 0 and n == 0 and domain[: len(domain) - plan.row_dims] and 0 not in domain[: len(domain) - plan.row_dims]:
+            raise _core.ShapeError("a reduced dimension is empty")
+        if n:
+            module[plan.kernels[0]][builtins.max(1, builtins.min(n // row_length, cap)), _THREADS](*outs, *arguments, row_length)
+        return tuple(outs) if len(outs) > 1 else outs[0]
     if reduce is None:
         outs = [_core.empty(list(domain), o.dtype, device) for o in plan.outputs]
         if n and plan.vectorized:

@@ -293,11 +293,28 @@ def _bias_gelu(x, b):
     return 0.5 * y * (1.0 + (0.7978845608 * (y + 0.044715 * y * y * y)).tanh())
 
 
+def _softmax(x):
+    """Softmax of each row, from x - max so large inputs do not overflow."""
+    largest = x.max(dim=-1, keepdim=True)
+    largest = largest[0] if isinstance(largest, tuple) else largest  # PyTorch's max(dim) gives (values, indices)
+    shifted = (x - largest).exp()
+    return shifted / shifted.sum(dim=-1, keepdim=True)
+
+
+def _layernorm(x, w, b):
+    """Layer normalisation of each row, then the scale w and shift b."""
+    mean = x.mean(dim=-1, keepdim=True)
+    centered = x - mean
+    variance = (centered * centered).mean(dim=-1, keepdim=True)
+    return centered / (variance + 1e-5).sqrt() * w + b
+
+
 def _fusion_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repeats: int, quick: bool, gpu: bool, torch: Any) -> None:
     """@lockstep.fuse against the same expressions op by op (eager), PyTorch eager and torch.compile, as the
     fraction of the device copy's bandwidth over the minimal bytes (each input read once, the output written
     once); on the emulator, fused against eager."""
     fused_chain, fused_bias_gelu = lockstep.fuse(_chain), lockstep.fuse(_bias_gelu)
+    fused_softmax, fused_layernorm = lockstep.fuse(_softmax), lockstep.fuse(_layernorm)
     n_emu = 2**18 if quick else 2**20
     x_emu = lockstep.asarray(rng.uniform(-1, 1, n_emu).astype(np.float32))
 
@@ -317,10 +334,16 @@ def _fusion_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repea
     x = lockstep.asarray(rng.uniform(-1, 1, count).astype(np.float32), device=dev)
     m = lockstep.asarray(rng.uniform(-1, 1, (side, side)).astype(np.float32), device=dev)
     b = lockstep.asarray(rng.uniform(-1, 1, side).astype(np.float32), device=dev)
-    copy_of = {count: lambda: lockstep.copy(x), side * side: lambda: lockstep.copy(m)}
+    rows_n, row_length = (8192, 4096) if quick else (32768, 4096)
+    r = lockstep.asarray(rng.uniform(-1, 1, (rows_n, row_length)).astype(np.float32), device=dev)
+    w, bias = (lockstep.asarray(rng.uniform(-1, 1, row_length).astype(np.float32), device=dev) for _ in range(2))
+    copy_of = {count: lambda: lockstep.copy(x), side * side: lambda: lockstep.copy(m), rows_n * row_length: lambda: lockstep.copy(r)}
+    row_size, row_bytes = f"{rows_n}x{row_length}", 8.0 * rows_n * row_length
     cases = [
         ("chain (5 ops)", f"2^{count.bit_length() - 1} floats", count, _chain, fused_chain, (x,), 8.0 * count),
         ("bias + gelu", f"{side}x{side}", side * side, _bias_gelu, fused_bias_gelu, (m, b), 8.0 * side * side + 4.0 * side),
+        ("row softmax", row_size, rows_n * row_length, _softmax, fused_softmax, (r,), row_bytes),
+        ("layernorm", row_size, rows_n * row_length, _layernorm, fused_layernorm, (r, w, bias), row_bytes + 8.0 * row_length),
     ]
     for name, size, elements, eager, fused, args, minimal_bytes in cases:
 

@@ -143,19 +143,49 @@ def test_inspect_cuda_shows_a_readable_kernel(rng):
     assert source.count("__global__") == 1  # one kernel for the whole expression
 
 
+@lockstep.fuse
+def softmax_rows(x):
+    shifted = (x - x.max(dim=-1, keepdim=True)).exp()
+    return shifted / shifted.sum(dim=-1, keepdim=True)
+
+
+@lockstep.fuse
+def layernorm(x, w, b, eps):
+    mean = x.mean(dim=-1, keepdim=True)
+    centered = x - mean
+    variance = (centered * centered).mean(dim=-1, keepdim=True)
+    return centered / (variance + eps).sqrt() * w + b
+
+
+@lockstep.fuse
+def normalize_planes(x):
+    return x / x.abs().sum(dim=(1, 2), keepdim=True)  # two trailing dims
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (5, 9), (33, 300), (2, 3, 257)])
+def test_reduce_then_map_rows_match_eager(rng, device, shape):
+    x = tensor(rng, device, shape)
+    assert_same(*run_both(softmax_rows, x))
+    np.testing.assert_allclose(softmax_rows(x).to("cpu").numpy(), lockstep.softmax(x, -1).to("cpu").numpy(), rtol=2e-6, atol=1e-7)
+    w, b = tensor(rng, device, shape[-1:]), tensor(rng, device, shape[-1:])
+    fused, eager = run_both(layernorm, x, w, b, 1e-5)
+    assert_same(fused, eager, computed_in="float32")
+    assert_same(*run_both(normalize_planes, tensor(rng, device, (3, 4, 5))))
+    assert "// the row's max" in softmax_rows.inspect_cuda(x) and softmax_rows.inspect_cuda(x).count("__global__") == 1
+
+
 def test_what_is_not_fused_runs_eagerly_with_a_note(rng, device):
     @lockstep.fuse
-    def softmax_rows(x):
-        shifted = (x - x.max(dim=1, keepdim=True)).exp()
-        return shifted / shifted.sum(dim=1, keepdim=True)
+    def center_columns(x):
+        return x - x.mean(dim=0, keepdim=True)  # a reduction over a leading dim, used further
 
     x = tensor(rng, device, (6, 9))
-    with pytest.warns(UserWarning, match=r"softmax_rows eagerly.*reduction's result.*test_fuse.py:\d+"):
-        out = softmax_rows(x)
-    np.testing.assert_allclose(out.to("cpu").numpy(), lockstep.softmax(x, 1).to("cpu").numpy(), rtol=1e-6)
+    with pytest.warns(UserWarning, match=r"center_columns eagerly.*reduction's result.*test_fuse.py:\d+"):
+        out = center_columns(x)
+    assert_same(out, center_columns.__wrapped__(x))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        softmax_rows(x)  # the note comes once per signature
+        center_columns(x)  # the note comes once per signature
 
     @lockstep.fuse
     def branches(x):
