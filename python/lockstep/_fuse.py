@@ -355,6 +355,44 @@ class _Plan:
     row_dims: int = 0  # a row kernel: the trailing dims its reductions cover (a block per row)
 
 
+def _load(access: list[str], k: int, T: str, n: _Node) -> str:
+    """Input k's element i (an input node of C type T) as its access mode finds it."""
+    at = {"packed": "i", "periodic": f"i % in{k}_period"}.get(access[n.value], f"fused_offset(i, shape, in{k}_layout)")
+    return f"reinterpret_cast<const {T}*>(in{k})[{at}]"
+
+
+def _element_lines(nodes: list[_Node], order: list[int], load: Callable[[int, str, _Node], str], inputs: list[int], numbers: list[int]) -> list[str]:
+    """The fused ops of one element, a named temporary and a comment each, inputs read by load(k, C type, node);
+    a reduction among them is its row's scalar r<index>. A constant that only feeds a cast becomes the cast's literal."""
+    direct = {a for j in order if nodes[j].kind != "cast" for a in nodes[j].args}
+    lines = []
+    for i in order:
+        n, T = nodes[i], _C_TYPES[nodes[i].dtype]
+        if n.kind == "reduce":
+            lines.append(f"const {T} v{i} = r{i};  // the row's {n.op}")
+        elif n.kind == "input":
+            lines.append(f"const {T} v{i} = {load(inputs.index(i), T, n)};  // argument {n.value}")
+        elif n.kind == "number":
+            lines.append(f"const {T} v{i} = static_cast<{T}>(number{numbers.index(i)});  // argument {n.value}")
+        elif n.kind == "constant":
+            if i in direct or i == order[-1]:
+                lines.append(f"const {T} v{i} = {_literal(n.value, n.dtype)};")
+        elif n.kind == "cast" and nodes[n.args[0]].kind == "constant":
+            lines.append(f"const {T} v{i} = {_literal(nodes[n.args[0]].value, n.dtype)};")
+        elif n.kind == "cast":
+            lines.append(f"const {T} v{i} = static_cast<{T}>(v{n.args[0]});  // to {n.dtype}, {n.line}")
+        elif n.kind == "unary":
+            expression = _UNARY[n.op].format(x=f"v{n.args[0]}", T=T)
+            lines.append(f"const {T} v{i} = static_cast<{T}>({expression});  // {n.op}, {n.line}")
+        elif n.kind == "binary":
+            expression = _BINARY[n.op].format(a=f"v{n.args[0]}", b=f"v{n.args[1]}")
+            lines.append(f"const {T} v{i} = static_cast<{T}>({expression});  // {n.op}, {n.line}")
+        elif n.kind == "where":
+            c, a, b = n.args
+            lines.append(f"const {T} v{i} = v{c} ? v{a} : v{b};  // where, {n.line}")
+    return lines
+
+
 def _write_kernel(graph: _Graph, outputs: list[Traced], name: str, access: list[str]) -> _Plan:
     nodes = graph.nodes
     reduce = outputs[0].node if outputs[0].node.kind == "reduce" else None
@@ -371,37 +409,9 @@ def _write_kernel(graph: _Graph, outputs: list[Traced], name: str, access: list[
     numbers = [i for i in sorted(needed) if nodes[i].kind == "number"]
 
     def body_with(load: Callable[[int, str, _Node], str]) -> list[str]:
-        """The fused ops of one element, each input read by load(k, its C type, its node)."""
-        lines = []
-        for i in sorted(needed):
-            n, T = nodes[i], _C_TYPES[nodes[i].dtype]
-            if n.kind == "input":
-                lines.append(f"const {T} v{i} = {load(inputs.index(i), T, n)};  // argument {n.value}")
-            elif n.kind == "number":
-                lines.append(f"const {T} v{i} = static_cast<{T}>(number{numbers.index(i)});  // argument {n.value}")
-            elif n.kind == "constant":
-                if i in values or builtins.any(i in nodes[j].args and nodes[j].kind != "cast" for j in needed):
-                    lines.append(f"const {T} v{i} = {_literal(n.value, n.dtype)};")
-            elif n.kind == "cast" and nodes[n.args[0]].kind == "constant":
-                lines.append(f"const {T} v{i} = {_literal(nodes[n.args[0]].value, n.dtype)};")
-            elif n.kind == "cast":
-                lines.append(f"const {T} v{i} = static_cast<{T}>(v{n.args[0]});  // to {n.dtype}, {n.line}")
-            elif n.kind == "unary":
-                expression = _UNARY[n.op].format(x=f"v{n.args[0]}", T=T)
-                lines.append(f"const {T} v{i} = static_cast<{T}>({expression});  // {n.op}, {n.line}")
-            elif n.kind == "binary":
-                expression = _BINARY[n.op].format(a=f"v{n.args[0]}", b=f"v{n.args[1]}")
-                lines.append(f"const {T} v{i} = static_cast<{T}>({expression});  // {n.op}, {n.line}")
-            elif n.kind == "where":
-                c, a, b = n.args
-                lines.append(f"const {T} v{i} = v{c} ? v{a} : v{b};  // where, {n.line}")
-        return lines
+        return _element_lines(nodes, sorted(needed), load, inputs, numbers)
 
-    def element_load(k: int, T: str, n: _Node) -> str:
-        at = {"packed": "i", "periodic": f"i % in{k}_period"}.get(access[n.value], f"fused_offset(i, shape, in{k}_layout)")
-        return f"reinterpret_cast<const {T}*>(in{k})[{at}]"
-
-    body = body_with(element_load)
+    body = body_with(lambda k, T, n: _load(access, k, T, n))
     all_packed = builtins.all(access[nodes[i].value] in ("packed", "periodic") for i in inputs)
     # Inputs come as addresses: views of any strides (a kernel's pointer parameter takes packed tensors only).
     parameters = [f"unsigned long long in{k}, strided_layout in{k}_layout, long long in{k}_period" for k, i in enumerate(inputs)]
@@ -517,33 +527,8 @@ def _write_row_kernel(graph: _Graph, outputs: list[Traced], name: str, access: l
     inputs = [i for i in everything if nodes[i].kind == "input"]
     numbers = [i for i in everything if nodes[i].kind == "number"]
 
-    def load(k: int, T: str, n: _Node) -> str:
-        at = {"packed": "i", "periodic": f"i % in{k}_period"}.get(access[n.value], f"fused_offset(i, shape, in{k}_layout)")
-        return f"reinterpret_cast<const {T}*>(in{k})[{at}]"
-
     def lines(order: list[int], indent: str) -> str:
-        out = []
-        for i in order:
-            n, T = nodes[i], _C_TYPES[nodes[i].dtype]
-            if n.kind == "reduce":
-                out.append(f"const {T} v{i} = r{i};  // the row's {n.op}")
-            elif n.kind == "input":
-                out.append(f"const {T} v{i} = {load(inputs.index(i), T, n)};  // argument {n.value}")
-            elif n.kind == "number":
-                out.append(f"const {T} v{i} = static_cast<{T}>(number{numbers.index(i)});  // argument {n.value}")
-            elif n.kind == "constant":
-                out.append(f"const {T} v{i} = {_literal(n.value, n.dtype)};")
-            elif n.kind == "cast":
-                out.append(f"const {T} v{i} = static_cast<{T}>(v{n.args[0]});  // to {n.dtype}, {n.line}")
-            elif n.kind == "unary":
-                out.append(f"const {T} v{i} = static_cast<{T}>({_UNARY[n.op].format(x=f'v{n.args[0]}', T=T)});  // {n.op}, {n.line}")
-            elif n.kind == "binary":
-                expression = _BINARY[n.op].format(a=f"v{n.args[0]}", b=f"v{n.args[1]}")
-                out.append(f"const {T} v{i} = static_cast<{T}>({expression});  // {n.op}, {n.line}")
-            elif n.kind == "where":
-                c, a, b = n.args
-                out.append(f"const {T} v{i} = v{c} ? v{a} : v{b};  // where, {n.line}")
-        return "\n".join(indent + line for line in out)
+        return "\n".join(indent + line for line in _element_lines(nodes, order, lambda k, T, n: _load(access, k, T, n), inputs, numbers))
 
     parameters = [f"unsigned long long in{k}, strided_layout in{k}_layout, long long in{k}_period" for k in range(len(inputs))]
     parameters += [f"double number{k}" if is_floating(nodes[i].dtype) else f"long long number{k}" for k, i in enumerate(numbers)]
