@@ -30,11 +30,10 @@ import numpy as np
 from . import _core, _ops
 from ._core import Tensor
 from ._kernels import compile as compile_source
-from ._promotion import DEFAULT_FLOAT, is_floating, result_type
-from ._tensor import asarray
+from ._promotion import DEFAULT_FLOAT, ITEMSIZE, is_floating, result_type
+from ._tensor import asarray, dtype_name
 
 _C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "long long", "float32": "float", "float64": "double"}
-_ITEMSIZE = {"bool": 1, "uint8": 1, "int32": 4, "int64": 8, "float32": 4, "float64": 8}
 _MAX_DIMS = 8  # lockstep/kernels/strided_layout.h's max_dims
 _THREADS = 256
 _UNARY = {
@@ -258,8 +257,6 @@ class Traced:
         return self.graph.add(_Node("cast", dtype, (self.index,)))
 
     def to(self, target: Any) -> Traced:
-        from ._tensor import dtype_name
-
         return self.cast(dtype_name(target))
 
     def __getattr__(self, name: str) -> Any:
@@ -305,25 +302,14 @@ def _binary_operator(op: str, reflected: bool = False) -> Callable[[Traced, Any]
     return lambda self, other: _ops.zip(op, self, other)
 
 
-for _name, _op in {
-    "add": "add",
-    "sub": "sub",
-    "mul": "mul",
-    "truediv": "div",
-    "floordiv": "floor_divide",
-    "mod": "remainder",
-    "pow": "pow",
-    "and": "bitwise_and",
-    "or": "bitwise_or",
-    "xor": "bitwise_xor",
-}.items():
+for _name, _op in _ops.OPERATORS.items():
     setattr(Traced, f"__{_name}__", _binary_operator(_op))
     setattr(Traced, f"__r{_name}__", _binary_operator(_op, reflected=True))
-for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+for _name in _ops.COMPARISONS:
     setattr(Traced, f"__{_name}__", _binary_operator(_name))
 Traced.__neg__ = lambda self: _ops.neg(self)  # type: ignore[attr-defined]
 Traced.__abs__ = lambda self: _ops.abs(self)  # type: ignore[attr-defined]
-Traced.__invert__ = lambda self: _ops.bitwise_not(self) if self.dtype != "bool" else _ops.eq(self, 0)  # type: ignore[attr-defined]
+Traced.__invert__ = lambda self: _ops.bitwise_not(self)  # type: ignore[attr-defined]
 Traced.__hash__ = object.__hash__  # type: ignore[method-assign]
 _ops.traced_type = Traced
 
@@ -393,23 +379,28 @@ def _element_lines(nodes: list[_Node], order: list[int], load: Callable[[int, st
     return lines
 
 
+def _reach(nodes: list[_Node], targets: list[int]) -> list[int]:
+    """The nodes the targets need, in order; a reduction among them is a leaf (its row's scalar by then)."""
+    seen: set[int] = set()
+    stack = list(targets)
+    while stack:
+        i = stack.pop()
+        if i not in seen:
+            seen.add(i)
+            if nodes[i].kind != "reduce":
+                stack.extend(nodes[i].args)
+    return sorted(seen)
+
+
 def _write_kernel(graph: _Graph, outputs: list[Traced], name: str, access: list[str]) -> _Plan:
     nodes = graph.nodes
     reduce = outputs[0].node if outputs[0].node.kind == "reduce" else None
-    values = [reduce.args[0]] if reduce else [o.index for o in outputs]
-    # The nodes the outputs need, in order.
-    needed: set[int] = set()
-    stack = list(values)
-    while stack:
-        i = stack.pop()
-        if i not in needed:
-            needed.add(i)
-            stack.extend(nodes[i].args)
-    inputs = [i for i in sorted(needed) if nodes[i].kind == "input"]
-    numbers = [i for i in sorted(needed) if nodes[i].kind == "number"]
+    needed = _reach(nodes, [reduce.args[0]] if reduce else [o.index for o in outputs])
+    inputs = [i for i in needed if nodes[i].kind == "input"]
+    numbers = [i for i in needed if nodes[i].kind == "number"]
 
     def body_with(load: Callable[[int, str, _Node], str]) -> list[str]:
-        return _element_lines(nodes, sorted(needed), load, inputs, numbers)
+        return _element_lines(nodes, needed, load, inputs, numbers)
 
     body = body_with(lambda k, T, n: _load(access, k, T, n))
     all_packed = builtins.all(access[nodes[i].value] in ("packed", "periodic") for i in inputs)
@@ -509,20 +500,8 @@ def _write_row_kernel(graph: _Graph, outputs: list[Traced], name: str, access: l
         raise graph.unsupported("reductions over different dims in one function")
     row_dims = len(dims.pop())
 
-    def reach(targets: list[int]) -> list[int]:
-        """The nodes targets need, in order, stopping at reductions (the row's scalars by then)."""
-        seen: set[int] = set()
-        stack = list(targets)
-        while stack:
-            i = stack.pop()
-            if i not in seen:
-                seen.add(i)
-                if nodes[i].kind != "reduce" or i not in targets:
-                    stack.extend(nodes[i].args if nodes[i].kind != "reduce" else ())
-        return sorted(seen)
-
-    phases = [(r, reach([nodes[r].args[0]])) for r in reductions]
-    final = reach([o.index for o in outputs])
+    phases = [(r, _reach(nodes, [nodes[r].args[0]])) for r in reductions]
+    final = _reach(nodes, [o.index for o in outputs])
     everything = sorted({i for _, p in phases for i in p} | set(final))
     inputs = [i for i in everything if nodes[i].kind == "input"]
     numbers = [i for i in everything if nodes[i].kind == "number"]
@@ -617,7 +596,8 @@ class Fused:
         self.fn = fn
         self._plans: dict[tuple[Any, ...], tuple[_Plan, Any] | str] = {}
 
-    def _signature(self, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[Any], str]:
+    def _signature(self, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[Any], tuple[int, ...]]:
+        """The signature (its last item the device), the arguments (arrays as tensors) and their broadcast shape."""
         values = [a if isinstance(a, (Tensor, bool, int, float, np.number, np.bool_)) else asarray(a) for a in args]
         tensors = [v for v in values if isinstance(v, Tensor)]
         if not tensors:
@@ -635,7 +615,7 @@ class Fused:
         key = tuple(
             (v.dtype, v.ndim, tuple(s == 1 for s in v.shape), _access(v, domain)) if isinstance(v, Tensor) else type(v).__name__ for v in values
         )
-        return (*key, device), values, device
+        return (*key, device), values, domain
 
     def _plan(self, key: tuple[Any, ...], values: list[Any]) -> tuple[_Plan, Any] | str:
         if key in self._plans:
@@ -671,14 +651,13 @@ class Fused:
         return self._plans[key]
 
     def __call__(self, *args: Any) -> Any:
-        key, values, device = self._signature(args)
+        key, values, domain = self._signature(args)
         plan = self._plan(key, values)
         if isinstance(plan, str):
             return self.fn(*values)
-        domain = np.broadcast_shapes(*(tuple(v.shape) for v in values if isinstance(v, Tensor)))
         if plan[0].inputs and np.broadcast_shapes(*(tuple(values[p].shape) for p in plan[0].inputs)) != domain:
             return self.fn(*values)  # the result does not use the widest argument: its shape is the eager one's
-        return _run(plan[0], plan[1], values, device)
+        return _run(plan[0], plan[1], values, key[-1], domain)
 
     def inspect_cuda(self, *args: Any) -> str:
         """The CUDA C++ fused for these arguments (a note instead, if they run eagerly)."""
@@ -687,9 +666,7 @@ class Fused:
         return plan if isinstance(plan, str) else plan[0].source
 
 
-def _run(plan: _Plan, module: Any, values: list[Any], device: str) -> Any:
-    tensors = [v for v in values if isinstance(v, Tensor)]
-    domain = tuple(np.broadcast_shapes(*(tuple(t.shape) for t in tensors)))
+def _run(plan: _Plan, module: Any, values: list[Any], device: str, domain: tuple[int, ...]) -> Any:
     n = int(np.prod(domain, dtype=np.int64))
     shape = _layout(domain, tuple(int(s) for s in np.cumprod((1, *domain[::-1]))[-2::-1]) if domain else ())
     arguments: list[Any] = []
@@ -717,7 +694,7 @@ def _run(plan: _Plan, module: Any, values: list[Any], device: str) -> Any:
     if reduce is None:
         outs = [_core.empty(list(domain), o.dtype, device) for o in plan.outputs]
         if n and plan.vectorized:
-            aligned = builtins.all(t.data_ptr % (4 * _ITEMSIZE[t.dtype]) == 0 for t in (*views, *outs)) and builtins.all(
+            aligned = builtins.all(t.data_ptr % (4 * ITEMSIZE[t.dtype]) == 0 for t in (*views, *outs)) and builtins.all(
                 p % 4 == 0 for p in periods if p != n
             )
             threads_needed = (n // 4 + n % 4) if aligned else n

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _core, _ops
 from ._core import Tensor
+from ._promotion import ITEMSIZE
 
 
 def _is_advanced(k: Any) -> bool:
@@ -160,12 +161,9 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
         _core.copy_into(merged.select(first, at), part)
 
 
-_ITEMSIZE = {"bool": 1, "uint8": 1, "int32": 4, "int64": 8, "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
-
-
 def _span(t: Tensor) -> tuple[int, int]:
     """The bytes [first, last] the tensor's elements lie in."""
-    item = _ITEMSIZE[t.dtype]
+    item = ITEMSIZE[t.dtype]
     low = sum((n - 1) * s for n, s in zip(t.shape, t.strides) if s < 0 and n > 0)
     high = sum((n - 1) * s for n, s in zip(t.shape, t.strides) if s > 0 and n > 0)
     return t.data_ptr + low * item, t.data_ptr + high * item + item - 1

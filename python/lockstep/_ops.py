@@ -27,6 +27,21 @@ METHODS = (
     "maximum minimum pow eq ne lt le gt ge logical_and logical_or logical_xor logical_not"
 ).split()
 
+# Python's binary operators (__add__, __radd__, ...) and the op each runs, for Tensor and @lockstep.fuse's traced values.
+OPERATORS = {
+    "add": "add",
+    "sub": "sub",
+    "mul": "mul",
+    "truediv": "div",
+    "floordiv": "floor_divide",
+    "mod": "remainder",
+    "pow": "pow",
+    "and": "bitwise_and",
+    "or": "bitwise_or",
+    "xor": "bitwise_xor",
+}
+COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+
 # The values @lockstep.fuse traces (set by _fuse): an op given one records itself instead of running.
 traced_type: type | None = None
 
@@ -457,7 +472,7 @@ def logical_not(x: Any) -> Tensor:
 
 def bitwise_not(x: Any) -> Tensor:
     """Elementwise ``~x``: logical not for bool tensors, two's-complement not for integers."""
-    t = _operand(x)
+    t = x if _traced(x) else _operand(x)
     if t.dtype == "bool":
         return logical_not(t)
     if is_floating(t.dtype):

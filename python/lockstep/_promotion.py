@@ -16,6 +16,7 @@ from ._core import Tensor
 
 DTYPES = ("bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 DEFAULT_FLOAT = "float32"
+ITEMSIZE = {"bool": 1, "uint8": 1, "int32": 4, "int64": 8, "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
 _RANK = {name: i for i, name in enumerate(DTYPES)}
 
 

@@ -152,23 +152,11 @@ Tensor.__invert__ = lambda self: _ops.bitwise_not(self)  # type: ignore
 Tensor.__matmul__ = lambda self, other: _ops.matmul(self, other)  # type: ignore
 Tensor.__rmatmul__ = lambda self, other: _ops.matmul(other, self)  # type: ignore
 # Arithmetic, bitwise and comparison operators, their reflected and in-place forms, as PyTorch promotes.
-_BINARY = {
-    "add": "add",
-    "sub": "sub",
-    "mul": "mul",
-    "truediv": "div",
-    "floordiv": "floor_divide",
-    "mod": "remainder",
-    "pow": "pow",
-    "and": "bitwise_and",
-    "or": "bitwise_or",
-    "xor": "bitwise_xor",
-}
-for _name, _op in _BINARY.items():
+for _name, _op in _ops.OPERATORS.items():
     setattr(Tensor, f"__{_name}__", (lambda op: lambda self, other: _ops.zip(op, self, other))(_op))
     setattr(Tensor, f"__r{_name}__", (lambda op: lambda self, other: _ops.zip(op, other, self))(_op))
     setattr(Tensor, f"__i{_name}__", (lambda op: lambda self, other: _ops.zip_(op, self, other))(_op))
-for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+for _name in _ops.COMPARISONS:
     # t == None is False (Python's identity fallback), as in PyTorch.
     setattr(Tensor, f"__{_name}__", (lambda op: lambda self, other: NotImplemented if other is None else _ops.zip(op, self, other))(_name))
 # The package's functions as methods (x.sum(dim=0) is lockstep.sum(x, dim=0)), docstrings included.
