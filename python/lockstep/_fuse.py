@@ -36,6 +36,10 @@ from ._tensor import asarray, dtype_name
 _C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "long long", "float32": "float", "float64": "double"}
 _MAX_DIMS = 8  # lockstep/kernels/strided_layout.h's max_dims
 _THREADS = 256
+# The row kernel adds threads to a row (up to 1024) until each has at most _ROW_ITEMS elements, which it keeps in
+# registers (longer rows are read once per pass). On an H100, 8 fit in 40 registers, so three blocks of 512 share
+# an SM (16 took 150 registers: one block of 256 per SM, 0.47 of copy bandwidth for softmax).
+_ROW_ITEMS = 8
 _UNARY = {
     "copy": "{x}",
     "neg": "-{x}",
@@ -126,6 +130,8 @@ template <class T> __device__ inline T fused_pow(T base, T exponent) {
     return pow(base, exponent);
   }
 }
+// Four consecutive elements, for one vector access.
+template <class T> struct alignas(4 * sizeof(T)) fused_vector { T lane[4]; };
 template <class A> __device__ inline A fused_lowest() {
   if constexpr (A(1) / A(2) == A(0)) return A(-9223372036854775807LL - 1); else return A(-__longlong_as_double(0x7ff0000000000000LL));
 }
@@ -338,12 +344,14 @@ class _Plan:
     outputs: list[_Node]
     reduce: _Node | None
     vectorized: bool  # the elementwise kernel's last parameter says whether every address is vector-aligned
-    row_dims: int = 0  # a row kernel: the trailing dims its reductions cover (a block per row)
+    row_dims: int = 0  # a row kernel: the trailing dims its reductions cover
+    row_threads: int = 0  # a row kernel: threads per row (blockDim.x)
+    row_reductions: tuple[str, ...] = ()  # a row kernel: its reductions' ops
 
 
 def _load(access: list[str], k: int, T: str, n: _Node) -> str:
     """Input k's element i (an input node of C type T) as its access mode finds it."""
-    at = {"packed": "i", "periodic": f"i % in{k}_period"}.get(access[n.value], f"fused_offset(i, shape, in{k}_layout)")
+    at = {"packed": "i", "periodic": f"i % in{k}_period", "row": "j"}.get(access[n.value], f"fused_offset(i, shape, in{k}_layout)")
     return f"reinterpret_cast<const {T}*>(in{k})[{at}]"
 
 
@@ -434,7 +442,6 @@ def _write_kernel(graph: _Graph, outputs: list[Traced], name: str, access: list[
             )
             lane_body = "\n".join("      " + line for line in lanes)
             source.append(
-                f"template <class T> struct alignas(4 * sizeof(T)) fused_vector {{ T lane[4]; }};\n"
                 f"__global__ void {name}({outs}, {common}, int aligned) {{\n"
                 f"  const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x, stride = (long long)gridDim.x * blockDim.x;\n"
                 f"  const long long groups = aligned ? n / 4 : 0;\n"
@@ -488,9 +495,25 @@ def _write_kernel(graph: _Graph, outputs: list[Traced], name: str, access: list[
     return _Plan("\n".join(source), kernels, [nodes[i].value for i in inputs], numbers_out, outputs, reduce, reduce is None and all_packed)
 
 
-def _write_row_kernel(graph: _Graph, outputs: list[Traced], name: str, access: list[str]) -> _Plan:
-    """Reductions over the trailing dims whose results the outputs use (softmax, layernorm): a block per row
-    computes each reduction in turn (one pass over the row each, the earlier ones as scalars), then the outputs."""
+def _row_launch(row_length: int) -> tuple[int, int]:
+    """The row kernel's threads per row (a power of two, 32 to 1024) and elements per thread kept in registers
+    (0: the row is too long for registers and is read from memory once per pass)."""
+    threads = 32
+    while threads < 1024 and threads * _ROW_ITEMS < row_length:
+        threads *= 2
+    items = 1
+    while items * threads < row_length:
+        items *= 2
+    return (threads, items) if items <= _ROW_ITEMS else (1024, 0)
+
+
+def _write_row_kernel(graph: _Graph, outputs: list[Traced], name: str, access: list[str], threads: int, items: int) -> _Plan:
+    """Reductions over the trailing dims whose results the outputs use (softmax, layernorm): a row per
+    threadIdx.y, its elements spread over threadIdx.x in groups of `width` consecutive ones (one vector access each
+    where the kernel's `aligned` says every packed row is vector-aligned). With `items` > 0 each thread keeps its
+    `items` elements of the inputs the reductions read in registers, so the row is read from memory once; each
+    reduction is then a pass over the registers and a reduction over the row's threads (shuffles within warps,
+    shared memory across them), the earlier ones scalars in the later ones, and the outputs a last pass."""
     nodes = graph.nodes
     if builtins.any(o.node.kind == "reduce" for o in outputs):
         raise graph.unsupported("a reduction among the results of a reduce-then-map function")
@@ -505,66 +528,119 @@ def _write_row_kernel(graph: _Graph, outputs: list[Traced], name: str, access: l
     everything = sorted({i for _, p in phases for i in p} | set(final))
     inputs = [i for i in everything if nodes[i].kind == "input"]
     numbers = [i for i in everything if nodes[i].kind == "number"]
+    cached = sorted({i for _, p in phases for i in p if nodes[i].kind == "input"}) if items else []
+    width = 4 if items >= 4 else 1
 
-    def lines(order: list[int], indent: str) -> str:
-        return "\n".join(indent + line for line in _element_lines(nodes, order, lambda k, T, n: _load(access, k, T, n), inputs, numbers))
+    def load(k: int, T: str, n: _Node) -> str:
+        return f"in{k}_row[e]" if inputs[k] in cached else _load(access, k, T, n)
+
+    def each_element(order: list[int], tail: list[str], before: list[str] = [], after: list[str] = []) -> list[str]:  # noqa: B006
+        """A pass over the thread's elements of the row: the ops in `order`, then `tail`, for each; in registers
+        mode `before` and `after` each group of `width` (j0: the group's first element in the row)."""
+        body = [*_element_lines(nodes, order, load, inputs, numbers), *tail]
+        if not items:
+            loop = "for (long long j = threadIdx.x; row_ok && j < row_length; j += blockDim.x) {"
+            return [loop, "  const long long i = first + j;", *("  " + b for b in body), "}"]
+        return [
+            "#pragma unroll",
+            "for (int g = 0; g < items / width; ++g) {",
+            "  const int j0 = (g * blockDim.x + threadIdx.x) * width;",
+            *("  " + b for b in before),
+            "#pragma unroll",
+            "  for (int q = 0; q < width; ++q) {",
+            "    const int e = g * width + q;",
+            "    const int j = j0 + q;",
+            "    const long long i = first + j;",
+            "    if (!row_ok || j >= row_length) continue;",
+            *("    " + b for b in body),
+            "  }",
+            *("  " + a for a in after),
+            "}",
+        ]
+
+    def indented(lines: list[str], indent: str) -> list[str]:
+        return [line if line.startswith("#") else indent + line for line in lines]
 
     parameters = [f"unsigned long long in{k}, strided_layout in{k}_layout, long long in{k}_period" for k in range(len(inputs))]
     parameters += [f"double number{k}" if is_floating(nodes[i].dtype) else f"long long number{k}" for k, i in enumerate(numbers)]
+    parameters += ["strided_layout shape", "long long rows", "long long row_length", "int aligned"]
     outs = ", ".join(f"{_C_TYPES[o.dtype]}* out{k}" for k, o in enumerate(outputs))
+    keeping = f"{items} elements per thread kept in registers" if items else "the row read from memory once per pass"
+    block = builtins.max(_THREADS, threads)  # threads per row x rows per block; 1536 threads an SM: 40 registers each
     source = [f"// Written by @lockstep.fuse for {graph.code.co_name} ({graph.code.co_filename}:{graph.code.co_firstlineno}).", _PRELUDE]
     body = [
-        f"__global__ void {name}({outs}, {', '.join(parameters + ['strided_layout shape', 'long long n', 'long long row_length'])}) {{",
-        "  const long long rows = n / row_length;",
-        "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {",
-        "    const long long first = row * row_length;",
+        f"constexpr int items = {items}, width = {width};  // {keeping}, in groups of width",
+        f"__global__ void __launch_bounds__({block}, {builtins.max(1, 1536 // block)})",
+        f"{name}({outs}, {', '.join(parameters)}) {{",
+        "  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;",
+        "  for (long long block_row = (long long)blockIdx.x * blockDim.y; block_row < rows; block_row += (long long)gridDim.x * blockDim.y) {",
+        "    const long long row = block_row + threadIdx.y, first = row * row_length;",
+        "    const bool row_ok = row < rows;  // a row past the end still takes part in the barriers",
     ]
+    for k, i in enumerate(inputs):
+        if i in cached:
+            T = _C_TYPES[nodes[i].dtype]
+            scalar = each_element([], [f"in{k}_row[e] = {_load(access, k, T, nodes[i])};"])
+            body.append(f"    {T} in{k}_row[items];  // argument {nodes[i].value}, this thread's elements of the row")
+            if access[nodes[i].value] == "packed" and width > 1:
+                vector = [
+                    "#pragma unroll",
+                    "for (int g = 0; g < items / width; ++g) {",
+                    "  const int j0 = (g * blockDim.x + threadIdx.x) * width;",
+                    "  if (!row_ok || j0 >= row_length) continue;",
+                    f"  const fused_vector<{T}> v = reinterpret_cast<const fused_vector<{T}>*>(in{k})[(first + j0) / width];",
+                    "#pragma unroll",
+                    f"  for (int q = 0; q < width; ++q) in{k}_row[g * width + q] = v.lane[q];",
+                    "}",
+                ]
+                body += ["    if (aligned) {", *indented(vector, "      "), "    } else {", *indented(scalar, "      "), "    }"]
+            else:
+                body += indented(scalar, "    ")
     for r, order in phases:
         n = nodes[r]
-        A = "double" if is_floating(n.dtype) else "long long"
         identity, combine = _REDUCE[n.op]
         finish = "acc / static_cast<A>(row_length)" if n.op == "mean" else "acc"
+        accumulate = each_element(order, [f"const A v = static_cast<A>(v{n.args[0]});", f"acc = {combine};"])
         body += [
             f"    // the row's {n.op} ({n.line})",
             f"    {_C_TYPES[n.dtype]} r{r};",
             "    {",
-            f"      using A = {A};",
-            f"      __shared__ A share[{_THREADS}];",
+            f"      using A = {_C_TYPES[n.dtype] if is_floating(n.dtype) else 'long long'};",
+            f"      __shared__ A share[{_THREADS // 32}][32];",
             f"      A acc = {identity};",
-            "      for (long long j = threadIdx.x; j < row_length; j += blockDim.x) {",
-            "        const long long i = first + j;",
-            lines(order, "        "),
-            f"        const A v = static_cast<A>(v{n.args[0]});",
+            *indented(accumulate, "      "),
+            "      for (int offset = 16; offset > 0; offset /= 2) {",
+            "        const A v = __shfl_xor_sync(0xffffffffu, acc, offset);",
             f"        acc = {combine};",
             "      }",
-            "      share[threadIdx.x] = acc;",
-            "      __syncthreads();",
-            f"      for (int half = {_THREADS // 2}; half > 0; half /= 2) {{",
-            "        if (threadIdx.x < half) {",
-            "          const A v = share[threadIdx.x + half];",
-            "          acc = share[threadIdx.x];",
-            f"          share[threadIdx.x] = {combine};",
-            "        }",
+            "      if (warps > 1) {  // the row's warps: their results through shared memory, then shuffles again",
+            "        if (lane == 0) share[threadIdx.y][warp] = acc;",
             "        __syncthreads();",
+            f"        acc = lane < warps ? share[threadIdx.y][lane] : {identity};",
+            "        for (int offset = 16; offset > 0; offset /= 2) {",
+            "          const A v = __shfl_xor_sync(0xffffffffu, acc, offset);",
+            f"          acc = {combine};",
+            "        }",
+            "        __syncthreads();  // every thread has read share before the next row reuses it",
             "      }",
-            "      acc = share[0];",
             f"      r{r} = static_cast<{_C_TYPES[n.dtype]}>({finish});",
-            "      __syncthreads();  // every thread has read share[0] before it is reused",
             "    }",
         ]
-    stores = "\n".join(f"      out{k}[i] = v{o.index};" for k, o in enumerate(outputs))
-    body += [
-        "    for (long long j = threadIdx.x; j < row_length; j += blockDim.x) {",
-        "      const long long i = first + j;",
-        lines(final, "      "),
-        stores,
-        "    }",
-        "  }",
-        "}",
+    vectors = [f"fused_vector<{_C_TYPES[o.dtype]}> out{k}_vector;" for k, o in enumerate(outputs)] if width > 1 else []
+    stores = [f"if (aligned) out{k}_vector.lane[q] = v{o.index}; else out{k}[i] = v{o.index};" for k, o in enumerate(outputs)]
+    if width == 1:
+        stores = [f"out{k}[i] = v{o.index};" for k, o in enumerate(outputs)]
+    vector_stores = [
+        f"if (aligned && row_ok && j0 < row_length) reinterpret_cast<{vector}*>(out{k})[(first + j0) / width] = out{k}_vector;"
+        for k, vector in enumerate(f"fused_vector<{_C_TYPES[o.dtype]}>" for o in outputs)
     ]
+    body += indented(each_element(final, stores, vectors, vector_stores if width > 1 else []), "    ")
+    body += ["  }", "}"]
     source.append("\n".join(body) + "\n")
     numbers_out = [(nodes[i].value, nodes[i].dtype) for i in numbers]
-    return _Plan("\n".join(source), [name], [nodes[i].value for i in inputs], numbers_out, outputs, None, False, row_dims)
+    plan = _Plan("\n".join(source), [name], [nodes[i].value for i in inputs], numbers_out, outputs, None, False, row_dims)
+    plan.row_reductions, plan.row_threads = tuple(nodes[r].op for r in reductions), threads
+    return plan
 
 
 def _access(t: Tensor, domain: tuple[int, ...]) -> str:
@@ -594,7 +670,8 @@ class Fused:
     def __init__(self, fn: Callable[..., Any]) -> None:
         functools.update_wrapper(self, fn)
         self.fn = fn
-        self._plans: dict[tuple[Any, ...], tuple[_Plan, Any] | str] = {}
+        self._traces: dict[tuple[Any, ...], tuple[_Graph, list[Traced], list[str], int] | str] = {}
+        self._plans: dict[tuple[Any, ...], tuple[_Plan, Any]] = {}
 
     def _signature(self, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[Any], tuple[int, ...]]:
         """The signature (its last item the device), the arguments (arrays as tensors) and their broadcast shape."""
@@ -617,9 +694,11 @@ class Fused:
         )
         return (*key, device), values, domain
 
-    def _plan(self, key: tuple[Any, ...], values: list[Any]) -> tuple[_Plan, Any] | str:
-        if key in self._plans:
-            return self._plans[key]
+    def _trace(self, key: tuple[Any, ...], values: list[Any]) -> tuple[_Graph, list[Traced], list[str], int] | str:
+        """The function's graph for this signature, its results, each argument's access mode and the trailing dims
+        its row reductions cover (0: none); or why it runs eagerly."""
+        if key in self._traces:
+            return self._traces[key]
         graph = _Graph(self.fn.__code__, builtins.max(v.ndim for v in values if isinstance(v, Tensor)))
         arguments = []
         try:
@@ -638,21 +717,42 @@ class Fused:
                 raise Unsupported("a result that is not a tensor computed from the arguments")
             if builtins.any(o.node.kind == "reduce" for o in outputs) and len(outputs) > 1:
                 raise Unsupported("several results with a reduction among them")
-            access = [key[i][3] if isinstance(v, Tensor) else "" for i, v in enumerate(values)]
             rows = [n for n in graph.nodes if n.kind == "reduce" and builtins.all(o.node is not n for o in outputs)]
-            write = _write_row_kernel if rows else _write_kernel
-            plan = write(graph, outputs, f"fused_{self.fn.__name__}", access)
-            module = compile_source(plan.source, device=key[-1], source_name=f"fused_{self.fn.__name__}.cu")
-            self._plans[key] = (plan, module)
+            row_dims = len(rows[0].dims) if rows else 0
+            access = [key[i][3] if isinstance(v, Tensor) else "" for i, v in enumerate(values)]
+            for i, v in enumerate(values):
+                ones = key[i][2] if isinstance(v, Tensor) else ()
+                if access[i] == "periodic" and len(ones) - (ones + (False,)).index(False) == row_dims:
+                    access[i] = "row"  # a row's parameters (layernorm's scale): element j of each row
+            trace: tuple[_Graph, list[Traced], list[str], int] | str = (graph, outputs, access, row_dims)
+            self._write(trace, key, 1)  # the writers' refusals are the trace's
         except Unsupported as e:
-            reason = f"@lockstep.fuse runs {self.fn.__name__} eagerly, unfused: {e}"
-            warnings.warn(reason, stacklevel=3)
-            self._plans[key] = reason
-        return self._plans[key]
+            trace = f"@lockstep.fuse runs {self.fn.__name__} eagerly, unfused: {e}"
+            warnings.warn(trace, stacklevel=4)
+        self._traces[key] = trace
+        return trace
+
+    def _write(self, trace: tuple[_Graph, list[Traced], list[str], int], key: tuple[Any, ...], row_length: int) -> tuple[_Plan, Any]:
+        """The kernel for a traced signature (a row kernel's depends on the row length too), compiled."""
+        graph, outputs, access, row_dims = trace
+        name = f"fused_{self.fn.__name__}"
+        threads, items = _row_launch(row_length) if row_dims else (0, 0)
+        if (key, threads, items) not in self._plans:
+            plan = _write_row_kernel(graph, outputs, name, access, threads, items) if row_dims else _write_kernel(graph, outputs, name, access)
+            module = compile_source(plan.source, device=key[-1], source_name=f"{name}.cu")
+            self._plans[(key, threads, items)] = (plan, module)
+        return self._plans[(key, threads, items)]
+
+    def _plan(self, key: tuple[Any, ...], values: list[Any], domain: tuple[int, ...]) -> tuple[_Plan, Any] | str:
+        trace = self._trace(key, values)
+        if isinstance(trace, str):
+            return trace
+        row_dims = trace[3]
+        return self._write(trace, key, int(np.prod(domain[len(domain) - row_dims :], dtype=np.int64)) if row_dims else 1)
 
     def __call__(self, *args: Any) -> Any:
         key, values, domain = self._signature(args)
-        plan = self._plan(key, values)
+        plan = self._plan(key, values, domain)
         if isinstance(plan, str):
             return self.fn(*values)
         if plan[0].inputs and np.broadcast_shapes(*(tuple(values[p].shape) for p in plan[0].inputs)) != domain:
@@ -661,8 +761,8 @@ class Fused:
 
     def inspect_cuda(self, *args: Any) -> str:
         """The CUDA C++ fused for these arguments (a note instead, if they run eagerly)."""
-        key, values, _ = self._signature(args)
-        plan = self._plan(key, values)
+        key, values, domain = self._signature(args)
+        plan = self._plan(key, values, domain)
         return plan if isinstance(plan, str) else plan[0].source
 
 
@@ -686,10 +786,15 @@ def _run(plan: _Plan, module: Any, values: list[Any], device: str, domain: tuple
     if plan.row_dims:
         outs = [_core.empty(list(domain), o.dtype, device) for o in plan.outputs]
         row_length = int(np.prod(domain[len(domain) - plan.row_dims :], dtype=np.int64))
-        if row_length == 0 and n == 0 and domain[: len(domain) - plan.row_dims] and 0 not in domain[: len(domain) - plan.row_dims]:
-            raise _core.ShapeError("a reduced dimension is empty")
+        rows = int(np.prod(domain[: len(domain) - plan.row_dims], dtype=np.int64))
+        emptied = [op for op in plan.row_reductions if op in ("max", "min", "mean")]
+        if row_length == 0 and rows and emptied:
+            raise _core.ShapeError(f"{emptied[0]}: a reduced dimension is empty")
         if n:
-            module[plan.kernels[0]][builtins.max(1, builtins.min(n // row_length, cap)), _THREADS](*outs, *arguments, row_length)
+            rows_per_block = builtins.max(1, _THREADS // plan.row_threads)
+            blocks = builtins.max(1, builtins.min((rows + rows_per_block - 1) // rows_per_block, cap))
+            aligned = row_length % 4 == 0 and builtins.all(t.data_ptr % (4 * ITEMSIZE[t.dtype]) == 0 for t in (*views, *outs))
+            module[plan.kernels[0]][blocks, (plan.row_threads, rows_per_block)](*outs, *arguments[:-1], rows, row_length, int(aligned))
         return tuple(outs) if len(outs) > 1 else outs[0]
     if reduce is None:
         outs = [_core.empty(list(domain), o.dtype, device) for o in plan.outputs]

@@ -162,7 +162,9 @@ def normalize_planes(x):
     return x / x.abs().sum(dim=(1, 2), keepdim=True)  # two trailing dims
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (5, 9), (33, 300), (2, 3, 257)])
+# Rows of each launch shape: a warp per row with 8 rows per block (the last block partly past the end), more
+# threads per row, a row of 1024 threads, and a row too long for registers (read once per pass).
+@pytest.mark.parametrize("shape", [(1, 1), (5, 9), (70, 33), (33, 300), (2, 3, 257), (3, 5000), (1, 40000)])
 def test_reduce_then_map_rows_match_eager(rng, device, shape):
     x = tensor(rng, device, shape)
     assert_same(*run_both(softmax_rows, x))
@@ -172,6 +174,17 @@ def test_reduce_then_map_rows_match_eager(rng, device, shape):
     assert_same(fused, eager, computed_in="float32")
     assert_same(*run_both(normalize_planes, tensor(rng, device, (3, 4, 5))))
     assert "// the row's max" in softmax_rows.inspect_cuda(x) and softmax_rows.inspect_cuda(x).count("__global__") == 1
+
+
+def test_rows_of_strided_inputs_and_empty_rows(rng, device):
+    x = tensor(rng, device, (300, 6)).transpose(0, 1)  # rows of stride 6
+    assert not x.is_contiguous()
+    assert_same(*run_both(softmax_rows, x))
+    empty = tensor(rng, device, (4, 0))
+    out = normalize_planes(tensor(rng, device, (2, 0, 3)))  # sums of no elements are 0: an empty result
+    assert tuple(out.shape) == (2, 0, 3)
+    with pytest.raises(lockstep.ShapeError, match="max: a reduced dimension is empty"):
+        softmax_rows(empty)  # as the eager max
 
 
 def test_what_is_not_fused_runs_eagerly_with_a_note(rng, device):
