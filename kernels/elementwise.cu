@@ -15,22 +15,10 @@
 #include "lockstep/cuda.h"
 #include "lockstep/kernels/op_codes.h"
 #include "strided.cuh"
+#include "unary_ops.cuh"  // apply_unary
 #include "vector16.cuh"
 
 namespace lockstep::kernels {
-
-// The op's row of LOCKSTEP_UNARY_OPS (lockstep/kernels/op_codes.h).
-template <class C>
-__host__ __device__ inline C apply_unary(unary_op op, C x) {
-  switch (op) {
-#define LOCKSTEP_UNARY_CASE(name, floating_only, ...) \
-  case unary_op::name:                                \
-    return __VA_ARGS__;
-    LOCKSTEP_UNARY_OPS(LOCKSTEP_UNARY_CASE)
-#undef LOCKSTEP_UNARY_CASE
-  }
-  return x;
-}
 
 // Integer division by zero gives 0 (NumPy's answer) and the one overflowing
 // quotient, MIN / -1, wraps to MIN as the GPU's integer division does,

@@ -4,10 +4,14 @@
 // the *_batched kernels one product per blockIdx.z, with the batch's element
 // offsets into A and B given per product (so broadcast batch dimensions are
 // offsets that repeat) and C packed. Each rung's tile sizes and launch are its
-// row in lockstep/kernels/matmul_recipes.h, which the host reads too.
+// row in lockstep/kernels/matmul_recipes.h, which the host reads too. The
+// best rung, double_buffered, also takes matmul's fused epilogue
+// (lockstep/kernels/matmul_epilogue.h: act(alpha * acc + bias) + residual)
+// and applies it as it stores C; after the other rungs the host applies it.
 #pragma once
 #include "lockstep/cuda.h"
 #include "lockstep/kernels/matmul_recipes.h"
+#include "matmul_epilogue.cuh"
 #include "vector16.cuh"
 
 namespace lockstep::kernels {
@@ -386,6 +390,7 @@ __device__ __forceinline__ void matmul_warp_tiled_product(const float* a, const 
 // Double buffered. H100 4096^3
 // (lockstep bench, 2026-11-22, bench/RESULTS.md): 46.8 TFLOP/s, 0.903 of cuBLAS SGEMM
 // (52.0 in the same run; 0.88-0.91 over the day's runs).
+// Takes the fused epilogue (matmul_epilogue.h) and applies it to its tile of C right after storing it.
 // As the warp-tiled kernel, with the waits taken out of the loop and a
 // larger tile: two shared-memory stages, so the next k-tile is stored into
 // one while the current one is read from the other and one __syncthreads
@@ -409,7 +414,8 @@ __device__ __forceinline__ void matmul_warp_tiled_product(const float* a, const 
 // blocks (cuBLAS's 128x128 with 64x64 warps) and cp.async stages for A
 // and/or B (2-4 stages) were all slower.
 template <class S>
-__device__ __forceinline__ void matmul_double_buffered_product(const float* a, const float* b, float* c, int m, int n, int k) {
+__device__ __forceinline__ void matmul_double_buffered_product(const float* a, const float* b, float* c, int m, int n, int k,
+                                                               const matmul_epilogue& epilogue) {
   using namespace matmul_detail;
   constexpr int BM = S::BM, BN = S::BN, BK = S::BK, threads = S::threads, pad = S::pad, PM = S::pieces_m, PN = S::pieces_n;
   constexpr int TM = 4 * PM, TN = 4 * PN;
@@ -527,6 +533,30 @@ __device__ __forceinline__ void matmul_double_buffered_product(const float* a, c
                    make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]));
     }
   }
+  if (epilogue_active(epilogue)) {  // the same in every thread
+    // The epilogue right after those stores, over the block's tile of C read
+    // back (from L2, after the barrier that makes every thread's stores
+    // visible to the block), consecutive threads on consecutive elements, in
+    // a loop that is not unrolled (matmul_epilogue.cuh). Applying it to the
+    // accumulators themselves, or staging them through shared memory half a
+    // tile at a time, changed nvcc's allocation of the main loop (255
+    // registers and spills instead of 252 and none) and cost the product
+    // without an epilogue 2-4% (H100, 4096^3); a whole tile, 128 KiB, would
+    // not fit the 99 KiB of shared memory of sm_86 and sm_89. Reading back
+    // leaves the main loop as it was. Product blockIdx.z of a batched kernel
+    // reads its residual z * m * n elements on, as it writes its C (0 in the
+    // 2-D kernel).
+    const matmul_epilogue e_z = epilogue_at<float>(epilogue, static_cast<long long>(blockIdx.z) * m * n);
+    __syncthreads();
+    LOCKSTEP_EPILOGUE_LOOP
+    for (int e = tid; e < BM * BN; e += threads) {
+      const int row = block_row + e / BN, col = block_col + e % BN;
+      if (row < m && col < n) {
+        float* const out = c + static_cast<long long>(row) * n + col;
+        *out = apply_epilogue<float>(e_z, *out, row, col, n);
+      }
+    }
+  }
 }
 
 __global__ void matmul_naive(const float* a, const float* b, float* c, int m, int n, int k) { matmul_naive_product(a, b, c, m, n, k); }
@@ -556,8 +586,9 @@ __global__ void __launch_bounds__(warp_tiled_threads) matmul_warp_tiled(const fl
   matmul_warp_tiled_product(a, b, c, m, n, k);
 }
 
-__global__ void __launch_bounds__(double_buffered_threads, 1) matmul_double_buffered(const float* a, const float* b, float* c, int m, int n, int k) {
-  matmul_double_buffered_product<double_buffered_config>(a, b, c, m, n, k);
+__global__ void __launch_bounds__(double_buffered_threads, 1)
+    matmul_double_buffered(const float* a, const float* b, float* c, int m, int n, int k, matmul_epilogue epilogue) {
+  matmul_double_buffered_product<double_buffered_config>(a, b, c, m, n, k, epilogue);
 }
 
 #define LOCKSTEP_BATCHED_PRODUCT(product_call)        \
@@ -604,8 +635,8 @@ __global__ void __launch_bounds__(warp_tiled_threads)
 
 __global__ void __launch_bounds__(double_buffered_threads, 1)
     matmul_double_buffered_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* a_offsets,
-                                   const long long* b_offsets) {
-  LOCKSTEP_BATCHED_PRODUCT(matmul_double_buffered_product<double_buffered_config>(a_z, b_z, c_z, m, n, k));
+                                   const long long* b_offsets, matmul_epilogue epilogue) {
+  LOCKSTEP_BATCHED_PRODUCT(matmul_double_buffered_product<double_buffered_config>(a_z, b_z, c_z, m, n, k, epilogue));
 }
 #undef LOCKSTEP_BATCHED_PRODUCT
 #undef LOCKSTEP_UNROLL

@@ -2,14 +2,19 @@
 // as its transpose b_t[n,k] (both operands k-contiguous, the layout of
 // nn.Linear weights and of cuBLAS "TN"), accumulation in float32. The float32
 // SIMT ladder is in matmul.cu; these are its tensor-core rungs, simplest first.
+// Both take matmul's fused epilogue (lockstep/kernels/matmul_epilogue.h:
+// act(alpha * acc + bias) + residual, bias and residual of C's dtype) and
+// apply it to the float accumulators as they store C, rounding once.
 #pragma once
 #include "lockstep/cuda.h"
 #include "lockstep/kernels/matmul_tensor_core_recipes.h"
+#include "matmul_epilogue.cuh"
 #include "vector16.cuh"
 
 namespace lockstep::kernels {
 
 // Rung 1, wmma: the portable warp-matrix API (runs on the emulator too).
+// Takes the fused epilogue (matmul_epilogue.h), applied on its staging tile of C.
 // float inputs go through tf32 (m16n16k8), bf16 inputs use m16n16k16;
 // accumulation in float. Block tile 128x128, eight warps of 64x32 (4x2
 // fragments of 16x16 held in registers: each A fragment feeds two products,
@@ -27,7 +32,8 @@ namespace lockstep::kernels {
 // fall in different banks, and every fragment stays 32-byte aligned with ldm
 // a multiple of 16 bytes. The accumulators leave through a float staging
 // tile in the same shared memory, so stores are coalesced (16 bytes where C
-// allows it), bounds-checked at the edges, and bf16 outputs are rounded once.
+// allows it), bounds-checked at the edges, and bf16 outputs are rounded once
+// (after the epilogue, which works on the staging tile).
 // Before: a 64x64 tile of four 32x32 warps, k tile 32, one shared buffer
 // filled by scalar loads, two barriers per k tile: the tensor cores waited on
 // the staging loads (bf16 0.066, tf32 0.085 of cuBLAS). Tried beside it (same
@@ -113,7 +119,8 @@ __device__ __forceinline__ void load_tile(T* dst, const T* src, long long ld, in
 
 // The body of matmul_wmma for tile shape S.
 template <class S, class T, class Out>
-__device__ __forceinline__ void wmma_product(const T* a, int lda, const T* b_t, int ldb, Out* c, int ldc, int m, int n, int k) {
+__device__ __forceinline__ void wmma_product(const T* a, int lda, const T* b_t, int ldb, Out* c, int ldc, int m, int n, int k,
+                                             const matmul_epilogue& epilogue) {
   using namespace nvcuda;
   constexpr int tile_m = S::tile_m, tile_n = S::tile_n, tile_k = S::row_bytes / sizeof(T), pitch = S::pitch_bytes / sizeof(T);
   constexpr int stages = S::stages, threads = S::threads, warp_m = S::warp_m, warp_n = S::warp_n;
@@ -191,6 +198,18 @@ __device__ __forceinline__ void wmma_product(const T* a, int lda, const T* b_t, 
     wmma::store_matrix_sync(staging + (warp_row + 16 * i) * staging_pitch + warp_col + 16 * j, acc[i][j], staging_pitch, wmma::mem_row_major);
   __syncthreads();
 
+  // The epilogue, in place on the staging tile: consecutive threads take
+  // consecutive columns, so bias, residual and the staging tile are read
+  // coalesced, and the stores below are the ones without an epilogue.
+  if (epilogue_active(epilogue)) {  // the same in every thread
+    LOCKSTEP_EPILOGUE_LOOP
+    for (int e = static_cast<int>(threadIdx.x); e < tile_m * tile_n; e += threads) {
+      const int r = e / tile_n, cc = e % tile_n, row = block_row + r, col = block_col + cc;
+      if (row < m && col < n) staging[r * staging_pitch + cc] = apply_epilogue<Out>(epilogue, staging[r * staging_pitch + cc], row, col, n);
+    }
+    __syncthreads();
+  }
+
   // 16 bytes of C per thread and step where C's rows allow it.
   constexpr int out_piece = 16 / sizeof(Out), pieces = tile_n / out_piece;
   const bool out_vector_ok = ldc % out_piece == 0 && aligned16(c);
@@ -231,8 +250,8 @@ __device__ __forceinline__ void wmma_product(const T* a, int lda, const T* b_t, 
 
 template <class T, class Out>
 __global__ void __launch_bounds__(matmul_wmma_shape::threads, matmul_wmma_shape::min_blocks)
-    matmul_wmma(const T* a, int lda, const T* b_t, int ldb, Out* c, int ldc, int m, int n, int k) {
-  wmma_product<matmul_wmma_shape>(a, lda, b_t, ldb, c, ldc, m, n, k);
+    matmul_wmma(const T* a, int lda, const T* b_t, int ldb, Out* c, int ldc, int m, int n, int k, matmul_epilogue epilogue) {
+  wmma_product<matmul_wmma_shape>(a, lda, b_t, ldb, c, ldc, m, n, k, epilogue);
 }
 
 #if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
@@ -252,6 +271,7 @@ __global__ void __launch_bounds__(matmul_wmma_shape::threads, matmul_wmma_shape:
 // over nine runs; 689 TFLOP/s against 772 on a cool GPU); tf32 0.86-0.97 of
 // cuBLAS tf32.
 // B in the nn.Linear layout (w.T) for both.
+// Takes the fused epilogue (matmul_epilogue.h), applied in its stores of C.
 
 // The CUtensorMap the host encodes (cuTensorMapEncodeTiled), opaque here.
 struct alignas(64) tma_descriptor {
@@ -342,13 +362,63 @@ __device__ inline void wgmma_m64n256(float (&d)[128], unsigned long long a_descr
 #undef LOCKSTEP_WGMMA_ACCUMULATORS
 #undef LOCKSTEP_WGMMA_ACCUMULATOR_REGISTERS
 
+// Outputs (row, col) and (row, col + 1), `out` pointing at the first: one
+// paired store where both are inside and the pair is aligned.
+template <class T>
+__device__ __forceinline__ void store_pair(T* out, float x, float y, bool pairs_aligned, int col, int n) {
+  if (pairs_aligned && col + 1 < n) {
+    if constexpr (sizeof(T) == 2)
+      *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(x, y);
+    else
+      *reinterpret_cast<float2*>(out) = make_float2(x, y);
+  } else {
+    if (col < n) store_converted(out, x);
+    if (col + 1 < n) store_converted(out + 1, y);
+  }
+}
+
+// A consumer's stores through the epilogue (the kernel's stores without one
+// are below), its bias and residual for 8 column groups at a time loaded
+// ahead of the math (matmul_epilogue.cuh).
+template <activation_site site, class T>
+__device__ __forceinline__ void store_through_epilogue(const float (&d)[128], T* c, int ldc, int m, int n, int row0, int col0, bool pairs_aligned,
+                                                       const matmul_epilogue& epilogue) {
+#pragma unroll
+  for (int j0 = 0; j0 < 32; j0 += 8) {
+    float bias[8][2], residual[8][2][2];
+#pragma unroll
+    for (int g = 0; g < 8; ++g)
+#pragma unroll
+      for (int q = 0; q < 2; ++q) {
+        const int col = col0 + 8 * (j0 + g) + q;
+        bias[g][q] = col < n ? epilogue_bias<T>(epilogue, col) : 0.0f;
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+          residual[g][half][q] = row0 + 8 * half < m && col < n ? epilogue_residual<T>(epilogue, row0 + 8 * half, col, n) : 0.0f;
+      }
+#pragma unroll
+    for (int g = 0; g < 8; ++g) {
+      const int j = j0 + g, col = col0 + 8 * j;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = row0 + 8 * half;
+        if (row >= m) continue;
+        const float x = epilogue_math<site>(epilogue, d[4 * j + 2 * half], bias[g][0], residual[g][half][0]);
+        const float y = epilogue_math<site>(epilogue, d[4 * j + 2 * half + 1], bias[g][1], residual[g][half][1]);
+        store_pair(c + static_cast<long long>(row) * ldc + col, x, y, pairs_aligned, col, n);
+      }
+    }
+  }
+}
+
 }  // namespace wgmma_detail
 
 // T: __nv_bfloat16 (bf16 inputs and output) or float (tf32 products of
 // float inputs, float output).
 template <class T>
 __global__ void __launch_bounds__(wgmma_shape::threads, 1)
-    matmul_wgmma(const __grid_constant__ tma_descriptor a_map, const __grid_constant__ tma_descriptor b_map, T* c, int ldc, int m, int n, int k) {
+    matmul_wgmma(const __grid_constant__ tma_descriptor a_map, const __grid_constant__ tma_descriptor b_map, T* c, int ldc, int m, int n, int k,
+                 matmul_epilogue epilogue) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace wgmma_detail;
   // A k tile is one 128-byte row per matrix row; an instruction takes 32 bytes of it.
@@ -429,6 +499,13 @@ __global__ void __launch_bounds__(wgmma_shape::threads, 1)
       const int row0 = tile_row * tile_m + consumer * 64 + (thread / 32) * 16 + (thread % 32) / 4;
       const int col0 = tile_col * tile_n + 2 * (thread % 4);
       const bool pairs_aligned = ldc % 2 == 0;
+      if (epilogue_active(epilogue)) {  // the same in every thread
+        if (epilogue.activation == matmul_no_activation || epilogue.activation == static_cast<int>(unary_op::relu))
+          store_through_epilogue<activation_site::relu_or_none>(d, c, ldc, m, n, row0, col0, pairs_aligned, epilogue);
+        else
+          store_through_epilogue<activation_site::unrolled>(d, c, ldc, m, n, row0, col0, pairs_aligned, epilogue);
+        continue;
+      }
 #pragma unroll
       for (int j = 0; j < 32; ++j) {
         const int col = col0 + 8 * j;
@@ -436,17 +513,7 @@ __global__ void __launch_bounds__(wgmma_shape::threads, 1)
         for (int half = 0; half < 2; ++half) {
           const int row = row0 + 8 * half;
           if (row >= m) continue;
-          T* out = c + static_cast<long long>(row) * ldc + col;
-          const float x = d[4 * j + 2 * half], y = d[4 * j + 2 * half + 1];
-          if (pairs_aligned && col + 1 < n) {
-            if constexpr (sizeof(T) == 2)
-              *reinterpret_cast<__nv_bfloat162*>(out) = __floats2bfloat162_rn(x, y);
-            else
-              *reinterpret_cast<float2*>(out) = make_float2(x, y);
-          } else {
-            if (col < n) store_converted(out, x);
-            if (col + 1 < n) store_converted(out + 1, y);
-          }
+          store_pair(c + static_cast<long long>(row) * ldc + col, d[4 * j + 2 * half], d[4 * j + 2 * half + 1], pairs_aligned, col, n);
         }
       }
     }

@@ -5,9 +5,11 @@
 // device and shape and says what is wrong.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "lockstep/kernels/op_codes.h"
@@ -58,7 +60,21 @@ tensor arg_reduce(const tensor& x, int dim, bool keepdim, bool want_max);
 // (kernels/matmul_tensor_core.cu), float32 through tf32 or bfloat16, its rungs
 // with references "cublas" (bfloat16) and "cublas_tf32"; the output has the
 // inputs' dtype. "auto" (the default): auto_matmul_algo.
-tensor matmul(const tensor& a, const tensor& b, std::string_view algo = "auto");
+//
+// The epilogue (cuBLASLt's): the output is act(alpha * (a @ b) + bias) +
+// residual. bias has shape (n,) or (1, n) and is added to every row of every
+// product; residual has the output's shape; both have the output's dtype and
+// device (strided ones are packed first). activation is a unary op, or its
+// name ("relu", "gelu", "gelu_tanh", "sigmoid", "tanh", ...). The algos whose
+// kernels take it (matmul_algo_info::fused_epilogue) apply it as they store
+// the product, at no extra pass over memory; after the others matmul applies
+// it with map and zip, which gives the same result.
+struct matmul_epilogue_args {
+  double alpha = 1;
+  std::optional<tensor> bias, residual;
+  std::optional<std::variant<unary_op, std::string>> activation;
+};
+tensor matmul(const tensor& a, const tensor& b, std::string_view algo = "auto", const matmul_epilogue_args& epilogue = {});
 
 // One algo matmul takes, as its recipe row says
 // (lockstep/kernels/matmul_recipes.h, matmul_tensor_core_recipes.h), or a
@@ -73,6 +89,7 @@ struct matmul_algo_info {
   int tile_m = 0, tile_n = 0, tile_k_bytes = 0;
   std::size_t shared_bytes = 0;  // dynamic, per block
   bool tensor_cores = false;
+  bool fused_epilogue = false;  // its kernels apply matmul's epilogue as they store
   bool gpu_only = false;
   std::string arch;  // the GPUs it needs ("sm_90"), "" for any
   bool lecture = false;

@@ -308,11 +308,14 @@ def reduce(arg0: str, arg1: Tensor, arg2: int, arg3: bool, /) -> Tensor: ...
 
 def reduce_all(arg0: str, arg1: Tensor, /) -> Tensor: ...
 
-def matmul(arg0: Tensor, arg1: Tensor, arg2: str, /) -> Tensor: ...
+def matmul(a: Tensor, b: Tensor, algo: str = 'auto', *, alpha: float = 1.0, bias: Tensor | None = None, residual: Tensor | None = None, activation: str | None = None) -> Tensor:
+    """
+    a @ b with one of matmul_algos() ("auto": auto_matmul_algo), batch dimensions broadcast, and the epilogue act(alpha * (a @ b) + bias) + residual: bias of shape (n,) or (1, n), residual of the output's shape, both of its dtype and device; activation a unary op's name ("relu", "gelu", "gelu_tanh", "sigmoid", "tanh", ...). The algos with fused_epilogue apply it as they store the product; after the others it is applied with map and zip.
+    """
 
 def matmul_algos() -> list:
     """
-    Every matmul algo, simplest first, as a dict: name, family ("simt", "tensor_core" or "reference"), dtypes (the input dtypes it takes), kernels (dtype -> kernel name in lockstep::kernels), batched_kernel, block, tile_m, tile_n, tile_k_bytes, shared_bytes (dynamic), tensor_cores, gpu_only, arch (the GPUs it needs, or None) and lecture (the lecture's own kernels). From the kernels' recipe tables (include/lockstep/kernels/matmul_recipes.h).
+    Every matmul algo, simplest first, as a dict: name, family ("simt", "tensor_core" or "reference"), dtypes (the input dtypes it takes), kernels (dtype -> kernel name in lockstep::kernels), batched_kernel, block, tile_m, tile_n, tile_k_bytes, shared_bytes (dynamic), tensor_cores, fused_epilogue (its kernels apply matmul's epilogue), gpu_only, arch (the GPUs it needs, or None) and lecture (the lecture's own kernels). From the kernels' recipe tables (include/lockstep/kernels/matmul_recipes.h).
     """
 
 def auto_matmul_candidates(dtype: str) -> list[str]:

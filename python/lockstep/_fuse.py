@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import re
 import struct
 import sys
 import warnings
@@ -32,8 +33,28 @@ from ._core import Tensor
 from ._kernels import compile as compile_source
 from ._promotion import DEFAULT_FLOAT, ITEMSIZE, is_floating, result_type
 from ._tensor import asarray, dtype_name
+from .cuda._dispatcher import _toolkit_include_dirs
 
-_C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int32": "int", "int64": "long long", "float32": "float", "float64": "double"}
+# Each dtype's C type in memory; the 16-bit floats compute in float, rounded to 16 bits after each op as eager
+# ops round (_compute, _rounded).
+_C_TYPES = {
+    "bool": "bool",
+    "uint8": "unsigned char",
+    "int32": "int",
+    "int64": "long long",
+    "float16": "__half",
+    "bfloat16": "__nv_bfloat16",
+    "float32": "float",
+    "float64": "double",
+}
+_HALVES = ("float16", "bfloat16")
+# The emulator has the 16-bit float types from lockstep/cuda.h; NVRTC from the CUDA toolkit's headers, whose folder
+# the compile adds (_toolkit_include_dirs).
+_HALF_HEADERS = """#include "lockstep/cuda.h"
+#if defined(__CUDACC_RTC__)
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#endif"""
 _MAX_DIMS = 8  # lockstep/kernels/strided_layout.h's max_dims
 _THREADS = 256
 # The row kernel adds threads to a row (up to 1024) until each has at most _ROW_ITEMS elements, which it keeps in
@@ -50,6 +71,9 @@ _UNARY = {
     "relu": "({x} > 0 ? {x} : static_cast<{T}>(0))",
     "sigmoid": "static_cast<{T}>(1) / (static_cast<{T}>(1) + exp(-{x}))",
     "tanh": "tanh({x})",
+    "gelu": "static_cast<{T}>(0.5) * {x} * (static_cast<{T}>(1) + erf({x} * static_cast<{T}>(0.7071067811865476)))",
+    "gelu_tanh": "static_cast<{T}>(0.5) * {x} * (static_cast<{T}>(1) + "
+    "tanh(static_cast<{T}>(0.7978845608028654) * ({x} + static_cast<{T}>(0.044715) * {x} * {x} * {x})))",
     "square": "{x} * {x}",
     "reciprocal": "static_cast<{T}>(1) / {x}",
 }
@@ -258,7 +282,7 @@ class Traced:
     def cast(self, dtype: str) -> Traced:
         if dtype == self.dtype:
             return self
-        if dtype not in _C_TYPES:
+        if dtype not in _C_TYPES and self.node.kind not in ("constant", "number"):  # a number meets a half tensor: fine
             raise self.graph.unsupported(f"a cast to {dtype}")
         return self.graph.add(_Node("cast", dtype, (self.index,)))
 
@@ -274,9 +298,12 @@ class Traced:
         raise self.graph.unsupported("a Python branch on a tensor's value")
 
     def __matmul__(self, other: Any) -> Traced:
-        raise self.graph.unsupported("matmul (its epilogues are not fused yet)")
+        if not isinstance(other, Traced) or self.dtype != other.dtype:
+            raise self.graph.unsupported("a matmul of a traced value and something else, or of two dtypes")
+        return self.graph.add(_Node("matmul", self.dtype, (self.index, other.index)))
 
-    __rmatmul__ = __matmul__
+    def __rmatmul__(self, other: Any) -> Traced:
+        raise self.graph.unsupported(f"a matmul of a {type(other).__name__} and a tensor argument")
 
     def __getitem__(self, key: Any) -> Traced:
         raise self.graph.unsupported("indexing")
@@ -330,8 +357,8 @@ def _literal(value: Any, dtype: str) -> str:
         text = repr(float(value))  # infinities and NaN by their bits: NVRTC has no math.h macros
         bits = {"inf": "0x7ff0000000000000LL", "-inf": "0xfff0000000000000LL", "nan": "0x7ff8000000000000LL"}.get(text)
         if bits:
-            return f"static_cast<{_C_TYPES[dtype]}>(__longlong_as_double({bits}))"
-        return f"{text}f" if dtype == "float32" else text
+            return f"static_cast<{_compute(dtype)}>(__longlong_as_double({bits}))"
+        return _rounded(text, dtype) if dtype in _HALVES else f"{text}f" if dtype == "float32" else text
     return f"{int(value)}LL"
 
 
@@ -355,36 +382,54 @@ def _load(access: list[str], k: int, T: str, n: _Node) -> str:
     return f"reinterpret_cast<const {T}*>(in{k})[{at}]"
 
 
+def _compute(dtype: str) -> str:
+    """The C type a dtype's values are computed in."""
+    return "float" if dtype in _HALVES else _C_TYPES[dtype]
+
+
+def _rounded(expression: str, dtype: str) -> str:
+    """An expression's value as its dtype holds it, in the dtype's compute type."""
+    if dtype in _HALVES:
+        return f"static_cast<float>(static_cast<{_C_TYPES[dtype]}>({expression}))"
+    return f"static_cast<{_C_TYPES[dtype]}>({expression})"
+
+
 def _element_lines(nodes: list[_Node], order: list[int], load: Callable[[int, str, _Node], str], inputs: list[int], numbers: list[int]) -> list[str]:
     """The fused ops of one element, a named temporary and a comment each, inputs read by load(k, C type, node);
     a reduction among them is its row's scalar r<index>. A constant that only feeds a cast becomes the cast's literal."""
     direct = {a for j in order if nodes[j].kind != "cast" for a in nodes[j].args}
     lines = []
     for i in order:
-        n, T = nodes[i], _C_TYPES[nodes[i].dtype]
+        n, T = nodes[i], _compute(nodes[i].dtype)
         if n.kind == "reduce":
             lines.append(f"const {T} v{i} = r{i};  // the row's {n.op}")
         elif n.kind == "input":
-            lines.append(f"const {T} v{i} = {load(inputs.index(i), T, n)};  // argument {n.value}")
+            lines.append(f"const {T} v{i} = static_cast<{T}>({load(inputs.index(i), _C_TYPES[n.dtype], n)});  // argument {n.value}")
         elif n.kind == "number":
-            lines.append(f"const {T} v{i} = static_cast<{T}>(number{numbers.index(i)});  // argument {n.value}")
+            lines.append(f"const {T} v{i} = {_rounded(f'number{numbers.index(i)}', n.dtype)};  // argument {n.value}")
         elif n.kind == "constant":
             if i in direct or i == order[-1]:
                 lines.append(f"const {T} v{i} = {_literal(n.value, n.dtype)};")
         elif n.kind == "cast" and nodes[n.args[0]].kind == "constant":
             lines.append(f"const {T} v{i} = {_literal(nodes[n.args[0]].value, n.dtype)};")
         elif n.kind == "cast":
-            lines.append(f"const {T} v{i} = static_cast<{T}>(v{n.args[0]});  // to {n.dtype}, {n.line}")
+            lines.append(f"const {T} v{i} = {_rounded(f'v{n.args[0]}', n.dtype)};  // to {n.dtype}, {n.line}")
         elif n.kind == "unary":
             expression = _UNARY[n.op].format(x=f"v{n.args[0]}", T=T)
-            lines.append(f"const {T} v{i} = static_cast<{T}>({expression});  // {n.op}, {n.line}")
+            lines.append(f"const {T} v{i} = {_rounded(expression, n.dtype)};  // {n.op}, {n.line}")
         elif n.kind == "binary":
             expression = _BINARY[n.op].format(a=f"v{n.args[0]}", b=f"v{n.args[1]}")
-            lines.append(f"const {T} v{i} = static_cast<{T}>({expression});  // {n.op}, {n.line}")
+            lines.append(f"const {T} v{i} = {_rounded(expression, n.dtype)};  // {n.op}, {n.line}")
         elif n.kind == "where":
             c, a, b = n.args
             lines.append(f"const {T} v{i} = v{c} ? v{a} : v{b};  // where, {n.line}")
     return lines
+
+
+def _header(graph: _Graph) -> list[str]:
+    """A generated kernel's first lines: where it comes from, the 16-bit float headers if it needs them, the helpers."""
+    halves = [_HALF_HEADERS] if builtins.any(n.dtype in _HALVES for n in graph.nodes) else []
+    return [f"// Written by @lockstep.fuse for {graph.code.co_name} ({graph.code.co_filename}:{graph.code.co_firstlineno}).", *halves, _PRELUDE]
 
 
 def _reach(nodes: list[_Node], targets: list[int]) -> list[int]:
@@ -417,7 +462,7 @@ def _write_kernel(graph: _Graph, outputs: list[Traced], name: str, access: list[
     parameters += [f"double number{k}" if is_floating(nodes[i].dtype) else f"long long number{k}" for k, i in enumerate(numbers)]
     loop = "\n".join("    " + line for line in body)
     grid_stride = "for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)"
-    source = [f"// Written by @lockstep.fuse for {graph.code.co_name} ({graph.code.co_filename}:{graph.code.co_firstlineno}).", _PRELUDE]
+    source = _header(graph)
     common = ", ".join(parameters + ["strided_layout shape", "long long n"])
     if reduce is None:
         outs = ", ".join(f"{_C_TYPES[o.dtype]}* out{k}" for k, o in enumerate(outputs))
@@ -567,7 +612,7 @@ def _write_row_kernel(graph: _Graph, outputs: list[Traced], name: str, access: l
     outs = ", ".join(f"{_C_TYPES[o.dtype]}* out{k}" for k, o in enumerate(outputs))
     keeping = f"{items} elements per thread kept in registers" if items else "the row read from memory once per pass"
     block = builtins.max(_THREADS, threads)  # threads per row x rows per block; 1536 threads an SM: 40 registers each
-    source = [f"// Written by @lockstep.fuse for {graph.code.co_name} ({graph.code.co_filename}:{graph.code.co_firstlineno}).", _PRELUDE]
+    source = _header(graph)
     body = [
         f"constexpr int items = {items}, width = {width};  // {keeping}, in groups of width",
         f"__global__ void __launch_bounds__({block}, {builtins.max(1, 1536 // block)})",
@@ -581,7 +626,7 @@ def _write_row_kernel(graph: _Graph, outputs: list[Traced], name: str, access: l
         if i in cached:
             T = _C_TYPES[nodes[i].dtype]
             scalar = each_element([], [f"in{k}_row[e] = {_load(access, k, T, nodes[i])};"])
-            body.append(f"    {T} in{k}_row[items];  // argument {nodes[i].value}, this thread's elements of the row")
+            body.append(f"    {_compute(nodes[i].dtype)} in{k}_row[items];  // argument {nodes[i].value}, this thread's elements of the row")
             if access[nodes[i].value] == "packed" and width > 1:
                 vector = [
                     "#pragma unroll",
@@ -603,9 +648,9 @@ def _write_row_kernel(graph: _Graph, outputs: list[Traced], name: str, access: l
         accumulate = each_element(order, [f"const A v = static_cast<A>(v{n.args[0]});", f"acc = {combine};"])
         body += [
             f"    // the row's {n.op} ({n.line})",
-            f"    {_C_TYPES[n.dtype]} r{r};",
+            f"    {_compute(n.dtype)} r{r};",
             "    {",
-            f"      using A = {_C_TYPES[n.dtype] if is_floating(n.dtype) else 'long long'};",
+            f"      using A = {_compute(n.dtype) if is_floating(n.dtype) else 'long long'};",
             f"      __shared__ A share[{_THREADS // 32}][32];",
             f"      A acc = {identity};",
             *indented(accumulate, "      "),
@@ -623,7 +668,7 @@ def _write_row_kernel(graph: _Graph, outputs: list[Traced], name: str, access: l
             "        }",
             "        __syncthreads();  // every thread has read share before the next row reuses it",
             "      }",
-            f"      r{r} = static_cast<{_C_TYPES[n.dtype]}>({finish});",
+            f"      r{r} = {_rounded(finish, n.dtype)};",
             "    }",
         ]
     vectors = [f"fused_vector<{_C_TYPES[o.dtype]}> out{k}_vector;" for k, o in enumerate(outputs)] if width > 1 else []
@@ -661,7 +706,123 @@ def _layout(shape: tuple[int, ...], strides: tuple[int, ...]) -> bytes:
     return struct.pack(f"<i4x{_MAX_DIMS}q{_MAX_DIMS}q", len(shape), *padded(shape), *padded(strides))
 
 
+# ---------------------------------------------------------------- matmul epilogues
+
+_EPILOGUE_ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "sigmoid", "tanh")
+
+
+@dataclass
+class _MatmulEpilogue:
+    """A matmul whose result the matmul kernel finishes in its store: out = act(alpha * (a @ b) + bias) + residual
+    (lockstep/kernels/matmul_epilogue.h), each part optional. Argument positions; alpha a product of factors, each
+    a constant or a number argument (position), or its reciprocal."""
+
+    a: int
+    b: int
+    dtype: str
+    factors: list[tuple[Any, bool]] = field(default_factory=list)  # (constant, or ("argument", position)), divides
+    bias: int | None = None
+    activation: str | None = None
+    residual: int | None = None
+    steps: list[str] = field(default_factory=list)  # what each fused op became, with its line
+
+    def alpha(self, values: list[Any]) -> float:
+        alpha = 1.0
+        for factor, divides in self.factors:
+            value = float(values[factor[1]]) if isinstance(factor, tuple) else float(factor)
+            alpha = alpha / value if divides else alpha * value
+        return alpha
+
+    def run(self, values: list[Any]) -> Tensor:
+        take = lambda position: None if position is None else values[position]  # noqa: E731
+        a, b = values[self.a], values[self.b]
+        return _core.matmul(a, b, "auto", alpha=self.alpha(values), bias=take(self.bias), residual=take(self.residual), activation=self.activation)
+
+    def describe(self, fn: Callable[..., Any], device: str) -> str:
+        algo = _core.auto_matmul_algo(self.dtype, device)
+        code = fn.__code__
+        return "\n".join(
+            [
+                f"// @lockstep.fuse for {code.co_name} ({code.co_filename}:{code.co_firstlineno}): no kernel is generated;",
+                f"// the library's matmul (algo {algo!r} on {device}) applies the epilogue in its store",
+                "// (lockstep/kernels/matmul_epilogue.h): out = act(alpha * (a @ b) + bias[col]) + residual[row, col]",
+                *(f"//   {step}" for step in self.steps),
+            ]
+        )
+
+
+def _match_epilogue(graph: _Graph, outputs: list[Traced], ranks: dict[int, tuple[bool, ...]]) -> _MatmulEpilogue:
+    """The matmul epilogue a function computes, from the matmul up to the result in the order the kernels apply
+    it (scale, bias, activation, residual), or Unsupported naming the op that does not fit. ranks: each tensor
+    argument's extents-are-1 pattern (its rank and where it broadcasts)."""
+    nodes = graph.nodes
+    matmuls = [i for i, n in enumerate(nodes) if n.kind == "matmul"]
+    if len(matmuls) != 1 or len(outputs) != 1:
+        raise Unsupported("more than one matmul, or a matmul with several results (one matmul and its epilogue fuse)")
+    live = set(_reach(nodes, [outputs[0].index]))
+    current = matmuls[0]
+    a, b = (nodes[i] for i in nodes[current].args)
+    if a.kind != "input" or b.kind != "input":
+        raise Unsupported(f"a matmul of computed values ({nodes[current].line}): the matmul's operands must be arguments")
+    if a.dtype not in ("float32", "bfloat16") or len(ranks[a.value]) < 2 or len(ranks[b.value]) < 2:
+        raise Unsupported(f"a matmul of {a.dtype} or 1-D tensors ({nodes[current].line}): epilogues fuse into float32 and bfloat16 matrix products")
+    out_rank = builtins.max(len(ranks[a.value]), len(ranks[b.value]))
+    plan = _MatmulEpilogue(a.value, b.value, a.dtype, steps=[f"a @ b: arguments {a.value} and {b.value} ({nodes[current].line})"])
+
+    def peeled(i: int) -> _Node:  # a constant or number as its operand's dtype: the value itself
+        n = nodes[i]
+        return nodes[n.args[0]] if n.kind == "cast" and nodes[n.args[0]].kind in ("constant", "number") else n
+
+    stage = 0  # what may come next: 0 scale, 1 bias, 2 activation, 3 residual
+    while current != outputs[0].index:
+        users = [j for j in live if current in nodes[j].args]
+        n = nodes[users[0]]
+        if len(users) != 1 or n.args.count(current) != 1:
+            raise Unsupported(f"the matmul's result used twice ({n.line}): only act(alpha * (a @ b) + bias) + residual fuses")
+        other = peeled(next(iter(set(n.args) - {current}))) if n.kind == "binary" else None
+        if n.kind == "binary" and n.op in ("mul", "div") and stage == 0 and other.kind in ("constant", "number"):
+            if n.op == "div" and n.args[0] != current:
+                raise Unsupported(f"a number divided by the matmul's result ({n.line})")
+            plan.factors.append((other.value if other.kind == "constant" else ("argument", other.value), n.op == "div"))
+            plan.steps.append(
+                f"{'/' if n.op == 'div' else '*'} {other.value if other.kind == 'constant' else f'argument {other.value}'}: alpha ({n.line})"
+            )
+        elif (
+            n.kind == "binary"
+            and n.op == "add"
+            and other.kind == "input"
+            and stage <= 1
+            and len(ranks[other.value]) <= 2
+            and (len(ranks[other.value]) == 1 or ranks[other.value][0])
+        ):
+            plan.bias, stage = other.value, 2
+            plan.steps.append(f"+ argument {other.value}: bias, one value per column ({n.line})")
+        elif n.kind == "unary" and n.op in _EPILOGUE_ACTIVATIONS and stage <= 2:
+            plan.activation, stage = n.op, 3
+            plan.steps.append(f"{n.op}: activation ({n.line})")
+        elif (
+            n.kind == "binary"
+            and n.op == "add"
+            and other.kind == "input"
+            and stage <= 3
+            and len(ranks[other.value]) == out_rank
+            and not builtins.any(ranks[other.value])
+        ):
+            plan.residual, stage = other.value, 4
+            plan.steps.append(f"+ argument {other.value}: residual, the result's shape ({n.line})")
+        else:
+            what = n.op or n.kind
+            raise Unsupported(f"{what} after the matmul ({n.line}): the matmul's epilogue is act(alpha * (a @ b) + bias) + residual")
+        if n.dtype != a.dtype:
+            raise Unsupported(f"a {n.dtype} result after the {a.dtype} matmul ({n.line})")
+        current = users[0]
+    return plan
+
+
 # ---------------------------------------------------------------- the decorator
+
+
+_Trace = "tuple[_Graph, list[Traced], list[str], int] | _MatmulEpilogue | str"
 
 
 class Fused:
@@ -670,11 +831,12 @@ class Fused:
     def __init__(self, fn: Callable[..., Any]) -> None:
         functools.update_wrapper(self, fn)
         self.fn = fn
-        self._traces: dict[tuple[Any, ...], tuple[_Graph, list[Traced], list[str], int] | str] = {}
+        self._traces: dict[tuple[Any, ...], _Trace] = {}
         self._plans: dict[tuple[Any, ...], tuple[_Plan, Any]] = {}
 
-    def _signature(self, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[Any], tuple[int, ...]]:
-        """The signature (its last item the device), the arguments (arrays as tensors) and their broadcast shape."""
+    def _signature(self, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[Any], tuple[int, ...] | None]:
+        """The signature (its last item the device), the arguments (arrays as tensors) and their broadcast shape
+        (None if they do not broadcast)."""
         values = [a if isinstance(a, (Tensor, bool, int, float, np.number, np.bool_)) else asarray(a) for a in args]
         tensors = [v for v in values if isinstance(v, Tensor)]
         if not tensors:
@@ -684,19 +846,21 @@ class Fused:
             if t.device != device:
                 raise ValueError(f"{self.fn.__name__}: the tensors are on different devices ({device} and {t.device}); move one with .to(device)")
         try:
-            domain = tuple(np.broadcast_shapes(*(tuple(t.shape) for t in tensors)))
+            domain: tuple[int, ...] | None = tuple(np.broadcast_shapes(*(tuple(t.shape) for t in tensors)))
         except ValueError:
-            shapes = " and ".join(str(tuple(t.shape)) for t in tensors)
-            raise _core.ShapeError(f"{self.fn.__name__}: the tensors' shapes {shapes} do not broadcast together") from None
+            domain = None  # a matmul's operands, say; an error if the function turns out elementwise
         # Per tensor: dtype, rank, which extents are 1, and how element i of the domain is found in it.
         key = tuple(
-            (v.dtype, v.ndim, tuple(s == 1 for s in v.shape), _access(v, domain)) if isinstance(v, Tensor) else type(v).__name__ for v in values
+            (v.dtype, v.ndim, tuple(s == 1 for s in v.shape), _access(v, domain) if domain else "strided")
+            if isinstance(v, Tensor)
+            else type(v).__name__
+            for v in values
         )
         return (*key, device), values, domain
 
-    def _trace(self, key: tuple[Any, ...], values: list[Any]) -> tuple[_Graph, list[Traced], list[str], int] | str:
+    def _trace(self, key: tuple[Any, ...], values: list[Any]) -> _Trace:
         """The function's graph for this signature, its results, each argument's access mode and the trailing dims
-        its row reductions cover (0: none); or why it runs eagerly."""
+        its row reductions cover (0: none); a matmul and its epilogue; or why it runs eagerly."""
         if key in self._traces:
             return self._traces[key]
         graph = _Graph(self.fn.__code__, builtins.max(v.ndim for v in values if isinstance(v, Tensor)))
@@ -704,8 +868,6 @@ class Fused:
         try:
             for position, v in enumerate(values):
                 if isinstance(v, Tensor):
-                    if v.dtype not in _C_TYPES:
-                        raise Unsupported(f"{v.dtype} tensors (argument {position})")
                     if v.ndim > _MAX_DIMS:
                         raise Unsupported(f"tensors of more than {_MAX_DIMS} dimensions")
                     arguments.append(graph.add(_Node("input", v.dtype, value=position, line="argument")))
@@ -717,6 +879,14 @@ class Fused:
                 raise Unsupported("a result that is not a tensor computed from the arguments")
             if builtins.any(o.node.kind == "reduce" for o in outputs) and len(outputs) > 1:
                 raise Unsupported("several results with a reduction among them")
+            if builtins.any(n.kind == "matmul" for n in graph.nodes):
+                ranks = {i: key[i][2] for i, v in enumerate(values) if isinstance(v, Tensor)}
+                trace: _Trace = _match_epilogue(graph, outputs, ranks)
+                self._traces[key] = trace
+                return trace
+            for position, v in enumerate(values):
+                if isinstance(v, Tensor) and v.dtype not in _C_TYPES:
+                    raise Unsupported(f"{v.dtype} tensors (argument {position})")
             rows = [n for n in graph.nodes if n.kind == "reduce" and builtins.all(o.node is not n for o in outputs)]
             row_dims = len(rows[0].dims) if rows else 0
             access = [key[i][3] if isinstance(v, Tensor) else "" for i, v in enumerate(values)]
@@ -724,7 +894,7 @@ class Fused:
                 ones = key[i][2] if isinstance(v, Tensor) else ()
                 if access[i] == "periodic" and len(ones) - (ones + (False,)).index(False) == row_dims:
                     access[i] = "row"  # a row's parameters (layernorm's scale): element j of each row
-            trace: tuple[_Graph, list[Traced], list[str], int] | str = (graph, outputs, access, row_dims)
+            trace = (graph, outputs, access, row_dims)
             self._write(trace, key, 1)  # the writers' refusals are the trace's
         except Unsupported as e:
             trace = f"@lockstep.fuse runs {self.fn.__name__} eagerly, unfused: {e}"
@@ -735,18 +905,26 @@ class Fused:
     def _write(self, trace: tuple[_Graph, list[Traced], list[str], int], key: tuple[Any, ...], row_length: int) -> tuple[_Plan, Any]:
         """The kernel for a traced signature (a row kernel's depends on the row length too), compiled."""
         graph, outputs, access, row_dims = trace
-        name = f"fused_{self.fn.__name__}"
+        name = "fused_" + re.sub(r"\W", "_", self.fn.__name__)  # a lambda's <lambda> too
         threads, items = _row_launch(row_length) if row_dims else (0, 0)
         if (key, threads, items) not in self._plans:
             plan = _write_row_kernel(graph, outputs, name, access, threads, items) if row_dims else _write_kernel(graph, outputs, name, access)
-            module = compile_source(plan.source, device=key[-1], source_name=f"{name}.cu")
+            include_dirs = []
+            if _HALF_HEADERS in plan.source and key[-1] != "cpu":
+                include_dirs = _toolkit_include_dirs()
+                if not include_dirs:
+                    raise Unsupported("16-bit floats on a GPU, which need the CUDA toolkit's cuda_fp16.h (set CUDA_HOME to its folder)")
+            module = compile_source(plan.source, device=key[-1], source_name=f"{name}.cu", include_dirs=include_dirs)
             self._plans[(key, threads, items)] = (plan, module)
         return self._plans[(key, threads, items)]
 
-    def _plan(self, key: tuple[Any, ...], values: list[Any], domain: tuple[int, ...]) -> tuple[_Plan, Any] | str:
+    def _plan(self, key: tuple[Any, ...], values: list[Any], domain: tuple[int, ...] | None) -> tuple[_Plan, Any] | _MatmulEpilogue | str:
         trace = self._trace(key, values)
-        if isinstance(trace, str):
+        if isinstance(trace, (str, _MatmulEpilogue)):
             return trace
+        if domain is None:
+            shapes = " and ".join(str(tuple(v.shape)) for v in values if isinstance(v, Tensor))
+            raise _core.ShapeError(f"{self.fn.__name__}: the tensors' shapes {shapes} do not broadcast together")
         row_dims = trace[3]
         return self._write(trace, key, int(np.prod(domain[len(domain) - row_dims :], dtype=np.int64)) if row_dims else 1)
 
@@ -755,6 +933,9 @@ class Fused:
         plan = self._plan(key, values, domain)
         if isinstance(plan, str):
             return self.fn(*values)
+        if isinstance(plan, _MatmulEpilogue):
+            return plan.run(values)
+        assert domain is not None
         if plan[0].inputs and np.broadcast_shapes(*(tuple(values[p].shape) for p in plan[0].inputs)) != domain:
             return self.fn(*values)  # the result does not use the widest argument: its shape is the eager one's
         return _run(plan[0], plan[1], values, key[-1], domain)
@@ -763,6 +944,8 @@ class Fused:
         """The CUDA C++ fused for these arguments (a note instead, if they run eagerly)."""
         key, values, domain = self._signature(args)
         plan = self._plan(key, values, domain)
+        if isinstance(plan, _MatmulEpilogue):
+            return plan.describe(self.fn, key[-1])
         return plan if isinstance(plan, str) else plan[0].source
 
 

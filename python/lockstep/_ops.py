@@ -19,7 +19,7 @@ from ._core import Tensor
 from ._promotion import DEFAULT_FLOAT, can_cast, is_floating, result_type
 from ._tensor import asarray
 
-_FLOATING_MAPS = ("exp", "log", "sqrt", "sigmoid", "tanh", "reciprocal")
+_FLOATING_MAPS = ("exp", "log", "sqrt", "sigmoid", "tanh", "gelu", "gelu_tanh", "reciprocal")
 
 # The functions that are also Tensor methods (x.sum(dim=0) is lockstep.sum(x, dim=0)).
 METHODS = (
@@ -79,8 +79,8 @@ def as_dtype(x: Any, dtype: str, device: str) -> Tensor:
 
 
 def map(op: str, x: Any) -> Tensor:
-    """Apply the unary ``op`` elementwise: copy, neg, abs, exp, log, sqrt, relu, sigmoid, tanh, square,
-    reciprocal. The floating-point ops give float32 for integer and bool tensors, as PyTorch's."""
+    """Apply the unary ``op`` elementwise: copy, neg, abs, exp, log, sqrt, relu, sigmoid, tanh, gelu, gelu_tanh,
+    square, reciprocal. The floating-point ops give float32 for integer and bool tensors, as PyTorch's."""
     if _traced(x):
         return x.map(op)
     t = _operand(x)
@@ -235,6 +235,8 @@ def log_softmax(x: Any, dim: int) -> Tensor:
 
 
 def matmul(a: Any, b: Any, algo: str = "auto") -> Tensor:
+    if _traced(a, b):
+        return a @ b if isinstance(a, traced_type) else b.__rmatmul__(a)
     a, b = _operand(a), _operand(b)
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError("matmul needs two tensors")
@@ -354,6 +356,14 @@ def sigmoid(x: Any) -> Tensor:
 def tanh(x: Any) -> Tensor:
     """Elementwise hyperbolic tangent (float32 for integer tensors)."""
     return map("tanh", x)
+
+
+def gelu(x: Any, approximate: str = "none") -> Tensor:
+    """Elementwise GELU as ``torch.nn.functional.gelu``: x * Phi(x) through erf, or with ``approximate="tanh"``
+    the tanh form (float32 for integer tensors)."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return map("gelu" if approximate == "none" else "gelu_tanh", x)
 
 
 def add(a: Any, b: Any) -> Tensor:

@@ -309,6 +309,11 @@ def _layernorm(x, w, b):
     return centered / (variance + 1e-5).sqrt() * w + b
 
 
+def _linear_relu(x, w, b):
+    """The matmul-epilogue row: a linear layer and its activation."""
+    return (x @ w + b).relu()
+
+
 def _fusion_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repeats: int, quick: bool, gpu: bool, torch: Any) -> None:
     """@lockstep.fuse against the same expressions op by op (eager), PyTorch eager and torch.compile, as the
     fraction of the device copy's bandwidth over the minimal bytes (each input read once, the output written
@@ -362,6 +367,27 @@ def _fusion_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repea
                     print(f"torch.compile's row is left out: {type(e).__name__}: {e}")
             for rung, run in runs:
                 rows.append(Row("bandwidth", rung, dev, size, _seconds(run, repeats, dev, batch), minimal_bytes, "copy", copy_s))
+
+    n = 2048 if quick else 4096
+    fused_linear_relu = lockstep.fuse(_linear_relu)
+    for dtype, group in (("float32", "matmul float32"), ("bfloat16", "matmul tensor cores")):
+
+        @job(f"matmul epilogue relu(x @ w + b): {dtype} at {n}^3")
+        def _(dtype=dtype, group=group):
+            a, w, b = (lockstep.asarray(rng.uniform(-1, 1, shape).astype(np.float32), device=dev).to(dtype) for shape in ((n, n), (n, n), (n,)))
+            plain_s = _seconds(lambda: a @ w, repeats, dev, batch)
+            runs = [("eager relu(x @ w + b)", lambda: _linear_relu(a, w, b)), ("fused relu(x @ w + b)", lambda: fused_linear_relu(a, w, b))]
+            if torch is not None:
+                torch_args = [torch.from_dlpack(t) for t in (a, w, b)]
+                runs.append(("PyTorch eager relu(x @ w + b)", lambda: _linear_relu(*torch_args)))
+                try:
+                    compiled = torch.compile(_linear_relu)
+                    compiled(*torch_args)
+                    runs.append(("torch.compile relu(x @ w + b)", lambda: compiled(*torch_args)))
+                except Exception as e:  # no Triton, say
+                    print(f"torch.compile's row is left out: {type(e).__name__}: {e}")
+            for rung, run in runs:
+                rows.append(Row(group, f"{rung} {dtype}", dev, f"{n}^3", _seconds(run, repeats, dev, batch), 2.0 * n**3, "plain matmul", plain_s))
 
 
 def _python_kernel_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repeats: int, quick: bool, gpu: bool) -> None:

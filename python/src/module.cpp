@@ -244,6 +244,7 @@ nb::list matmul_algos() {
     row["tile_k_bytes"] = a.tile_k_bytes;
     row["shared_bytes"] = a.shared_bytes;
     row["tensor_cores"] = a.tensor_cores;
+    row["fused_epilogue"] = a.fused_epilogue;
     row["gpu_only"] = a.gpu_only;
     row["arch"] = a.arch.empty() ? nb::none() : nb::cast(a.arch);
     row["lecture"] = a.lecture;
@@ -430,14 +431,25 @@ NB_MODULE(_core, m) {
     nb::gil_scoped_release no_gil;
     return lockstep::reduce_all(o, x);
   });
-  m.def("matmul", [](const tensor& a, const tensor& b, const std::string& algo) {
-    nb::gil_scoped_release no_gil;
-    return lockstep::matmul(a, b, algo);
-  });
+  m.def(
+      "matmul",
+      [](const tensor& a, const tensor& b, const std::string& algo, double alpha, std::optional<tensor> bias, std::optional<tensor> residual,
+         std::optional<std::string> activation) {
+        lockstep::matmul_epilogue_args epilogue{alpha, std::move(bias), std::move(residual), std::nullopt};
+        if (activation) epilogue.activation = std::move(*activation);
+        nb::gil_scoped_release no_gil;
+        return lockstep::matmul(a, b, algo, epilogue);
+      },
+      "a"_a, "b"_a, "algo"_a = "auto", nb::kw_only(), "alpha"_a = 1.0, "bias"_a = nb::none(), "residual"_a = nb::none(), "activation"_a = nb::none(),
+      "a @ b with one of matmul_algos() (\"auto\": auto_matmul_algo), batch dimensions broadcast, and the epilogue "
+      "act(alpha * (a @ b) + bias) + residual: bias of shape (n,) or (1, n), residual of the output's shape, both of its dtype and device; "
+      "activation a unary op's name (\"relu\", \"gelu\", \"gelu_tanh\", \"sigmoid\", \"tanh\", ...). The algos with fused_epilogue "
+      "apply it as they store the product; after the others it is applied with map and zip.");
   m.def("matmul_algos", &matmul_algos,
         "Every matmul algo, simplest first, as a dict: name, family (\"simt\", \"tensor_core\" or \"reference\"), dtypes (the "
         "input dtypes it takes), kernels (dtype -> kernel name in lockstep::kernels), batched_kernel, block, tile_m, tile_n, "
-        "tile_k_bytes, shared_bytes (dynamic), tensor_cores, gpu_only, arch (the GPUs it needs, or None) and lecture (the "
+        "tile_k_bytes, shared_bytes (dynamic), tensor_cores, fused_epilogue (its kernels apply matmul's epilogue), gpu_only, arch "
+        "(the GPUs it needs, or None) and lecture (the "
         "lecture's own kernels). From the kernels' recipe tables (include/lockstep/kernels/matmul_recipes.h).");
   m.def(
       "auto_matmul_candidates", [](const std::string& dtype) { return lockstep::auto_matmul_candidates(lockstep::parse_dtype(dtype)); }, "dtype"_a,

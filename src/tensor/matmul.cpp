@@ -1,12 +1,14 @@
 // matmul: checks, the algo's recipe row (lockstep/kernels/matmul_recipes.h),
 // and the float32 SIMT ladder's launches (batched with broadcast batch
 // dimensions) or cuBLAS SGEMM; tensor-core algos and bfloat16 tensors go to
-// matmul_tensor_core.cpp.
+// matmul_tensor_core.cpp. The epilogue's checks, its kernel argument, and its
+// unfused form for the algos whose kernels do not take it.
 #include "matmul.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <type_traits>
 #include <vector>
 
 #include "builtin.h"
@@ -51,6 +53,80 @@ std::vector<std::string> matmul_algo_names(dtype t) {
   return names;
 }
 
+namespace {
+
+// bias or residual, checked against the output `out` and packed.
+tensor epilogue_operand(const tensor& t, const char* what, const tensor& out) {
+  if (!(t.where() == out.where()))
+    throw std::invalid_argument(std::string("matmul: the ") + what + " is on " + t.where().str() + ", the output on " + out.where().str() +
+                                "; move it with .to(\"" + out.where().str() + "\")");
+  if (t.type() != out.type())
+    throw std::invalid_argument(std::string("matmul: the ") + what + " is a " + t.describe() + ", the output a " + out.describe() + ": the " + what +
+                                " must have the output's dtype; convert it with .to(" + dtype_name(out.type()) + ")");
+  return t.contiguous();
+}
+
+unary_op activation_op(const std::variant<unary_op, std::string>& activation) {
+  if (const auto* name = std::get_if<std::string>(&activation)) {
+    try {
+      return parse_unary_op(*name);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("matmul's activation: ") + e.what());
+    }
+  }
+  const unary_op op = std::get<unary_op>(activation);
+  for (const auto& row : kernels::unary_ops)
+    if (row.op == op) return op;
+  throw std::invalid_argument("matmul: the activation is not a unary op (code " + std::to_string(static_cast<int>(op)) +
+                              "); use one of unary_op's values");
+}
+
+}  // namespace
+
+checked_epilogue check_epilogue(const matmul_epilogue_args& args, const tensor& out) {
+  checked_epilogue e;
+  e.alpha = static_cast<float>(args.alpha);
+  const std::int64_t n = out.shape().back();
+  if (args.bias) {
+    const tensor& bias = *args.bias;
+    const bool row_shape = (bias.ndim() == 1 && bias.shape()[0] == n) || (bias.ndim() == 2 && bias.shape()[0] == 1 && bias.shape()[1] == n);
+    if (!row_shape)
+      throw shape_error("matmul: the bias is added to every row of the output (" + out.describe() + "), so it must have shape (" + std::to_string(n) +
+                        ",) or (1, " + std::to_string(n) + "); got " + bias.describe());
+    e.bias = epilogue_operand(bias, "bias", out);
+  }
+  if (args.residual) {
+    const tensor& residual = *args.residual;
+    if (residual.shape() != out.shape())
+      throw shape_error("matmul: the residual is added elementwise, so it must have the output's shape (" + out.describe() + "); got " +
+                        residual.describe() + " (to add one that broadcasts, expand it to the output's shape first)");
+    e.residual = epilogue_operand(residual, "residual", out);
+  }
+  if (args.activation) e.activation = static_cast<int>(activation_op(*args.activation));
+  return e;
+}
+
+kernel_arg checked_epilogue::kernel_argument(std::int64_t offset) const {
+  kernels::matmul_epilogue e;
+  e.alpha = alpha;
+  e.activation = activation;
+  if (bias) e.bias = bias->data();
+  if (residual) e.residual = static_cast<const unsigned char*>(residual->data()) + offset * static_cast<std::int64_t>(itemsize(residual->type()));
+  static_assert(std::is_trivially_copyable_v<kernels::matmul_epilogue>, "passed by value as the kernels' argument");
+  return kernel_arg::bytes(&e, sizeof e, alignof(kernels::matmul_epilogue));
+}
+
+tensor apply_epilogue_after(tensor c, const checked_epilogue& epilogue) {
+  if (epilogue.alpha != 1.0f) {
+    const tensor alpha = tensor::from_host(&epilogue.alpha, {}, dtype::float32, c.where()).to(c.type());
+    zip_into(binary_op::mul, c, alpha, c);
+  }
+  if (epilogue.bias) zip_into(binary_op::add, c, *epilogue.bias, c);
+  if (epilogue.activation != kernels::matmul_no_activation) c = map(static_cast<unary_op>(epilogue.activation), c);
+  if (epilogue.residual) zip_into(binary_op::add, c, *epilogue.residual, c);
+  return c;
+}
+
 }  // namespace detail
 
 namespace {
@@ -72,6 +148,7 @@ matmul_algo_info algo_info(const kernels::matmul_recipe& r, const char* family) 
   info.tile_k_bytes = r.tile_k_bytes;
   info.shared_bytes = static_cast<std::size_t>(r.shared_bytes);
   info.tensor_cores = r.tensor_cores;
+  info.fused_epilogue = r.fused_epilogue;
   info.gpu_only = r.gpu_only;
   info.arch = r.arch ? r.arch : "";
   info.lecture = r.lecture;
@@ -119,7 +196,7 @@ std::string auto_matmul_algo(dtype t, const device& d) {
   return candidates.back();
 }
 
-tensor matmul(const tensor& a, const tensor& b, std::string_view requested) {
+tensor matmul(const tensor& a, const tensor& b, std::string_view requested, const matmul_epilogue_args& epilogue_args) {
   detail::check_same_device("matmul", a, b);
   const std::string algo = requested == "auto" ? auto_matmul_algo(a.type(), a.where()) : std::string(requested);
   const kernels::matmul_recipe* recipe = detail::find_matmul_recipe(algo);
@@ -142,7 +219,7 @@ tensor matmul(const tensor& a, const tensor& b, std::string_view requested) {
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || m * k > INT32_MAX || k * n > INT32_MAX || m * n > INT32_MAX)
     throw shape_error("matmul: the kernels index matrices with 32-bit ints: " + a.describe() + " @ " + b.describe() +
                       " has a matrix of more than 2^31 - 1 elements");
-  if (!simt) return detail::matmul_tensor_core(a, b, algo);
+  if (!simt) return detail::matmul_tensor_core(a, b, algo, epilogue_args);
   if (use_cublas && a.where().kind != device::kind_t::cuda)
     throw std::invalid_argument("matmul algo 'cublas' (the reference) runs on cuda devices; " + a.describe() + " is on " + a.where().str());
 
@@ -158,15 +235,19 @@ tensor matmul(const tensor& a, const tensor& b, std::string_view requested) {
   out_shape.push_back(m);
   out_shape.push_back(n);
   tensor c = tensor::empty(out_shape, dtype::float32, a.where());
+  const detail::checked_epilogue epilogue = detail::check_epilogue(epilogue_args, c);
   std::int64_t batch_count = 1;
   for (std::int64_t e : batch) batch_count *= e;
   if (c.numel() == 0) return c;
+  // The recipe's kernels take the epilogue as their last argument; after the others it is applied here.
+  const bool fused = recipe && recipe->fused_epilogue;
+  auto finished = [&](const tensor& product) { return fused ? product : detail::apply_epilogue_after(product, epilogue); };
 
   const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
   if (batch.empty() && use_cublas) {
     cublas_sgemm_row_major(a.where(), static_cast<const float*>(a_rows.data()), static_cast<const float*>(b_rows.data()),
                            static_cast<float*>(c.data()), mi, ni, ki);
-    return c;
+    return finished(c);
   }
   // The recipe's launch: a block per tile_m x tile_n tile of C.
   const dim3 block = recipe ? dim3(recipe->block_x, recipe->block_y) : dim3();
@@ -175,11 +256,16 @@ tensor matmul(const tensor& a, const tensor& b, std::string_view requested) {
                            : dim3();
   const std::size_t shared_bytes = recipe ? static_cast<std::size_t>(recipe->shared_bytes) : 0;
   if (batch.empty()) {
+    std::vector<kernel_arg> args{detail::pointer_arg(a_rows, false),
+                                 detail::pointer_arg(b_rows, false),
+                                 detail::pointer_arg(c, true),
+                                 kernel_arg::integer(mi),
+                                 kernel_arg::integer(ni),
+                                 kernel_arg::integer(ki)};
+    if (fused) args.push_back(epilogue.kernel_argument(0));
     with_shared_limit(detail::builtin_function(a.where(), recipe->float32_kernel), shared_bytes)
-        .launch(launch_config{grid, block, shared_bytes, nullptr},
-                std::vector<kernel_arg>{detail::pointer_arg(a_rows, false), detail::pointer_arg(b_rows, false), detail::pointer_arg(c, true),
-                                        kernel_arg::integer(mi), kernel_arg::integer(ni), kernel_arg::integer(ki)});
-    return c;
+        .launch(launch_config{grid, block, shared_bytes, nullptr}, args);
+    return finished(c);
   }
   // Element offsets of each product's A and B (repeating where a batch
   // dimension is broadcast), computed here and read by the kernel per blockIdx.z.
@@ -204,7 +290,7 @@ tensor matmul(const tensor& a, const tensor& b, std::string_view requested) {
       cublas_sgemm_row_major(a.where(), static_cast<const float*>(a_view.data()) + offsets[z],
                              static_cast<const float*>(b_view.data()) + offsets[batch_count + z], static_cast<float*>(c.data()) + z * m * n, mi, ni,
                              ki);
-    return c;
+    return finished(c);
   }
   const tensor device_offsets = tensor::from_host(offsets.data(), {2 * batch_count}, dtype::int64, a.where());
   const function& f = with_shared_limit(detail::builtin_function(a.where(), recipe->batched_kernel), shared_bytes);
@@ -214,14 +300,18 @@ tensor matmul(const tensor& a, const tensor& b, std::string_view requested) {
     const auto* a_offsets = static_cast<const long long*>(device_offsets.data()) + first;
     const auto* b_offsets = static_cast<const long long*>(device_offsets.data()) + batch_count + first;
     float* c_first = static_cast<float*>(c.data()) + first * m * n;
-    f.launch(launch_config{dim3(grid.x, grid.y, static_cast<unsigned>(count)), block, shared_bytes, nullptr},
-             std::vector<kernel_arg>{kernel_arg::pointer(a_view.data(), jit::scalar_type::float32, true),
-                                     kernel_arg::pointer(b_view.data(), jit::scalar_type::float32, true),
-                                     kernel_arg::pointer(c_first, jit::scalar_type::float32), kernel_arg::integer(mi), kernel_arg::integer(ni),
-                                     kernel_arg::integer(ki), kernel_arg::pointer(a_offsets, jit::scalar_type::int64, true),
-                                     kernel_arg::pointer(b_offsets, jit::scalar_type::int64, true)});
+    std::vector<kernel_arg> args{kernel_arg::pointer(a_view.data(), jit::scalar_type::float32, true),
+                                 kernel_arg::pointer(b_view.data(), jit::scalar_type::float32, true),
+                                 kernel_arg::pointer(c_first, jit::scalar_type::float32),
+                                 kernel_arg::integer(mi),
+                                 kernel_arg::integer(ni),
+                                 kernel_arg::integer(ki),
+                                 kernel_arg::pointer(a_offsets, jit::scalar_type::int64, true),
+                                 kernel_arg::pointer(b_offsets, jit::scalar_type::int64, true)};
+    if (fused) args.push_back(epilogue.kernel_argument(first * m * n));
+    f.launch(launch_config{dim3(grid.x, grid.y, static_cast<unsigned>(count)), block, shared_bytes, nullptr}, args);
   }
-  return c;
+  return finished(c);
 }
 
 }  // namespace lockstep

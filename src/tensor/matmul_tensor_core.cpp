@@ -5,6 +5,8 @@
 // The kernels take B as its transpose b_t[n,k] with unit stride along k: a B
 // that is already such a view (x @ w.T with w of shape (n, k), as in
 // nn.Linear) is used in place; any other B is copied once into that layout.
+// The rungs take the epilogue (fused_epilogue); after cuBLAS it is applied
+// by apply_epilogue_after.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -60,8 +62,8 @@ const function& with_shared_limit(const function& f, int shared_bytes) {
 }
 
 // One product c = a @ b_t^T of 2-D views, by a recipe's kernel or (recipe
-// null) by cuBLAS.
-void product(const tensor& a, const tensor& b_t, const tensor& c, const kernels::matmul_recipe* recipe) {
+// null) by cuBLAS; `epilogue` is the last argument of the kernels that take one.
+void product(const tensor& a, const tensor& b_t, const tensor& c, const kernels::matmul_recipe* recipe, const kernel_arg& epilogue) {
   const device& d = a.where();
   const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b_t.shape()[0];
   const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
@@ -80,10 +82,13 @@ void product(const tensor& a, const tensor& b_t, const tensor& c, const kernels:
   switch (recipe->operands) {
     case kernels::matmul_operands::b_transposed: {
       const tensor a_rows = rows_for_kernel(a, 1), b_rows = rows_for_kernel(b_t, 1);
-      f.launch(launch_config{dim3(static_cast<unsigned>(tiles_n), static_cast<unsigned>(tiles_m)), block, shared_bytes, nullptr},
-               std::vector<kernel_arg>{pointer_arg(a_rows, false), kernel_arg::integer(row_stride(a_rows)), pointer_arg(b_rows, false),
-                                       kernel_arg::integer(row_stride(b_rows)), pointer_arg(c, true), kernel_arg::integer(ni),
-                                       kernel_arg::integer(mi), kernel_arg::integer(ni), kernel_arg::integer(ki)});
+      std::vector<kernel_arg> args{pointer_arg(a_rows, false), kernel_arg::integer(row_stride(a_rows)),
+                                   pointer_arg(b_rows, false), kernel_arg::integer(row_stride(b_rows)),
+                                   pointer_arg(c, true),       kernel_arg::integer(ni),
+                                   kernel_arg::integer(mi),    kernel_arg::integer(ni),
+                                   kernel_arg::integer(ki)};
+      if (recipe->fused_epilogue) args.push_back(epilogue);
+      f.launch(launch_config{dim3(static_cast<unsigned>(tiles_n), static_cast<unsigned>(tiles_m)), block, shared_bytes, nullptr}, args);
       return;
     }
     case kernels::matmul_operands::tma_b_transposed: {
@@ -92,10 +97,15 @@ void product(const tensor& a, const tensor& b_t, const tensor& c, const kernels:
       const tensor a_rows = rows_for_kernel(a, row_multiple), b_rows = rows_for_kernel(b_t, row_multiple);
       // A persistent grid: at most one block per multiprocessor walks the tiles.
       const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles_m * tiles_n, multiprocessor_count(d)));
-      f.launch(launch_config{dim3(blocks), block, shared_bytes, nullptr},
-               std::vector<kernel_arg>{tma_map(a_rows, static_cast<unsigned>(recipe->tile_m), *recipe),
-                                       tma_map(b_rows, static_cast<unsigned>(recipe->tile_n), *recipe), pointer_arg(c, true), kernel_arg::integer(ni),
-                                       kernel_arg::integer(mi), kernel_arg::integer(ni), kernel_arg::integer(ki)});
+      std::vector<kernel_arg> args{tma_map(a_rows, static_cast<unsigned>(recipe->tile_m), *recipe),
+                                   tma_map(b_rows, static_cast<unsigned>(recipe->tile_n), *recipe),
+                                   pointer_arg(c, true),
+                                   kernel_arg::integer(ni),
+                                   kernel_arg::integer(mi),
+                                   kernel_arg::integer(ni),
+                                   kernel_arg::integer(ki)};
+      if (recipe->fused_epilogue) args.push_back(epilogue);
+      f.launch(launch_config{dim3(blocks), block, shared_bytes, nullptr}, args);
       return;
     }
     case kernels::matmul_operands::row_major:
@@ -123,7 +133,7 @@ std::string dtype_list(const std::vector<dtype>& dtypes) {
 
 }  // namespace
 
-tensor matmul_tensor_core(const tensor& a, const tensor& b, std::string_view algo) {
+tensor matmul_tensor_core(const tensor& a, const tensor& b, std::string_view algo, const matmul_epilogue_args& epilogue_args) {
   const kernels::matmul_recipe* recipe = find_matmul_recipe(algo);
   if (recipe && recipe->operands == kernels::matmul_operands::row_major) {
     std::vector<std::string> bf16_algos = matmul_algo_names(dtype::bfloat16);
@@ -164,19 +174,22 @@ tensor matmul_tensor_core(const tensor& a, const tensor& b, std::string_view alg
   b_full.insert(b_full.end(), {k, n});
   out_shape.insert(out_shape.end(), {m, n});
   tensor c = tensor::empty(out_shape, a.type(), d);
+  const checked_epilogue epilogue = check_epilogue(epilogue_args, c);
   if (c.numel() == 0) return c;
-  if (k == 0) {  // an empty sum: zeros (all-zero bytes in both dtypes)
+  if (k == 0) {  // an empty sum: zeros (all-zero bytes in both dtypes), and no kernel to apply the epilogue
     fill_bytes(d, c.data(), 0, static_cast<std::size_t>(c.numel()) * itemsize(c.type()));
-    return c;
+    return apply_epilogue_after(c, epilogue);
   }
   const tensor a_view = a.expand(a_full), b_view = b.expand(b_full);
   std::int64_t batch_count = 1;
   for (std::int64_t e : batch) batch_count *= e;
+  const bool fused = recipe && recipe->fused_epilogue;
   for (std::int64_t z = 0; z < batch_count; ++z) {
     const tensor b_t = matrix_at(b_view, batch, z).transpose(0, 1);
-    product(matrix_at(a_view, batch, z), is_k_major(b_t) ? b_t : b_t.contiguous(), matrix_at(c, batch, z), recipe);
+    product(matrix_at(a_view, batch, z), is_k_major(b_t) ? b_t : b_t.contiguous(), matrix_at(c, batch, z), recipe,
+            epilogue.kernel_argument(z * m * n));
   }
-  return c;
+  return fused ? c : apply_epilogue_after(c, epilogue);
 }
 
 }  // namespace lockstep::detail

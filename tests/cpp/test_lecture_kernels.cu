@@ -125,6 +125,19 @@ struct ladder_rung {
   int threads, tile_m, tile_n;
   int shared_bytes = 0;  // dynamic; over 48 KiB the limit is raised first (set_shared_limit)
 };
+// double_buffered's kernels also take the fused epilogue: these are its
+// product with none, in the other rungs' signatures (the epilogue's own
+// tests are tests/cpp/tensor/test_matmul_epilogue.cpp).
+__global__ void __launch_bounds__(double_buffered_threads, 1)
+    double_buffered_no_epilogue(const float* a, const float* b, float* c, int m, int n, int k) {
+  matmul_double_buffered_product<double_buffered_config>(a, b, c, m, n, k, matmul_epilogue{});
+}
+__global__ void __launch_bounds__(double_buffered_threads, 1)
+    double_buffered_batched_no_epilogue(const float* a, const float* b, float* c, int m, int n, int k, const long long* a_offsets,
+                                        const long long* b_offsets) {
+  const long long z = blockIdx.z;
+  matmul_double_buffered_product<double_buffered_config>(a + a_offsets[z], b + b_offsets[z], c + z * m * n, m, n, k, matmul_epilogue{});
+}
 void set_shared_limit(const ladder_rung& rung) {
   if (rung.shared_bytes > 48 * 1024) {
     ASSERT_EQ(cudaFuncSetAttribute(rung.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, rung.shared_bytes), cudaSuccess);
@@ -136,8 +149,8 @@ const ladder_rung ladder[] = {
     {"register_2d", matmul_register_2d, matmul_register_2d_batched, register_2d_threads, register_2d_bm, register_2d_bn},
     {"vectorized", matmul_vectorized, matmul_vectorized_batched, vectorized_threads, vectorized_bm, vectorized_bn},
     {"warp_tiled", matmul_warp_tiled, matmul_warp_tiled_batched, warp_tiled_threads, warp_tiled_bm, warp_tiled_bn},
-    {"double_buffered", matmul_double_buffered, matmul_double_buffered_batched, double_buffered_threads, double_buffered_bm, double_buffered_bn,
-     double_buffered_shared_bytes},
+    {"double_buffered", double_buffered_no_epilogue, double_buffered_batched_no_epilogue, double_buffered_threads, double_buffered_bm,
+     double_buffered_bn, double_buffered_shared_bytes},
 };
 
 TEST_P(Matmul, RegisterBlockedToDoubleBuffered) {

@@ -2,6 +2,7 @@
 conformance tests hold to PyTorch), on odd shapes, broadcast and non-contiguous inputs, on each device; the
 signature cache, inspect_cuda, and the eager fallback with its note."""
 
+import math
 import warnings
 
 import numpy as np
@@ -11,7 +12,8 @@ import lockstep
 
 # Relative tolerance by result dtype: the fused kernel and the eager ops round differently (one rounding per
 # op in both, but reductions accumulate in another order).
-TOLERANCE = {"float32": 2e-5, "float64": 1e-12}
+# 16-bit floats: a few units in the last place (2^-10 and 2^-7), as one op's rounding can differ by one unit.
+TOLERANCE = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-5, "float64": 1e-12}
 
 
 def run_both(fn, *args):
@@ -28,7 +30,7 @@ def assert_same(fused, eager, computed_in=None):
     fused, eager = (fused, eager) if isinstance(fused, tuple) else ((fused,), (eager,))
     for f, e in zip(fused, eager):
         assert (f.shape, f.dtype, f.device) == (e.shape, e.dtype, e.device)
-        got, want = f.to("cpu").numpy(), e.to("cpu").numpy()
+        got, want = (t.to("cpu").to("float32" if t.dtype in ("float16", "bfloat16") else t.dtype).numpy() for t in (f, e))
         if f.dtype in TOLERANCE:
             tolerance = TOLERANCE[computed_in or f.dtype]
             np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
@@ -176,6 +178,21 @@ def test_reduce_then_map_rows_match_eager(rng, device, shape):
     assert "// the row's max" in softmax_rows.inspect_cuda(x) and softmax_rows.inspect_cuda(x).count("__global__") == 1
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_sixteen_bit_floats_compute_in_float_and_round_as_eager(rng, device, dtype):
+    x = tensor(rng, device, (37, 130)).to(dtype)
+    b = tensor(rng, device, (130,)).to(dtype)
+    assert_same(*run_both(chain, x))
+    assert_same(*run_both(bias_gelu, x, b))
+    assert_same(*run_both(softmax_rows, x))
+    assert_same(*run_both(mixed, x, tensor(rng, device, (37, 130), "int32"), 0.25))  # float16 * int32: float16
+    u = tensor(rng, device, (130,))
+    cast_then_add = lockstep.fuse(lambda t, u: t.to("float32") * 2 + u)
+    assert_same(*run_both(cast_then_add, x, u))
+    assert cast_then_add(x, u).dtype == "float32"
+    assert "#include <cuda_fp16.h>" in chain.inspect_cuda(x)
+
+
 def test_rows_of_strided_inputs_and_empty_rows(rng, device):
     x = tensor(rng, device, (300, 6)).transpose(0, 1)  # rows of stride 6
     assert not x.is_contiguous()
@@ -216,6 +233,89 @@ def test_a_result_that_ignores_the_widest_argument_keeps_its_own_shape(rng, devi
 
     x, y = tensor(rng, device, (5,)), tensor(rng, device, (3, 5))
     assert_same(first_only(x, y), first_only.__wrapped__(x, y))
+
+
+@lockstep.fuse
+def linear_relu(x, w, b):
+    return (x @ w + b).relu()
+
+
+@lockstep.fuse
+def scaled_linear_gelu_residual(x, w, b, r, scale):
+    return lockstep.gelu(x @ w * scale / 2 + b, approximate="tanh") + r
+
+
+@lockstep.fuse
+def scaled_only(x, w):
+    return lockstep.sigmoid(lockstep.matmul(x, w) * 0.5)
+
+
+def matmul_reference(x, w, alpha=1.0, bias=None, activation=None, residual=None):
+    """act(alpha * x @ w + bias) + residual in float64 from the tensors' values."""
+    value = alpha * np.matmul(x.to("cpu").numpy().astype(np.float64), w.to("cpu").numpy().astype(np.float64))
+    if bias is not None:
+        value = value + bias.to("cpu").numpy()
+    if activation == "relu":
+        value = np.maximum(value, 0)
+    elif activation == "gelu_tanh":
+        value = 0.5 * value * (1 + np.tanh(0.7978845608028654 * (value + 0.044715 * value**3)))
+    elif activation == "sigmoid":
+        value = 1 / (1 + np.exp(-value))
+    if residual is not None:
+        value = value + residual.to("cpu").numpy()
+    return value
+
+
+# A tile's edges everywhere (odd sizes), whole tiles, and a batch broadcast over w.
+@pytest.mark.parametrize("m, k, n, batch", [(67, 45, 33, ()), (128, 64, 256, ()), (20, 16, 24, (3,))])
+def test_matmul_epilogues_match_eager_and_float64(rng, device, m, k, n, batch):
+    x, w = tensor(rng, device, (*batch, m, k), low=-1, high=1), tensor(rng, device, (k, n), low=-1, high=1)
+    b, r = tensor(rng, device, (n,)), tensor(rng, device, (*batch, m, n))
+    tolerance = dict(rtol=1e-4, atol=1e-4 * k)  # float32 products; the eager ops round between ops
+    fused, eager = run_both(linear_relu, x, w, b)
+    assert (fused.shape, fused.dtype) == (eager.shape, eager.dtype)
+    np.testing.assert_allclose(fused.to("cpu").numpy(), eager.to("cpu").numpy(), **tolerance)
+    np.testing.assert_allclose(fused.to("cpu").numpy(), matmul_reference(x, w, bias=b, activation="relu"), **tolerance)
+    fused = run_both(scaled_linear_gelu_residual, x, w, b, r, 3.0)[0]
+    want = matmul_reference(x, w, alpha=1.5, bias=b, activation="gelu_tanh", residual=r)
+    np.testing.assert_allclose(fused.to("cpu").numpy(), want, **tolerance)
+    np.testing.assert_allclose(run_both(scaled_only, x, w)[0].to("cpu").numpy(), matmul_reference(x, w, 0.5, activation="sigmoid"), **tolerance)
+
+
+def test_matmul_epilogue_shows_its_steps_and_what_does_not_fit_runs_eagerly(rng, device):
+    x, w, b = tensor(rng, device, (9, 7)), tensor(rng, device, (7, 5)), tensor(rng, device, (5,))
+    text = linear_relu.inspect_cuda(x, w, b)
+    assert "no kernel is generated" in text and "bias" in text and "relu: activation" in text and "test_fuse.py:" in text
+
+    @lockstep.fuse
+    def residual_before_activation(x, w, r):
+        return (x @ w + r).relu()  # the kernels add the residual after the activation
+
+    r = tensor(rng, device, (9, 5))
+    with pytest.warns(UserWarning, match=r"relu after the matmul \(.*test_fuse.py:\d+\)"):
+        out = residual_before_activation(x, w, r)
+    np.testing.assert_allclose(out.to("cpu").numpy(), np.maximum(matmul_reference(x, w) + r.to("cpu").numpy(), 0), rtol=1e-5, atol=1e-5)
+
+    @lockstep.fuse
+    def reused(x, w):
+        y = x @ w
+        return y * y
+
+    with pytest.warns(UserWarning, match="used twice"):
+        reused(x, w)
+
+
+def test_gelu_matches_its_definitions(rng, device):
+    x = tensor(rng, device, (1000,), low=-6, high=6)
+    values = x.to("cpu").numpy().astype(np.float64)
+    erf = np.vectorize(math.erf)
+    np.testing.assert_allclose(lockstep.gelu(x).to("cpu").numpy(), 0.5 * values * (1 + erf(values / math.sqrt(2))), rtol=1e-6, atol=1e-6)
+    tanh_form = 0.5 * values * (1 + np.tanh(math.sqrt(2 / math.pi) * (values + 0.044715 * values**3)))
+    np.testing.assert_allclose(lockstep.gelu(x, approximate="tanh").to("cpu").numpy(), tanh_form, rtol=1e-6, atol=1e-6)
+    fused = lockstep.fuse(lambda t: lockstep.gelu(t) + lockstep.gelu(t, approximate="tanh"))
+    assert_same(fused(x), lockstep.gelu(x) + lockstep.gelu(x, approximate="tanh"))
+    with pytest.raises(ValueError, match="approximate must be"):
+        lockstep.gelu(x, approximate="fast")
 
 
 def test_errors_are_clear(rng):

@@ -11,6 +11,8 @@
 namespace lockstep::kernels {
 
 // How the host passes a product to the kernel (its parameters) and covers C.
+// The kernels of a row with fused_epilogue take one parameter more, last: the
+// matmul_epilogue (matmul_epilogue.h).
 enum class matmul_operands : int {
   // (a, b, c, m, n, k), row-major float32; a block per tile_m x tile_n tile of
   // C. The batched kernel adds (a_offsets, b_offsets), the element offsets of
@@ -38,9 +40,10 @@ struct matmul_recipe {
   int tile_k_bytes = 0;        // the k extent of the operand tiles staged per step, in bytes (0: none)
   int shared_bytes = 0;        // dynamic shared memory per block (over 48 KiB the host raises the kernel's limit)
   bool tensor_cores = false;
-  bool gpu_only = false;       // not in the emulator's module (inline PTX)
-  const char* arch = nullptr;  // the GPUs it runs on ("sm_90"); nullptr: any device
-  bool lecture = false;        // the lecture's own kernel (the bench and examples run these on the emulator)
+  bool fused_epilogue = false;  // its kernels take matmul_epilogue (matmul_epilogue.h) as their last argument
+  bool gpu_only = false;        // not in the emulator's module (inline PTX)
+  const char* arch = nullptr;   // the GPUs it runs on ("sm_90"); nullptr: any device
+  bool lecture = false;         // the lecture's own kernel (the bench and examples run these on the emulator)
 };
 
 #define LOCKSTEP_MATMUL_STRINGIFY(x) #x
@@ -145,7 +148,8 @@ inline constexpr matmul_recipe simt_matmul_recipes[] = {
      .tile_m = double_buffered_bm,
      .tile_n = double_buffered_bn,
      .tile_k_bytes = double_buffered_bk * float32_bytes,
-     .shared_bytes = double_buffered_shared_bytes},
+     .shared_bytes = double_buffered_shared_bytes,
+     .fused_epilogue = true},
 };
 
 // What algo "auto" picks for float32 inputs: the fastest rung.

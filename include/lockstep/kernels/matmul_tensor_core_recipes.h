@@ -43,7 +43,8 @@ inline constexpr matmul_recipe tensor_core_matmul_recipes[] = {
      .tile_n = matmul_wmma_shape::tile_n,
      .tile_k_bytes = matmul_wmma_shape::row_bytes,
      .shared_bytes = matmul_wmma_shape::shared_bytes,
-     .tensor_cores = true},
+     .tensor_cores = true,
+     .fused_epilogue = true},
     {.algo = "wgmma",
      .float32_kernel = "matmul_wgmma<float>",
      .bfloat16_kernel = "matmul_wgmma<__nv_bfloat16>",
@@ -54,6 +55,7 @@ inline constexpr matmul_recipe tensor_core_matmul_recipes[] = {
      .tile_k_bytes = wgmma_shape::row_bytes,
      .shared_bytes = wgmma_shape::shared_bytes,
      .tensor_cores = true,
+     .fused_epilogue = true,
      .gpu_only = true,
      .arch = "sm_90"},
 };

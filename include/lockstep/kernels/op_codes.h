@@ -1,7 +1,8 @@
 // The operations of the elementwise and reduction kernels, listed once. Each
 // list generates the op's enumerator (the tensor layer passes it to the
 // kernels as an int), its name (lockstep::op_name, parse_*_op), its row of
-// properties, and its case in the kernels' switch (kernels/elementwise.cu,
+// properties, and its case in the kernels' switch (kernels/unary_ops.cuh,
+// which map and matmul's epilogue share; kernels/elementwise.cu,
 // kernels/reduce.cu), so an op is one row: nothing pairs lists by position.
 // Plain C++, read by the host compiler, nvcc and NVRTC; the result
 // expressions are only expanded inside the kernel files.
@@ -9,7 +10,8 @@
 
 // X(name, floating_only, result...): result is the op of `x` in `C`, the
 // compute type (float for the half types, else the element type itself);
-// floating_only ops refuse integer tensors.
+// floating_only ops refuse integer tensors. gelu is PyTorch's default (erf)
+// form, gelu_tanh its approximate="tanh" one (kernels/unary_ops.cuh).
 #define LOCKSTEP_UNARY_OPS(X)                                                  \
   X(copy, false, x)                                                            \
   X(neg, false, -x)                                                            \
@@ -21,7 +23,9 @@
   X(sigmoid, true, static_cast<C>(1.0 / (1.0 + exp(-static_cast<double>(x))))) \
   X(tanh, true, static_cast<C>(tanh(static_cast<double>(x))))                  \
   X(square, false, x* x)                                                       \
-  X(reciprocal, true, static_cast<C>(1.0 / static_cast<double>(x)))
+  X(reciprocal, true, static_cast<C>(1.0 / static_cast<double>(x)))            \
+  X(gelu, true, static_cast<C>(gelu_erf_form(static_cast<double>(x))))         \
+  X(gelu_tanh, true, static_cast<C>(gelu_tanh_form(static_cast<double>(x))))
 
 // X(name, gives_bool, integers_only, result...): the op of `a` and `b` in the
 // compute type `C` (divide, floor_divide, remainder and power are

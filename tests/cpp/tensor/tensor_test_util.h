@@ -49,8 +49,9 @@ using lockstep::tensor;
 using lockstep::unary_op;
 
 inline constexpr dtype all_dtypes[] = {dtype::uint8, dtype::int32, dtype::int64, dtype::float16, dtype::bfloat16, dtype::float32, dtype::float64};
-inline constexpr unary_op all_unary_ops[] = {unary_op::copy, unary_op::neg,     unary_op::abs,  unary_op::exp,    unary_op::log,       unary_op::sqrt,
-                                             unary_op::relu, unary_op::sigmoid, unary_op::tanh, unary_op::square, unary_op::reciprocal};
+inline constexpr unary_op all_unary_ops[] = {unary_op::copy,       unary_op::neg,  unary_op::abs,      unary_op::exp,  unary_op::log,
+                                             unary_op::sqrt,       unary_op::relu, unary_op::sigmoid,  unary_op::tanh, unary_op::square,
+                                             unary_op::reciprocal, unary_op::gelu, unary_op::gelu_tanh};
 inline constexpr binary_op all_binary_ops[] = {
     binary_op::add,         binary_op::sub,        binary_op::mul,        binary_op::div,         binary_op::floor_divide, binary_op::remainder,
     binary_op::maximum,     binary_op::minimum,    binary_op::pow,        binary_op::bitwise_and, binary_op::bitwise_or,   binary_op::bitwise_xor,

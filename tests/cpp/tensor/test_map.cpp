@@ -1,6 +1,7 @@
 // map: every unary op on every dtype it accepts, on contiguous, transposed,
 // sliced-with-step and expanded inputs of odd shapes, against the op in
-// double on the inputs as stored. Also the ops' names.
+// double on the inputs as stored; gelu's values as PyTorch's formulas give
+// them. Also the ops' names.
 #include <cmath>
 
 #include "tensor_test_util.h"
@@ -12,7 +13,7 @@ using Map = tensor_test<std::tuple<device, unary_op>>;
 
 bool needs_floating(unary_op op) {
   return op == unary_op::exp || op == unary_op::log || op == unary_op::sqrt || op == unary_op::sigmoid || op == unary_op::tanh ||
-         op == unary_op::reciprocal;
+         op == unary_op::reciprocal || op == unary_op::gelu || op == unary_op::gelu_tanh;
 }
 
 // Inputs where the op is defined, finite in every dtype, and exact in
@@ -69,6 +70,10 @@ double unary_reference(unary_op op, double x) {
       return x * x;
     case unary_op::reciprocal:
       return 1 / x;
+    case unary_op::gelu:  // x Phi(x), 0.5 x (1 + erf(x / sqrt 2)) without the sum's cancellation for large negative x
+      return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+    case unary_op::gelu_tanh:  // 0.5 x (1 + tanh(y)) = x / (1 + e^-2y), y = sqrt(2 / pi) (x + 0.044715 x^3)
+      return x / (1 + std::exp(-2 * std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
   }
   return NAN;
 }
@@ -117,11 +122,32 @@ TEST_P(LargeMap, MoreElementsThanTheGridHasThreads) {
 
 INSTANTIATE_TEST_SUITE_P(Devices, LargeMap, ::testing::ValuesIn(devices_here()), device_param_name());
 
+// gelu and gelu_tanh against values of the formulas as PyTorch states them
+// (torch.nn.functional.gelu, approximate "none" and "tanh"), computed
+// independently of the kernels' cancellation-free forms.
+using GeluValues = tensor_test<device>;
+
+TEST_P(GeluValues, AreTorchsFormulas) {
+  const std::vector<double> x = {1.0, -1.0, 2.5, -3.0};
+  const std::vector<double> erf_form = {0.8413447460685429, -0.15865525393145707, 2.4844758366855597, -0.00404969409489031};
+  const std::vector<double> tanh_form = {0.8411919906082768, -0.15880800939172324, 2.484915733910001, -0.0036373920817729943};
+  const tensor in = tensor_of(x, {4}, dtype::float64, dev()).t;
+  std::vector<double> allowed(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) allowed[i] = 1e-14 * std::abs(erf_form[i]);
+  EXPECT_TRUE(all_within(read_back(lockstep::map(unary_op::gelu, in)), erf_form, allowed, {4}));
+  for (std::size_t i = 0; i < x.size(); ++i) allowed[i] = 1e-14 * std::abs(tanh_form[i]);
+  EXPECT_TRUE(all_within(read_back(lockstep::map(unary_op::gelu_tanh, in)), tanh_form, allowed, {4}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, GeluValues, ::testing::ValuesIn(devices_here()), device_param_name());
+
 TEST(OpNames, RoundTripAndUnknownNames) {
   for (unary_op op : all_unary_ops) EXPECT_EQ(lockstep::parse_unary_op(lockstep::op_name(op)), op);
   for (binary_op op : all_binary_ops) EXPECT_EQ(lockstep::parse_binary_op(lockstep::op_name(op)), op);
   for (reduce_op op : all_reduce_ops) EXPECT_EQ(lockstep::parse_reduce_op(lockstep::op_name(op)), op);
   EXPECT_STREQ(lockstep::op_name(unary_op::sigmoid), "sigmoid");
+  EXPECT_STREQ(lockstep::op_name(unary_op::gelu), "gelu");
+  EXPECT_EQ(lockstep::parse_unary_op("gelu_tanh"), unary_op::gelu_tanh);
   EXPECT_STREQ(lockstep::op_name(binary_op::maximum), "maximum");
   EXPECT_STREQ(lockstep::op_name(reduce_op::mean), "mean");
   EXPECT_TRUE(throws_with<std::invalid_argument>([] { lockstep::parse_unary_op("cube"); }, {"unknown unary operation 'cube'", "reciprocal"}));
