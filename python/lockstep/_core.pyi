@@ -176,6 +176,10 @@ class Tensor:
     def T(self) -> Tensor:
         """A view with the dimensions reversed."""
 
+    @property
+    def mT(self) -> Tensor:
+        """A view with the last two dimensions swapped (PyTorch's mT)."""
+
     def to(self, target: Any) -> Tensor:
         """A copy on another device ("cpu", "cuda:0") or with another dtype ("float16", numpy.float16, torch.float16); this tensor itself when it is already there."""
 

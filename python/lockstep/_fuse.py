@@ -302,6 +302,23 @@ class Traced:
             raise self.graph.unsupported("a matmul of a traced value and something else, or of two dtypes")
         return self.graph.add(_Node("matmul", self.dtype, (self.index, other.index)))
 
+    def transpose(self, dim0: int, dim1: int) -> Traced:
+        """Of an argument, as a matmul's operand: the last two dims swapped (x @ w.T, the nn.Linear layout)."""
+        last_two = {dim0, dim1} == {-2, -1} or (self.graph.ndim == 2 and {dim0, dim1} == {0, 1})
+        if self.node.kind != "input" or not last_two:
+            raise self.graph.unsupported("a transpose other than an argument's last two dims (a matmul operand)")
+        return self.graph.add(_Node("transpose", self.dtype, (self.index,)))
+
+    @property
+    def mT(self) -> Traced:  # noqa: N802 (PyTorch's name)
+        return self.transpose(-2, -1)
+
+    @property
+    def T(self) -> Traced:  # noqa: N802 (all dims reversed: the last two of a matrix)
+        if self.graph.ndim != 2:
+            raise self.graph.unsupported(".T of a tensor of more than 2 dims (use .mT or transpose(-2, -1))")
+        return self.transpose(-2, -1)
+
     def __rmatmul__(self, other: Any) -> Traced:
         raise self.graph.unsupported(f"a matmul of a {type(other).__name__} and a tensor argument")
 
@@ -720,6 +737,7 @@ class _MatmulEpilogue:
     a: int
     b: int
     dtype: str
+    transposed: list[bool]  # whether a and b are their arguments' .T
     factors: list[tuple[Any, bool]] = field(default_factory=list)  # (constant, or ("argument", position)), divides
     bias: int | None = None
     activation: str | None = None
@@ -735,7 +753,7 @@ class _MatmulEpilogue:
 
     def run(self, values: list[Any]) -> Tensor:
         take = lambda position: None if position is None else values[position]  # noqa: E731
-        a, b = values[self.a], values[self.b]
+        a, b = (values[p].transpose(-2, -1) if t else values[p] for p, t in zip((self.a, self.b), self.transposed))
         return _core.matmul(a, b, "auto", alpha=self.alpha(values), bias=take(self.bias), residual=take(self.residual), activation=self.activation)
 
     def describe(self, fn: Callable[..., Any], device: str) -> str:
@@ -761,13 +779,16 @@ def _match_epilogue(graph: _Graph, outputs: list[Traced], ranks: dict[int, tuple
         raise Unsupported("more than one matmul, or a matmul with several results (one matmul and its epilogue fuse)")
     live = set(_reach(nodes, [outputs[0].index]))
     current = matmuls[0]
-    a, b = (nodes[i] for i in nodes[current].args)
+    operands = [nodes[i] for i in nodes[current].args]
+    transposed = [n.kind == "transpose" for n in operands]
+    a, b = (nodes[n.args[0]] if t else n for n, t in zip(operands, transposed))
     if a.kind != "input" or b.kind != "input":
-        raise Unsupported(f"a matmul of computed values ({nodes[current].line}): the matmul's operands must be arguments")
+        raise Unsupported(f"a matmul of computed values ({nodes[current].line}): the matmul's operands must be arguments or their .T")
     if a.dtype not in ("float32", "bfloat16") or len(ranks[a.value]) < 2 or len(ranks[b.value]) < 2:
         raise Unsupported(f"a matmul of {a.dtype} or 1-D tensors ({nodes[current].line}): epilogues fuse into float32 and bfloat16 matrix products")
     out_rank = builtins.max(len(ranks[a.value]), len(ranks[b.value]))
-    plan = _MatmulEpilogue(a.value, b.value, a.dtype, steps=[f"a @ b: arguments {a.value} and {b.value} ({nodes[current].line})"])
+    named = [f"argument {n.value}{'.T' if t else ''}" for n, t in zip((a, b), transposed)]
+    plan = _MatmulEpilogue(a.value, b.value, a.dtype, transposed, steps=[f"a @ b: {named[0]} and {named[1]} ({nodes[current].line})"])
 
     def peeled(i: int) -> _Node:  # a constant or number as its operand's dtype: the value itself
         n = nodes[i]
@@ -884,6 +905,8 @@ class Fused:
                 trace: _Trace = _match_epilogue(graph, outputs, ranks)
                 self._traces[key] = trace
                 return trace
+            if builtins.any(n.kind == "transpose" for n in graph.nodes):
+                raise Unsupported("a transpose that is not a matmul's operand")
             for position, v in enumerate(values):
                 if isinstance(v, Tensor) and v.dtype not in _C_TYPES:
                     raise Unsupported(f"{v.dtype} tensors (argument {position})")

@@ -145,6 +145,7 @@ Tensor.numel = _numel  # type: ignore
 Tensor.copy_ = _copy_  # type: ignore
 Tensor.fill_ = _fill_  # type: ignore
 Tensor.T = property(lambda self: self.permute(list(range(self.ndim))[::-1]), doc="A view with the dimensions reversed.")  # type: ignore
+Tensor.mT = property(lambda self: self.transpose(-2, -1), doc="A view with the last two dimensions swapped (PyTorch's mT).")  # type: ignore
 Tensor.__neg__ = lambda self: _ops.neg(self)  # type: ignore
 Tensor.__pos__ = lambda self: self  # type: ignore
 Tensor.__abs__ = lambda self: _ops.abs(self)  # type: ignore

@@ -310,8 +310,13 @@ def _layernorm(x, w, b):
 
 
 def _linear_relu(x, w, b):
-    """The matmul-epilogue row: a linear layer and its activation."""
+    """The matmul-epilogue rows: a linear layer and its activation, w of shape (k, n)."""
     return (x @ w + b).relu()
+
+
+def _linear_relu_nn(x, w, b):
+    """The same with w of shape (n, k), nn.Linear's layout (the tensor-core kernels read it in place)."""
+    return (x @ w.mT + b).relu()
 
 
 def _fusion_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repeats: int, quick: bool, gpu: bool, torch: Any) -> None:
@@ -369,19 +374,22 @@ def _fusion_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repea
                 rows.append(Row("bandwidth", rung, dev, size, _seconds(run, repeats, dev, batch), minimal_bytes, "copy", copy_s))
 
     n = 2048 if quick else 4096
-    fused_linear_relu = lockstep.fuse(_linear_relu)
-    for dtype, group in (("float32", "matmul float32"), ("bfloat16", "matmul tensor cores")):
+    for dtype, group, linear, plain in (
+        ("float32", "matmul float32", _linear_relu, lambda a, w: a @ w),
+        ("bfloat16", "matmul tensor cores", _linear_relu_nn, lambda a, w: a @ w.mT),
+    ):
 
         @job(f"matmul epilogue relu(x @ w + b): {dtype} at {n}^3")
-        def _(dtype=dtype, group=group):
+        def _(dtype=dtype, group=group, linear=linear, plain=plain):
             a, w, b = (lockstep.asarray(rng.uniform(-1, 1, shape).astype(np.float32), device=dev).to(dtype) for shape in ((n, n), (n, n), (n,)))
-            plain_s = _seconds(lambda: a @ w, repeats, dev, batch)
-            runs = [("eager relu(x @ w + b)", lambda: _linear_relu(a, w, b)), ("fused relu(x @ w + b)", lambda: fused_linear_relu(a, w, b))]
+            plain_s = _seconds(lambda: plain(a, w), repeats, dev, batch)
+            fused = lockstep.fuse(linear)
+            runs = [("eager relu(x @ w + b)", lambda: linear(a, w, b)), ("fused relu(x @ w + b)", lambda: fused(a, w, b))]
             if torch is not None:
                 torch_args = [torch.from_dlpack(t) for t in (a, w, b)]
-                runs.append(("PyTorch eager relu(x @ w + b)", lambda: _linear_relu(*torch_args)))
+                runs.append(("PyTorch eager relu(x @ w + b)", lambda: linear(*torch_args)))
                 try:
-                    compiled = torch.compile(_linear_relu)
+                    compiled = torch.compile(linear)
                     compiled(*torch_args)
                     runs.append(("torch.compile relu(x @ w + b)", lambda: compiled(*torch_args)))
                 except Exception as e:  # no Triton, say

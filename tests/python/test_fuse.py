@@ -282,6 +282,21 @@ def test_matmul_epilogues_match_eager_and_float64(rng, device, m, k, n, batch):
     np.testing.assert_allclose(run_both(scaled_only, x, w)[0].to("cpu").numpy(), matmul_reference(x, w, 0.5, activation="sigmoid"), **tolerance)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_matmul_epilogue_with_weights_in_the_linear_layout(rng, device, dtype):
+    x, w, b = tensor(rng, device, (2, 33, 40), low=-1, high=1), tensor(rng, device, (24, 40), low=-1, high=1), tensor(rng, device, (24,))
+    x, w, b = (t.to(dtype) for t in (x, w, b))
+    linear = lockstep.fuse(lambda x, w, b: lockstep.relu(x @ w.mT + b))
+    fused, eager = run_both(linear, x, w, b)
+    assert (fused.shape, fused.dtype) == (eager.shape, eager.dtype) == ((2, 33, 24), dtype)
+    want = matmul_reference(x.to("float32"), w.to("float32").transpose(0, 1), bias=b.to("float32"), activation="relu")
+    tolerance = {"float32": 1e-4, "bfloat16": 3e-2}[dtype]
+    np.testing.assert_allclose(fused.to("float32").to("cpu").numpy(), want, rtol=tolerance, atol=tolerance * 8)
+    assert "argument 1.T" in linear.inspect_cuda(x, w, b)
+    with pytest.warns(UserWarning, match="transpose that is not a matmul's operand"):
+        lockstep.fuse(lambda x: x.mT * 2)(x.to("float32"))
+
+
 def test_matmul_epilogue_shows_its_steps_and_what_does_not_fit_runs_eagerly(rng, device):
     x, w, b = tensor(rng, device, (9, 7)), tensor(rng, device, (7, 5)), tensor(rng, device, (5,))
     text = linear_relu.inspect_cuda(x, w, b)
