@@ -503,4 +503,27 @@ inline ::testing::AssertionResult is_new_output(const tensor& out, const shape_t
   return ::testing::AssertionSuccess();
 }
 
+// Each element of a batch of products x @ y in double (x: batches x m x k,
+// y: batches x k x n, row-major): its value, and the sum of its terms'
+// magnitudes, which bounds a float accumulation's error.
+struct reference_element {
+  double sum, magnitude;
+};
+inline std::vector<reference_element> reference_products(const std::vector<double>& x, const std::vector<double>& y, std::int64_t batches,
+                                                         std::int64_t m, std::int64_t n, std::int64_t k) {
+  std::vector<reference_element> out;
+  for (std::int64_t z = 0; z < batches; ++z)
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        reference_element e{0, 0};
+        for (std::int64_t p = 0; p < k; ++p) {
+          const double term = x[(z * m + i) * k + p] * y[(z * k + p) * n + j];
+          e.sum += term;
+          e.magnitude += std::abs(term);
+        }
+        out.push_back(e);
+      }
+  return out;
+}
+
 }  // namespace tensor_testing

@@ -78,18 +78,10 @@ product matmul_reference(const random_view& a, const random_view& b, const shape
   const std::vector<double> x = elements(a.source, a.view, a_full), y = elements(b.source, b.view, b_full);
   const std::int64_t batches = element_count(c_shape) / std::max<std::int64_t>(m * n, 1);
   product c;
-  for (std::int64_t z = 0; z < batches; ++z)
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t j = 0; j < n; ++j) {
-        double sum = 0, magnitude = 0;
-        for (std::int64_t p = 0; p < k; ++p) {
-          const double term = x[(z * m + i) * k + p] * y[(z * k + p) * n + j];
-          sum += term;
-          magnitude += std::abs(term);
-        }
-        c.values.push_back(sum);
-        c.allowed_error.push_back(static_cast<double>(k + 2) * std::ldexp(1.0, -24) * magnitude);
-      }
+  for (const reference_element& e : reference_products(x, y, batches, m, n, k)) {
+    c.values.push_back(e.sum);
+    c.allowed_error.push_back(static_cast<double>(k + 2) * std::ldexp(1.0, -24) * e.magnitude);
+  }
   return c;
 }
 

@@ -149,28 +149,22 @@ void expect_epilogue(const shape_t& a_shape, const shape_t& b_shape, const epilo
   const double product_error =
       static_cast<double>(k + 2) * std::ldexp(1.0, -24) + (t == dtype::float32 && on_tensor_cores(algo) ? std::ldexp(1.0, -9) : 0);
   const std::vector<double> x = elements(a, a.t, a_full), y = elements(b, b.t, b_full);
+  const std::vector<reference_element> products_here = reference_products(x, y, products, m, n, k);
   std::vector<double> want, allowed;
-  for (std::int64_t z = 0; z < products; ++z)
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t j = 0; j < n; ++j) {
-        double sum = 0, magnitude = 0;
-        for (std::int64_t p = 0; p < k; ++p) {
-          const double term = x[(z * m + i) * k + p] * y[(z * k + p) * n + j];
-          sum += term;
-          magnitude += std::abs(term);
-        }
-        const double scaled = e.alpha * sum, biased = scaled + bias[j];
-        double error = std::abs(e.alpha) * product_error * magnitude + unit * (std::abs(e.alpha) * magnitude + std::abs(biased));
-        double value = biased;
-        if (e.activation) {
-          value = activation_reference(*e.activation, biased);
-          error = activation_slope * error + unit * (std::abs(value) + activation_slope * error);
-        }
-        value += residual[(z * m + i) * n + j];
-        error += unit * (std::abs(value) + error);
-        want.push_back(value);
-        allowed.push_back(error + 1e-30);
-      }
+  for (std::size_t at = 0; at < products_here.size(); ++at) {
+    const auto [sum, magnitude] = products_here[at];
+    const double scaled = e.alpha * sum, biased = scaled + bias[at % static_cast<std::size_t>(n)];
+    double error = std::abs(e.alpha) * product_error * magnitude + unit * (std::abs(e.alpha) * magnitude + std::abs(biased));
+    double value = biased;
+    if (e.activation) {
+      value = activation_reference(*e.activation, biased);
+      error = activation_slope * error + unit * (std::abs(value) + activation_slope * error);
+    }
+    value += residual[at];
+    error += unit * (std::abs(value) + error);
+    want.push_back(value);
+    allowed.push_back(error + 1e-30);
+  }
   EXPECT_TRUE(all_within(read_back(c), want, allowed, out_shape));
   EXPECT_TRUE(all_equal(read_back(a.t), a.memory, a.t.shape())) << "A is unchanged";
   if (residual_source) EXPECT_TRUE(all_equal(read_back(residual_source->t), residual_source->memory, residual_source->t.shape())) << "unchanged";
