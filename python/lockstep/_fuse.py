@@ -596,7 +596,7 @@ def _write_row_kernel(graph: _Graph, outputs: list[Traced], name: str, access: l
     def load(k: int, T: str, n: _Node) -> str:
         return f"in{k}_row[e]" if inputs[k] in cached else _load(access, k, T, n)
 
-    def each_element(order: list[int], tail: list[str], before: list[str] = [], after: list[str] = []) -> list[str]:  # noqa: B006
+    def each_element(order: list[int], tail: list[str], before: tuple[str, ...] = (), after: tuple[str, ...] = ()) -> list[str]:
         """A pass over the thread's elements of the row: the ops in `order`, then `tail`, for each; in registers
         mode `before` and `after` each group of `width` (j0: the group's first element in the row)."""
         body = [*_element_lines(nodes, order, load, inputs, numbers), *tail]
@@ -688,15 +688,15 @@ def _write_row_kernel(graph: _Graph, outputs: list[Traced], name: str, access: l
             f"      r{r} = {_rounded(finish, n.dtype)};",
             "    }",
         ]
-    vectors = [f"fused_vector<{_C_TYPES[o.dtype]}> out{k}_vector;" for k, o in enumerate(outputs)] if width > 1 else []
+    vectors = tuple(f"fused_vector<{_C_TYPES[o.dtype]}> out{k}_vector;" for k, o in enumerate(outputs)) if width > 1 else ()
     stores = [f"if (aligned) out{k}_vector.lane[q] = v{o.index}; else out{k}[i] = v{o.index};" for k, o in enumerate(outputs)]
     if width == 1:
         stores = [f"out{k}[i] = v{o.index};" for k, o in enumerate(outputs)]
-    vector_stores = [
+    vector_stores = tuple(
         f"if (aligned && row_ok && j0 < row_length) reinterpret_cast<{vector}*>(out{k})[(first + j0) / width] = out{k}_vector;"
         for k, vector in enumerate(f"fused_vector<{_C_TYPES[o.dtype]}>" for o in outputs)
-    ]
-    body += indented(each_element(final, stores, vectors, vector_stores if width > 1 else []), "    ")
+    )
+    body += indented(each_element(final, stores, vectors, vector_stores if width > 1 else ()), "    ")
     body += ["  }", "}"]
     source.append("\n".join(body) + "\n")
     numbers_out = [(nodes[i].value, nodes[i].dtype) for i in numbers]
