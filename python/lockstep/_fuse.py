@@ -101,6 +101,8 @@ _BINARY = {
     "logical_or": "({a} != 0) || ({b} != 0)",
     "logical_xor": "({a} != 0) != ({b} != 0)",
 }
+# The reductions that have no value for no elements (eager ops refuse them with ShapeError too).
+_NEED_ELEMENTS = ("max", "min", "mean")
 _GIVES_BOOL = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
 # Each reduction: the accumulator's start and how it takes the next value `v`.
 _REDUCE = {
@@ -689,21 +691,33 @@ def _write_row_kernel(graph: _Graph, outputs: list[Traced], name: str, access: l
             f"      r{r} = {_rounded(finish, n.dtype)};",
             "    }",
         ]
-    vectors = tuple(f"fused_vector<{_C_TYPES[o.dtype]}> out{k}_vector;" for k, o in enumerate(outputs)) if width > 1 else ()
-    stores = [f"if (aligned) out{k}_vector.lane[q] = v{o.index}; else out{k}[i] = v{o.index};" for k, o in enumerate(outputs)]
-    if width == 1:
+    if width > 1:  # each group's outputs gathered into vectors, stored at once where aligned
+        vectors = [f"fused_vector<{_C_TYPES[o.dtype]}>" for o in outputs]
+        before = tuple(f"{vector} out{k}_vector;" for k, vector in enumerate(vectors))
+        stores = [f"if (aligned) out{k}_vector.lane[q] = v{o.index}; else out{k}[i] = v{o.index};" for k, o in enumerate(outputs)]
+        after = tuple(
+            f"if (aligned && row_ok && j0 < row_length) reinterpret_cast<{vector}*>(out{k})[(first + j0) / width] = out{k}_vector;"
+            for k, vector in enumerate(vectors)
+        )
+    else:
+        before, after = (), ()
         stores = [f"out{k}[i] = v{o.index};" for k, o in enumerate(outputs)]
-    vector_stores = tuple(
-        f"if (aligned && row_ok && j0 < row_length) reinterpret_cast<{vector}*>(out{k})[(first + j0) / width] = out{k}_vector;"
-        for k, vector in enumerate(f"fused_vector<{_C_TYPES[o.dtype]}>" for o in outputs)
-    )
-    body += indented(each_element(final, stores, vectors, vector_stores if width > 1 else ()), "    ")
+    body += indented(each_element(final, stores, before, after), "    ")
     body += ["  }", "}"]
     source.append("\n".join(body) + "\n")
     numbers_out = [(nodes[i].value, nodes[i].dtype) for i in numbers]
-    plan = _Plan("\n".join(source), [name], [nodes[i].value for i in inputs], numbers_out, outputs, None, False, row_dims)
-    plan.row_reductions, plan.row_threads = tuple(nodes[r].op for r in reductions), threads
-    return plan
+    return _Plan(
+        "\n".join(source),
+        [name],
+        [nodes[i].value for i in inputs],
+        numbers_out,
+        outputs,
+        reduce=None,
+        vectorized=False,
+        row_dims=row_dims,
+        row_threads=threads,
+        row_reductions=tuple(nodes[r].op for r in reductions),
+    )
 
 
 def _access(t: Tensor, domain: tuple[int, ...]) -> str:
@@ -847,6 +861,24 @@ def _match_epilogue(graph: _Graph, outputs: list[Traced], ranks: dict[int, tuple
 _Trace = "tuple[_Graph, list[Traced], list[str], int] | _MatmulEpilogue | str"
 
 
+def _kernel_trace(graph: _Graph, outputs: list[Traced], key: tuple[Any, ...], values: list[Any]) -> tuple[_Graph, list[Traced], list[str], int]:
+    """A traced function for a generated kernel: its graph, results, each argument's access mode and the trailing
+    dims its row reductions cover (0: none)."""
+    if builtins.any(n.kind == "transpose" for n in graph.nodes):
+        raise Unsupported("a transpose that is not a matmul's operand")
+    for position, v in enumerate(values):
+        if isinstance(v, Tensor) and v.dtype not in _C_TYPES:
+            raise Unsupported(f"{v.dtype} tensors (argument {position})")
+    rows = [n for n in graph.nodes if n.kind == "reduce" and builtins.all(o.node is not n for o in outputs)]
+    row_dims = len(rows[0].dims) if rows else 0
+    access = [key[i][3] if isinstance(v, Tensor) else "" for i, v in enumerate(values)]
+    for i, v in enumerate(values):
+        ones = key[i][2] if isinstance(v, Tensor) else ()
+        if access[i] == "periodic" and len(ones) - (ones + (False,)).index(False) == row_dims:
+            access[i] = "row"  # a row's parameters (layernorm's scale): element j of each row
+    return graph, outputs, access, row_dims
+
+
 class Fused:
     """A function fused into one kernel per input signature (see lockstep.fuse)."""
 
@@ -901,25 +933,12 @@ class Fused:
                 raise Unsupported("a result that is not a tensor computed from the arguments")
             if builtins.any(o.node.kind == "reduce" for o in outputs) and len(outputs) > 1:
                 raise Unsupported("several results with a reduction among them")
+            trace: _Trace
             if builtins.any(n.kind == "matmul" for n in graph.nodes):
-                ranks = {i: key[i][2] for i, v in enumerate(values) if isinstance(v, Tensor)}
-                trace: _Trace = _match_epilogue(graph, outputs, ranks)
-                self._traces[key] = trace
-                return trace
-            if builtins.any(n.kind == "transpose" for n in graph.nodes):
-                raise Unsupported("a transpose that is not a matmul's operand")
-            for position, v in enumerate(values):
-                if isinstance(v, Tensor) and v.dtype not in _C_TYPES:
-                    raise Unsupported(f"{v.dtype} tensors (argument {position})")
-            rows = [n for n in graph.nodes if n.kind == "reduce" and builtins.all(o.node is not n for o in outputs)]
-            row_dims = len(rows[0].dims) if rows else 0
-            access = [key[i][3] if isinstance(v, Tensor) else "" for i, v in enumerate(values)]
-            for i, v in enumerate(values):
-                ones = key[i][2] if isinstance(v, Tensor) else ()
-                if access[i] == "periodic" and len(ones) - (ones + (False,)).index(False) == row_dims:
-                    access[i] = "row"  # a row's parameters (layernorm's scale): element j of each row
-            trace = (graph, outputs, access, row_dims)
-            self._write(trace, key, 1)  # the writers' refusals are the trace's
+                trace = _match_epilogue(graph, outputs, {i: key[i][2] for i, v in enumerate(values) if isinstance(v, Tensor)})
+            else:
+                trace = _kernel_trace(graph, outputs, key, values)
+                self._write(trace, key, 1)  # the writers' refusals are the trace's
         except Unsupported as e:
             trace = f"@lockstep.fuse runs {self.fn.__name__} eagerly, unfused: {e}"
             warnings.warn(trace, stacklevel=4)
@@ -994,7 +1013,7 @@ def _run(plan: _Plan, module: Any, values: list[Any], device: str, domain: tuple
         outs = [_core.empty(list(domain), o.dtype, device) for o in plan.outputs]
         row_length = int(np.prod(domain[len(domain) - plan.row_dims :], dtype=np.int64))
         rows = int(np.prod(domain[: len(domain) - plan.row_dims], dtype=np.int64))
-        emptied = [op for op in plan.row_reductions if op in ("max", "min", "mean")]
+        emptied = [op for op in plan.row_reductions if op in _NEED_ELEMENTS]
         if row_length == 0 and rows and emptied:
             raise _core.ShapeError(f"{emptied[0]}: a reduced dimension is empty")
         if n:
@@ -1021,13 +1040,13 @@ def _run(plan: _Plan, module: Any, values: list[Any], device: str, domain: tuple
     out = _core.empty(kept, reduce.dtype, device)
     accumulate = "float64" if is_floating(reduce.dtype) else "int64"
     if len(plan.kernels) == 2:
-        if n == 0 and reduce.op in ("max", "min", "mean"):
+        if n == 0 and reduce.op in _NEED_ELEMENTS:
             raise _core.ShapeError(f"{reduce.op}: no elements to reduce")
         partials = _core.empty([partial_blocks], accumulate, device)
         module[plan.kernels[0]][partial_blocks, _THREADS](partials, *arguments)
         module[plan.kernels[1]][1, 1](out, partials, partial_blocks, n)
     elif out.size:
-        if builtins.any(domain[d] == 0 for d in reduce.dims) and reduce.op in ("max", "min", "mean"):
+        if builtins.any(domain[d] == 0 for d in reduce.dims) and reduce.op in _NEED_ELEMENTS:
             raise _core.ShapeError(f"{reduce.op}: a reduced dimension is empty")
         module[plan.kernels[0]][builtins.max(1, builtins.min((out.size + _THREADS - 1) // _THREADS, cap)), _THREADS](out, *arguments)
     return out
