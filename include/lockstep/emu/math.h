@@ -86,40 +86,8 @@ inline float __cosf(float x) { return std::cos(x); }
 inline float __tanf(float x) { return std::tan(x); }
 inline void __sincosf(float x, float* s, float* c) { sincosf(x, s, c); }
 inline float __fdividef(float x, float y) { return x / y; }
-inline float __frcp_rn(float x) { return 1.0f / x; }
-inline float __fsqrt_rn(float x) { return std::sqrt(x); }
-inline float __frsqrt_rn(float x) { return 1.0f / std::sqrt(x); }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fsub_rn(float a, float b) { return a - b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
-inline float __fdiv_rn(float a, float b) { return a / b; }
-inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
-inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
-inline double __dadd_rn(double a, double b) { return a + b; }
-inline double __dmul_rn(double a, double b) { return a * b; }
-
-namespace lockstep::emu {
-// The GPU's conversions to integers clamp to the integer's range (PTX cvt),
-// and turn NaN into 0 from float, INT_MIN from double; in C++ a conversion
-// out of range is undefined.
-template <class Int>
-inline Int clamped_to(double rounded, Int if_nan) {
-  if (std::isnan(rounded)) return if_nan;
-  if (rounded <= static_cast<double>(std::numeric_limits<Int>::min())) return std::numeric_limits<Int>::min();
-  if (rounded >= static_cast<double>(std::numeric_limits<Int>::max())) return std::numeric_limits<Int>::max();
-  return static_cast<Int>(rounded);
-}
-}  // namespace lockstep::emu
-
-inline int __float2int_rn(float x) { return ::lockstep::emu::clamped_to<int>(std::nearbyint(x), 0); }
-inline int __float2int_rz(float x) { return ::lockstep::emu::clamped_to<int>(std::trunc(x), 0); }
-inline int __float2int_rd(float x) { return ::lockstep::emu::clamped_to<int>(std::floor(x), 0); }
-inline int __float2int_ru(float x) { return ::lockstep::emu::clamped_to<int>(std::ceil(x), 0); }
-inline unsigned __float2uint_rn(float x) { return ::lockstep::emu::clamped_to<unsigned>(std::nearbyint(x), 0u); }
-inline float __int2float_rn(int x) { return static_cast<float>(x); }
-inline float __uint2float_rn(unsigned x) { return static_cast<float>(x); }
-inline int __double2int_rn(double x) { return ::lockstep::emu::clamped_to<int>(std::nearbyint(x), INT_MIN); }
-inline float __double2float_rn(double x) { return static_cast<float>(x); }
+// The intrinsics that name their rounding (__fadd_rn ... __fadd_ru, __float2int_rd, ...).
+#include "lockstep/emu/rounding_intrinsics.h"
 
 inline int __float_as_int(float x) { return std::bit_cast<int>(x); }
 inline unsigned __float_as_uint(float x) { return std::bit_cast<unsigned>(x); }
