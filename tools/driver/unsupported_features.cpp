@@ -28,8 +28,9 @@ constexpr std::array features{
     feature{"CU", "this part of CUDA's driver API is not emulated; devices, contexts, modules, launches, memory, streams and events are"},
     feature{"cu", "this part of CUDA's driver API is not emulated; devices, contexts, modules, launches, memory, streams and events are"},
     feature{"curand",
-            "cuRAND comes from the CUDA toolkit's headers (include <curand_kernel.h>): its device API runs on the emulator, a generator of its host "
-            "library needs a GPU"},
+            "cuRAND comes from the CUDA toolkit's headers (set CUDA_HOME): its device API (<curand_kernel.h>) runs on the emulator, and so does its "
+            "host API (<curand.h>, -lcurand): a generator from curandCreateGenerator is libcurand's host generator of that type, on the CPU "
+            "(not with a static libcurand)"},
     feature{"cufft", "cuFFT is not emulated"},
     feature{"cusparse", "cuSPARSE is not emulated"},
     feature{"cusolver", "cuSOLVER is not emulated"},
