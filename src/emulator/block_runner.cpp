@@ -63,6 +63,7 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
   live_ = threads_;
   error_ = nullptr;
   ready_.clear();
+  yielded_.clear();
   barrier_waiters_.clear();
   barrier_true_ = 0;
   grid_pending_ = false;
@@ -93,6 +94,10 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
       f = new_runner();
     } else if (live_ == 0) {
       break;
+    } else if (!yielded_.empty()) {
+      ready_.insert(ready_.end(), yielded_.begin(), yielded_.end());
+      yielded_.clear();
+      continue;
     } else if (!release_active_masks()) {
       runner_code_scope own_code(observing_);
       const std::string report = deadlock_report();
@@ -187,6 +192,11 @@ void block_runner::runner_main(void* self_ptr) {
 }
 
 void block_runner::suspend() { switch_context(running_->ctx, scheduler_); }
+
+void block_runner::yield_thread() {
+  yielded_.push_back(running_);
+  suspend();
+}
 
 void block_runner::abandon_running_thread(std::exception_ptr why) {
   if (!error_) error_ = std::move(why);

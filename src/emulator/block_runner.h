@@ -62,6 +62,10 @@ class block_runner {
   void grid_sync(std::uintptr_t pc);
   bool cooperative() const { return plan_ && plan_->grid_sync; }
   std::uint64_t warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width, std::uintptr_t pc);
+  // A thread that waits for others without a barrier (a spin on a flag that
+  // sleeps or yields: libcu++'s cuda::barrier, __nanosleep): the block's other
+  // threads run, those not yet started first, before it goes on.
+  void yield_thread();
   [[noreturn]] void fail(const std::string& what) const;  // kernel_error naming this thread
   // Check mode: ends the running thread where it is, without unwinding it
   // (a checker found an access that must not happen), and with it the block,
@@ -127,7 +131,8 @@ class block_runner {
   std::vector<unsigned> start_order_;
   std::vector<state> state_;
   std::deque<fiber*> ready_;
-  std::vector<fiber*> fibers_;  // fibers holding a stack now
+  std::vector<fiber*> yielded_;  // run again once nothing else can run
+  std::vector<fiber*> fibers_;   // fibers holding a stack now
   std::vector<fiber*> spare_fibers_;
   std::vector<std::unique_ptr<fiber>> owned_fibers_;
   fiber* running_ = nullptr;

@@ -61,6 +61,26 @@ __global__ void reverse_in_block(int* data) {
 }
 }  // namespace kernels
 
+// Template arguments the launch's arguments deduce: exactly (`T* y` from a
+// float*), through a conversion (`const T*` from a float*, as the CUDA
+// samples' Monte Carlo kernels are launched), and a default argument left out
+// (as shfl_scan's `int* partial_sums = NULL`).
+template <typename T>
+__global__ void axpy(T* y, const T* x, T a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += a * x[i];
+}
+template <typename T>
+__global__ void fill(T* y, T value, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = value;
+}
+__global__ void add_rows(int* data, int width, int* row_sums = NULL) {
+  int row = blockIdx.x, sum = 0;
+  for (int c = 0; c < width; ++c) sum += data[row * width + c] += threadIdx.x == 0 ? 1 : 0;
+  if (row_sums && threadIdx.x == 0) row_sums[row] = sum;
+}
+
 // A launch a macro expands to: seen because the driver preprocesses first.
 #define ADD_ONE(ptr, n) add<<<((n) + 127) / 128, 128>>>(ptr, 1.0f, n)
 
@@ -116,6 +136,36 @@ int main() {
   cudaMemcpy(reversed.data(), d, values.size() * sizeof(int), cudaMemcpyDeviceToHost);
   for (int b = 0; b < blocks; ++b)
     for (int t = 0; t < threads; ++t) EXPECT(reversed[b * threads + t] == values[b * threads + threads - 1 - t]);
+
+  // Deduced template arguments and default arguments.
+  double* dy = nullptr;
+  double* dx = nullptr;
+  cudaMalloc(&dy, n * sizeof(double));
+  cudaMalloc(&dx, n * sizeof(double));
+  fill<<<(n + 255) / 256, 256>>>(dx, 2.0, n);  // T = double, exact types
+  fill<<<(n + 255) / 256, 256>>>(dy, 1.0, n);
+  axpy<<<(n + 127) / 128, 128>>>(dy, dx, 0.25, n);  // T = double, x converted to const double*
+  std::vector<double> axpy_out(n);
+  cudaMemcpy(axpy_out.data(), dy, n * sizeof(double), cudaMemcpyDeviceToHost);
+  for (int i = 0; i < n; ++i) EXPECT(axpy_out[i] == 1.5);
+  axpy<<<1, 2048>>>(dy, dx, 0.25, n);  // refused as any launch is
+  EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidValue);
+  const int rows = 4, width = 8;
+  int *grid_cells = nullptr, *row_sums = nullptr;
+  cudaMalloc(&grid_cells, rows * width * sizeof(int));
+  cudaMalloc(&row_sums, rows * sizeof(int));
+  cudaMemset(grid_cells, 0, rows * width * sizeof(int));
+  cudaMemset(row_sums, 0, rows * sizeof(int));
+  add_rows<<<rows, 1>>>(grid_cells, width);  // row_sums left to its default
+  add_rows<<<rows, 1>>>(grid_cells, width, row_sums);
+  std::vector<int> sums(rows);
+  cudaMemcpy(sums.data(), row_sums, rows * sizeof(int), cudaMemcpyDeviceToHost);
+  for (int r = 0; r < rows; ++r) EXPECT(sums[r] == 2 * width);
+  EXPECT_ERROR(cudaDeviceSynchronize(), cudaSuccess);
+  cudaFree(dy);
+  cudaFree(dx);
+  cudaFree(grid_cells);
+  cudaFree(row_sums);
 
   // A launch outside the device's limits fails as on the GPU: the kernel does
   // not run and the error waits in cudaPeekAtLastError / cudaGetLastError.

@@ -30,6 +30,19 @@ void write_file(const fs::path& path, const std::string& text) {
   if (!out) throw build_failure("cannot write " + path.string() + ": is the disk full?");
 }
 
+// A dependency file (-MD -MF) made from the device-pass copy names the copy:
+// it should name the program's file.
+void name_the_written_file_in_depfile(const nvcc_command& command, const fs::path& copy, const fs::path& original) {
+  const auto& flags = command.preprocessor_flags;
+  for (std::size_t f = 0; f + 1 < flags.size(); ++f) {
+    if (flags[f] != "-MF" || !fs::is_regular_file(flags[f + 1])) continue;
+    std::string text = read_file(flags[f + 1]);
+    const std::string from = copy.string(), to = original.string();
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+    write_file(flags[f + 1], text);
+  }
+}
+
 std::string environment(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
@@ -147,6 +160,14 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
       continue;
     }
     const fs::path preprocessed = options.work_dir / (std::to_string(i) + "-" + source.path.stem().string() + ".ii");
+    // Device code under `#if __CUDA_ARCH__`: preprocessed from a copy whose
+    // line marker names the file, its folder searched first for "includes".
+    fs::path written = source.path;
+    const std::string original = read_file(source.path);
+    if (const std::string device_pass = emu::device_arch_conditionals(original); device_pass != original) {
+      written = options.work_dir / (std::to_string(i) + "-" + source.path.filename().string());
+      write_file(written, "#line 1 \"" + fs::absolute(source.path).string() + "\"\n" + device_pass);
+    }
     // lockstep's CUDA headers first, so they win over an installed toolkit's;
     // lockstep's own as system headers (no warnings from them in -Wall builds).
     std::vector<std::string> argv{compiler,
@@ -156,6 +177,7 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
                                   standard_flag(command),
                                   "-DLOCKSTEP_KEEP_KEYWORDS",
                                   "-I" + (where.include_dir / "lockstep" / "cuda_include").string()};
+    if (written != source.path) argv.push_back("-iquote" + fs::absolute(source.path).parent_path().string());
     argv.insert(argv.end(), command.preprocessor_flags.begin(), command.preprocessor_flags.end());
     argv.insert(argv.end(), {"-isystem", where.include_dir.string()});
     // The toolkit's libcu++ (CCCL), and, last of all, its headers that lockstep
@@ -164,8 +186,9 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
       argv.insert(argv.end(), {"-isystem", root + "/include/cccl", "-idirafter", root + "/include"});
     const std::vector<std::string> flags = code_generation_flags(command);  // -fopenmp, -O define macros
     argv.insert(argv.end(), flags.begin(), flags.end());
-    argv.insert(argv.end(), {"-include", "lockstep/emu/program.h", source.path.string(), "-o", preprocessed.string()});
+    argv.insert(argv.end(), {"-include", "lockstep/emu/program.h", written.string(), "-o", preprocessed.string()});
     run_step(argv, "preprocessing " + source.path.string());
+    if (written != source.path) name_the_written_file_in_depfile(command, written, source.path);
     std::string text = emu::host_source(read_file(preprocessed), emu::source_form::preprocessed);
     if (const std::string ptx = inline_ptx_uses(text); !ptx.empty())
       throw build_failure(ptx + "lockstep nvcc: compiling " + source.path.string() + " failed");

@@ -4,7 +4,10 @@
 // rewrite (src/emulator/host_source/launch_syntax.cpp) passes the launch's
 // argument count: of an overload set, the one function taking that many
 // parameters is the kernel (deduction picks it, the others failing), else the
-// only function of that name (a kernel with default arguments, a pointer).
+// only function of that name. The rewrite uses the answer only where its
+// parameter count is the launch's argument count; a kernel with default
+// arguments, or a template that the arguments' types deduce, is called by name
+// instead (lockstep/emu/launch_api.h).
 #pragma once
 #include <cstddef>
 
@@ -13,6 +16,15 @@ namespace lockstep::emu {
 struct any_arity {};
 template <std::size_t N>
 struct arity : any_arity {};
+// arity<N> as a type that depends on the launch's argument types, so that the
+// rewrite's tests of kernel_named are made when those types are known.
+template <std::size_t N, class... ArgumentTypes>
+struct arity_for : arity<N> {};
+
+template <class Kernel>
+inline constexpr std::size_t parameter_count = 0;
+template <class... Params>
+inline constexpr std::size_t parameter_count<void (*)(Params...)> = sizeof...(Params);
 
 template <class... Params>
 constexpr auto kernel_named(any_arity, void (*kernel)(Params...)) {

@@ -1,6 +1,7 @@
 // What `kernel<<<grid, block, shared, stream>>>(args)` becomes on the emulator
 // (the host-source rewrite, src/emulator/host_source/launch_syntax.cpp, turns
-// it into `::lockstep::emu::chevron_launch(kernel, grid, block, shared, stream)(args)`),
+// it into `::lockstep::emu::chevron_launch(resolve, grid, block, shared, stream)(args)`,
+// `resolve` naming the kernel as the launch's arguments pick it),
 // and the runtime API's other ways to launch a kernel.
 //
 // As under the CUDA runtime, a launch reports through error codes, not
@@ -12,6 +13,7 @@
 #pragma once
 #include <cstddef>
 #include <exception>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -32,16 +34,58 @@ cudaError_t record_launch_success();
 // kernel_error saying so: the emulator has no device-side launches.
 void refuse_launch_from_kernel();
 
-template <class... Params>
+// A kernel that no function pointer can name: a template whose arguments the
+// launch's arguments deduce through conversions (`k<<<g, b>>>(float_ptr)` for
+// `template <class T> k(const T*)`), or one whose default arguments the launch
+// leaves out. `call` calls it by name with the launch's arguments, as the
+// launch's text does; `written_name` is that name, for messages.
+template <class Call, class... Params>
+struct called_kernel {
+  const char* written_name;
+  Call call;
+};
+template <class... Params, class Call>
+called_kernel<Call, Params...> call_by_name(const char* written_name, Call call) {
+  return {written_name, call};
+}
+
+// Names the kernel that `thunk` runs (its own symbol names a lambda).
+void name_called_kernel(const void* thunk, const char* written_name);
+
+template <class... Params, class... Args>
+void launch_resolved(void (*kernel)(Params...), const launch_config& config, Args&&... args) {
+  kernel_launch<Params...>(kernel, config)(std::forward<Args>(args)...);
+}
+template <class Call, class... Params, class... Args>
+void launch_resolved(const called_kernel<Call, Params...>& kernel, const launch_config& config, Args&&... args) {
+  struct packed {
+    const Call& call;
+    std::tuple<Params...> args;
+  };
+  // The thunk is the kernel's identity: per launch site and argument types, code in the program's module.
+  void (*thunk)(const void*) = [](const void* p) {
+    const auto& call = *static_cast<const packed*>(p);
+    std::apply(call.call, call.args);
+  };
+  static const bool named = (name_called_kernel(reinterpret_cast<const void*>(thunk), kernel.written_name), true);
+  (void)named;
+  const packed call{kernel.call, std::tuple<Params...>(std::forward<Args>(args)...)};
+  launch_kernel(reinterpret_cast<const void*>(thunk), config, thunk, &call);
+}
+
+// What the rewrite makes of `kernel<<<...>>>(args)`: `resolve` maps the
+// arguments' types (std::type_identity) to the kernel the launch names, a
+// function pointer where one can name it, else a called_kernel.
+template <class Resolve>
 class chevron_call {
  public:
-  chevron_call(void (*kernel)(Params...), const launch_config& config) : kernel_(kernel), config_(config) {}
+  chevron_call(const Resolve& resolve, const launch_config& config) : resolve_(resolve), config_(config) {}
 
   template <class... Args>
   void operator()(Args&&... args) const {
     refuse_launch_from_kernel();
     try {
-      kernel_launch<Params...>(kernel_, config_)(std::forward<Args>(args)...);
+      launch_resolved(resolve_(std::type_identity<std::decay_t<Args>>{}...), config_, std::forward<Args>(args)...);
       record_launch_success();
     } catch (...) {
       record_launch_failure(std::current_exception());
@@ -49,14 +93,13 @@ class chevron_call {
   }
 
  private:
-  void (*kernel_)(Params...);
+  const Resolve& resolve_;
   launch_config config_;
 };
 
-template <class... Params>
-chevron_call<Params...> chevron_launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes = 0,
-                                       cudaStream_t stream = nullptr) {
-  return {kernel, launch_config{grid, block, shared_bytes, stream}};
+template <class Resolve>
+chevron_call<Resolve> chevron_launch(const Resolve& resolve, dim3 grid, dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  return {resolve, launch_config{grid, block, shared_bytes, stream}};
 }
 
 // The kernels a program defines, by address, with a launcher that reads

@@ -43,6 +43,9 @@ std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, in
 // elsewhere the launch fails with an error saying so.
 void grid_sync();
 bool launch_is_cooperative();  // grid_group::is_valid()
+// Lets the block's other threads run before the caller goes on: a thread
+// waiting for them outside a barrier (src/emulator/thread_yield.cpp).
+void device_yield();
 // Ends the launch with a kernel_error naming the calling thread: a misuse the GPU traps on.
 [[noreturn]] void kernel_misuse(const std::string& what);
 
@@ -70,6 +73,9 @@ LOCKSTEP_SYNC_WRAPPER int __syncthreads_count(int predicate) {
 }
 LOCKSTEP_SYNC_WRAPPER int __syncthreads_and(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::all, predicate); }
 LOCKSTEP_SYNC_WRAPPER int __syncthreads_or(int predicate) { return ::lockstep::emu::block_barrier(::lockstep::emu::barrier_reduce::any, predicate); }
+
+// A thread that sleeps is waiting for others (a spin on a flag): they run meanwhile.
+inline void __nanosleep(unsigned) { ::lockstep::emu::device_yield(); }
 
 LOCKSTEP_SYNC_WRAPPER void __syncwarp(unsigned mask = 0xffffffffu) {
   ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::sync, mask, 0, 0, 32);

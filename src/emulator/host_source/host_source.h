@@ -10,6 +10,8 @@
 //   keywords (preprocessed input only): `__shared__` and `__global__`, which
 //   the driver's preprocessing keeps as they are written, become what
 //   lockstep/emu/qualifiers.h makes of them.
+// Before preprocessing, device_arch_conditionals gives `#if __CUDA_ARCH__`
+// around device code the answer nvcc's device pass gets.
 // Line numbers are kept, so compiler messages and debug information point at
 // the user's lines. In unpreprocessed source, code in a macro's definition,
 // or that a macro produces, is not seen; the driver (`lockstep nvcc`)
@@ -22,5 +24,9 @@ namespace lockstep::emu {
 enum class source_form { written, preprocessed };
 
 std::string host_source(const std::string& cuda_source, source_form form = source_form::written);
+
+// Written source, before preprocessing: conditionals on __CUDA_ARCH__ around
+// device code only take the GPU pass's branch (device_arch_conditionals.cpp).
+std::string device_arch_conditionals(const std::string& written_source);
 
 }  // namespace lockstep::emu

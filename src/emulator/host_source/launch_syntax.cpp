@@ -2,9 +2,19 @@
 // C++ at all; it becomes a call of lockstep::emu::chevron_launch (in
 // lockstep/emu/launch_api.h), which launches on the emulator and keeps the
 // launch's errors for cudaGetLastError as the CUDA runtime does:
-//   ::lockstep::emu::chevron_launch(kernel, grid, block, shared, stream)(args)
-// Only the brackets change, so the kernel expression, the configuration and
-// the arguments keep their text and their lines.
+//   ::lockstep::emu::chevron_launch(resolve, grid, block, shared, stream)(args)
+// `resolve` is a generic lambda that the launch calls with its arguments'
+// types and that answers which kernel the launch names, trying in turn, as
+// nvcc's call of the kernel would resolve it:
+//   1. the one function of that name taking as many parameters as the launch
+//      passes (kernel_named: a kernel beside a host function of its name, a
+//      pointer, a template whose arguments are written);
+//   2. a template whose parameters are exactly the arguments' types;
+//   3. otherwise a closure that calls the kernel by name with the arguments
+//      (default arguments, templates deduced through conversions).
+// The kernel expression is copied into the first two; its written tokens stay
+// in the third, and the configuration and the arguments keep their text, so
+// every line keeps its number.
 #include "emulator/host_source/transformations.h"
 
 namespace lockstep::emu::host_transforms {
@@ -91,6 +101,22 @@ std::size_t argument_count(const std::vector<token>& code, std::size_t open) {
   return count;
 }
 
+std::string resolver_before_kernel(const std::vector<token>& code, std::size_t start, std::size_t chevrons, std::size_t argument_count) {
+  std::string kernel, name;
+  for (std::size_t j = start; j < chevrons; ++j) {
+    kernel += std::string(code[j].text) + " ";
+    name += std::string(code[j].text);
+  }
+  const std::string n = std::to_string(argument_count);
+  const std::string types = "typename decltype(lockstep_arg)::type...";
+  const std::string named = "::lockstep::emu::kernel_named(lockstep_arity{}, " + kernel + ")";
+  const std::string exact = "static_cast<void (*)(" + types + ")>(" + kernel + ")";
+  return "::lockstep::emu::chevron_launch([&](auto... lockstep_arg) { using lockstep_arity = ::lockstep::emu::arity_for<" + n +
+         ", decltype(lockstep_arg)...>; if constexpr (requires { requires ::lockstep::emu::parameter_count<decltype(" + named + ")> == " + n +
+         "; }) return " + named + "; else if constexpr (requires { " + exact + "; }) return " + exact +
+         "; else return ::lockstep::emu::call_by_name<" + types + ">(\"" + name + "\", [=](" + types + " lockstep_param) { ";
+}
+
 }  // namespace
 
 void launch_syntax(const std::vector<token>& code, source_rewriter& edits) {
@@ -101,10 +127,8 @@ void launch_syntax(const std::vector<token>& code, source_rewriter& edits) {
     toolchain::token_cursor cursor(code, i);
     const std::size_t close = cursor.skip_balanced();
     if (!code[close].is(">>>") || !code[close + 1].is("(")) continue;
-    // The kernel by the launch's argument count, as host code often has a function of the kernel's name.
-    edits.insert(code[start].offset, "::lockstep::emu::chevron_launch(::lockstep::emu::kernel_named(::lockstep::emu::arity<" +
-                                         std::to_string(argument_count(code, close + 1)) + ">{}, ");
-    edits.replace(code[i], code[i], "), ");
+    edits.insert(code[start].offset, resolver_before_kernel(code, start, i, argument_count(code, close + 1)));
+    edits.replace(code[i], code[i], "(lockstep_param...); }); }, ");
     edits.replace(code[close], code[close], ")");
     i = close;
   }

@@ -1,6 +1,8 @@
 // The host-build rewrite of dynamic shared memory declarations.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "emulator/host_source/host_source.h"
 
 using lockstep::emu::host_source;
@@ -66,28 +68,48 @@ TEST(HostSource, RewritesEveryDeclaration) {
   EXPECT_NE(out.find("double* const y = reinterpret_cast<double" + pointer_to_dynamic), std::string::npos) << out;
 }
 
-// CUDA's launch syntax becomes a call; the kernel is named with the launch's
-// argument count, which picks it from an overload set.
+// CUDA's launch syntax becomes a call whose resolver names the kernel: by the
+// launch's argument count (kernel_named, which picks it from an overload set),
+// by the arguments' exact types, or by a call of the name as written.
+struct rewritten_launch {
+  std::string prefix;  // the resolver up to the kernel's written text
+  std::string rest;    // from the kernel's written text on
+};
+rewritten_launch split_launch(const std::string& out) {
+  const std::string marker = "lockstep_param) { ";
+  const std::size_t at = out.rfind(marker);
+  if (at == std::string::npos) return {out, ""};
+  return {out.substr(0, at + marker.size()), out.substr(at + marker.size())};
+}
+
 TEST(HostSource, RewritesLaunchSyntax) {
-  const auto launch = [](const std::string& kernel, std::size_t arguments) {
-    return "::lockstep::emu::chevron_launch(::lockstep::emu::kernel_named(::lockstep::emu::arity<" + std::to_string(arguments) + ">{}, " + kernel +
-           "), ";
+  const auto expect_launch = [](const std::string& in, const std::string& kernel_tokens, const std::string& name, std::size_t arguments,
+                                const std::string& rest) {
+    const rewritten_launch out = split_launch(host_source(in));
+    EXPECT_EQ(out.prefix.rfind("::lockstep::emu::chevron_launch([&](auto... lockstep_arg) {", 0), 0u) << out.prefix;
+    EXPECT_NE(out.prefix.find("arity_for<" + std::to_string(arguments) + ", "), std::string::npos) << out.prefix;
+    EXPECT_NE(out.prefix.find("kernel_named(lockstep_arity{}, " + kernel_tokens + ")"), std::string::npos) << out.prefix;
+    EXPECT_NE(out.prefix.find("static_cast<void (*)(typename decltype(lockstep_arg)::type...)>(" + kernel_tokens + ")"), std::string::npos)
+        << out.prefix;
+    EXPECT_NE(out.prefix.find("call_by_name<typename decltype(lockstep_arg)::type...>(\"" + name + "\""), std::string::npos) << out.prefix;
+    EXPECT_EQ(out.rest, rest);
   };
-  EXPECT_EQ(host_source("k<<<grid, block>>>(a, b);"), launch("k", 2) + "grid, block)(a, b);");
-  EXPECT_EQ(host_source("ns::k<T, 4><<<g, b, shared, stream>>>(x);"), launch("ns::k<T, 4>", 1) + "g, b, shared, stream)(x);");
-  EXPECT_EQ(host_source("::k<<<1, 32>>>();"), launch("::k", 0) + "1, 32)();");
-  EXPECT_EQ(host_source("(*fp)<<<1, 32>>>(p);"), launch("(*fp)", 1) + "1, 32)(p);");
-  EXPECT_EQ(host_source("Outer<int>::k<<<1, 32>>>(p);"), launch("Outer<int>::k", 1) + "1, 32)(p);");
-  EXPECT_EQ(host_source("k<std::vector<int>><<<1, 32>>>(p);"), launch("k<std::vector<int>>", 1) + "1, 32)(p);");
-  EXPECT_EQ(host_source("k<<<1, 32>>>(f(a, b), c[i, j], {1, 2});"), launch("k", 3) + "1, 32)(f(a, b), c[i, j], {1, 2});");
+  expect_launch("k<<<grid, block>>>(a, b);", "k ", "k", 2, "k(lockstep_param...); }); }, grid, block)(a, b);");
+  expect_launch("ns::k<T, 4><<<g, b, shared, stream>>>(x);", "ns :: k < T , 4 > ", "ns::k<T,4>", 1,
+                "ns::k<T, 4>(lockstep_param...); }); }, g, b, shared, stream)(x);");
+  expect_launch("::k<<<1, 32>>>();", ":: k ", "::k", 0, "::k(lockstep_param...); }); }, 1, 32)();");
+  expect_launch("(*fp)<<<1, 32>>>(p);", "( * fp ) ", "(*fp)", 1, "(*fp)(lockstep_param...); }); }, 1, 32)(p);");
+  expect_launch("Outer<int>::k<<<1, 32>>>(p);", "Outer < int > :: k ", "Outer<int>::k", 1, "Outer<int>::k(lockstep_param...); }); }, 1, 32)(p);");
+  expect_launch("k<std::vector<int>><<<1, 32>>>(p);", "k < std :: vector < int >> ", "k<std::vector<int>>", 1,
+                "k<std::vector<int>>(lockstep_param...); }); }, 1, 32)(p);");
+  expect_launch("k<<<1, 32>>>(f(a, b), c[i, j], {1, 2});", "k ", "k", 3, "k(lockstep_param...); }); }, 1, 32)(f(a, b), c[i, j], {1, 2});");
 }
 
 TEST(HostSource, LaunchSyntaxKeepsLines) {
   const std::string in = "k<float>\n  <<<dim3(n / 64),\n     64>>>(y,\n          n);\nint after;\n";
-  const std::string out = host_source(in);
-  EXPECT_EQ(out,
-            "::lockstep::emu::chevron_launch(::lockstep::emu::kernel_named(::lockstep::emu::arity<2>{}, k<float>\n  ), dim3(n / 64),\n     64)(y,\n"
-            "          n);\nint after;\n");
+  const rewritten_launch out = split_launch(host_source(in));
+  EXPECT_EQ(out.prefix.find('\n'), std::string::npos) << out.prefix;
+  EXPECT_EQ(out.rest, "k<float>\n  (lockstep_param...); }); }, dim3(n / 64),\n     64)(y,\n          n);\nint after;\n");
 }
 
 TEST(HostSource, LeavesShiftsAndTextAlone) {
@@ -154,8 +176,79 @@ TEST(HostSource, BuiltinVariablesAndTheProgramsOwn) {
       << out;
   EXPECT_NE(out.find("n += f(n, " + read + "block_idx());"), std::string::npos) << out;
   EXPECT_NE(out.find("dim3 gridDim_lockstep_own(n / 16, 1), blockDim_lockstep_own = dim3(16);"), std::string::npos) << out;
-  EXPECT_NE(out.find("arity<1>{}, k), gridDim_lockstep_own, blockDim_lockstep_own)"), std::string::npos) << out;
+  EXPECT_NE(out.find("k(lockstep_param...); }); }, gridDim_lockstep_own, blockDim_lockstep_own)(p)"), std::string::npos) << out;
   EXPECT_NE(out.find("void show(dim3 threadIdx_lockstep_own) { print(threadIdx_lockstep_own.x, s.blockIdx); }"), std::string::npos) << out;
   EXPECT_NE(out.find("p[" + read + "thread_idx().x] = " + read + "block_dim().x;"), std::string::npos) << out;
   EXPECT_NE(out.find("extern const uint3 blockIdx_lockstep_declared;"), std::string::npos) << out;
 }
+
+namespace {
+
+using lockstep::emu::device_arch_conditionals;
+
+std::size_t lines_of(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+// `#if __CUDA_ARCH__` around device code gets the device pass's answer (900, an H100's).
+TEST(DeviceArchConditionals, DeviceCodeGetsTheDevicePassAnswer) {
+  const std::string in =
+      "#if __CUDA_ARCH__ >= 700\n"
+      "template <bool b> __device__ void helper(float* p) { p[0] = 1; }\n"
+      "#endif\n"
+      "__global__ void __launch_bounds__(256) k(int* a, int* p = NULL) {\n"
+      "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+      "  a[0] = 2;\n"
+      "#elif defined __CUDA_ARCH__\n"
+      "  a[0] = 1;\n"
+      "#endif\n"
+      "  if (a) {\n"
+      "#ifdef __CUDA_ARCH__\n"
+      "    a[1] = 3;\n"
+      "#endif\n"
+      "  }\n"
+      "}\n";
+  const std::string out = device_arch_conditionals(in);
+  EXPECT_NE(out.find("#if 900 >= 700\ntemplate"), std::string::npos) << out;
+  EXPECT_NE(out.find("#if 1 && 900 >= 800\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("#elif 1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("#if 1 /* lockstep"), std::string::npos) << out;
+  EXPECT_EQ(out.find("__CUDA_ARCH__"), out.find("__CUDA_ARCH__ is 900")) << out;  // only in the comment
+  EXPECT_EQ(lines_of(out), lines_of(in));
+}
+
+// Host code, code for both sides and inline assembly keep the host pass's answer.
+TEST(DeviceArchConditionals, HostAndSharedCodeKeepTheHostPassAnswer) {
+  const std::string in =
+      "__host__ __device__ int f() {\n"
+      "#ifdef __CUDA_ARCH__\n"
+      "  return 1;\n"
+      "#endif\n"
+      "  return 0;\n"
+      "}\n"
+      "int main() {\n"
+      "#ifndef __CUDA_ARCH__\n"
+      "  return 0;\n"
+      "#endif\n"
+      "}\n"
+      "#if __CUDA_ARCH__ >= 800\n"
+      "__device__ int g() { return 1; }\n"
+      "int host_too() { return 2; }\n"
+      "#endif\n"
+      "__device__ int h() {\n"
+      "#if __CUDA_ARCH__ >= 800\n"
+      "  asm(\"trap;\");\n"
+      "#endif\n"
+      "  return 0;\n"
+      "}\n";
+  EXPECT_EQ(device_arch_conditionals(in), in);
+}
+
+// A continued #ifdef keeps its lines.
+TEST(DeviceArchConditionals, ContinuedDirectivesKeepTheirLines) {
+  const std::string in = "__global__ void k(int* a) {\n#ifdef \\\n  __CUDA_ARCH__\n  a[0] = 1;\n#endif\n}\n";
+  const std::string out = device_arch_conditionals(in);
+  EXPECT_NE(out.find("#if 1 /* lockstep"), std::string::npos) << out;
+  EXPECT_EQ(lines_of(out), lines_of(in)) << out;
+  EXPECT_EQ(device_arch_conditionals("int x;\n"), "int x;\n");
+}
+
+}  // namespace
