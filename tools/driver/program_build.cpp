@@ -76,6 +76,10 @@ std::vector<std::string> code_generation_flags(const nvcc_command& command) {
   if (!has_flag_starting(flags, "-g")) flags.push_back("-g1");
   if (!has_flag_starting(flags, "-O")) flags.push_back("-O2");
   if (command.shared_library) flags.push_back("-fPIC");
+  // Thrust's CUDA backend is CUB's device code for the GPU, which the emulator
+  // cannot build; its C++ backend runs the same algorithms over device memory,
+  // which is host memory here. In every file, so that the program's types agree.
+  if (!has_flag_starting(command.preprocessor_flags, "-DTHRUST_DEVICE_SYSTEM")) flags.push_back("-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP");
   return flags;
 }
 

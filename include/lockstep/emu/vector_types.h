@@ -43,6 +43,26 @@ LOCKSTEP_VECTOR_TYPES(float, float, 8, 16)
 LOCKSTEP_VECTOR_TYPES(double, double, 16, 16)
 #undef LOCKSTEP_VECTOR_TYPES
 
+// CUDA 13's 4-vectors of 8-byte elements with a stated alignment (16 or 32
+// bytes), which CUDA 13 asks for instead of long4, double4, ... (libcu++'s
+// tuple support names them all).
+#define LOCKSTEP_ALIGNED_VECTOR4(T, name, bytes) \
+  struct alignas(bytes) name##4_##bytes##a {     \
+    T x, y, z, w;                                \
+  };                                             \
+  inline constexpr name##4_##bytes##a make_##name##4_##bytes##a(T x, T y, T z, T w) { return {x, y, z, w}; }
+LOCKSTEP_ALIGNED_VECTOR4(long, long, 16)
+LOCKSTEP_ALIGNED_VECTOR4(long, long, 32)
+LOCKSTEP_ALIGNED_VECTOR4(unsigned long, ulong, 16)
+LOCKSTEP_ALIGNED_VECTOR4(unsigned long, ulong, 32)
+LOCKSTEP_ALIGNED_VECTOR4(long long, longlong, 16)
+LOCKSTEP_ALIGNED_VECTOR4(long long, longlong, 32)
+LOCKSTEP_ALIGNED_VECTOR4(unsigned long long, ulonglong, 16)
+LOCKSTEP_ALIGNED_VECTOR4(unsigned long long, ulonglong, 32)
+LOCKSTEP_ALIGNED_VECTOR4(double, double, 16)
+LOCKSTEP_ALIGNED_VECTOR4(double, double, 32)
+#undef LOCKSTEP_ALIGNED_VECTOR4
+
 struct dim3 {
   unsigned int x, y, z;
   constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
