@@ -75,6 +75,15 @@ __global__ void fill(T* y, T value, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = value;
 }
+// Kernels overloaded on their parameters' types, as C++ allows.
+__global__ void halve(float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] /= 2;
+}
+__global__ void halve(double* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] /= 4;  // tells the overloads apart
+}
 __global__ void add_rows(int* data, int width, int* row_sums = NULL) {
   int row = blockIdx.x, sum = 0;
   for (int c = 0; c < width; ++c) sum += data[row * width + c] += threadIdx.x == 0 ? 1 : 0;
@@ -148,6 +157,9 @@ int main() {
   std::vector<double> axpy_out(n);
   cudaMemcpy(axpy_out.data(), dy, n * sizeof(double), cudaMemcpyDeviceToHost);
   for (int i = 0; i < n; ++i) EXPECT(axpy_out[i] == 1.5);
+  halve<<<(n + 127) / 128, 128>>>(dy, n);  // the double overload
+  cudaMemcpy(axpy_out.data(), dy, n * sizeof(double), cudaMemcpyDeviceToHost);
+  for (int i = 0; i < n; ++i) EXPECT(axpy_out[i] == 1.5 / 4);
   axpy<<<1, 2048>>>(dy, dx, 0.25, n);  // refused as any launch is
   EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidValue);
   const int rows = 4, width = 8;

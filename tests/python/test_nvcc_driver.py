@@ -92,6 +92,32 @@ def test_builds_a_program_of_several_files_as_nvcc_does(project):
     assert "n=1000 last=2997.5 error=cudaSuccess" in ran.stdout  # 999 * 3 + 0.5
 
 
+def test_c_files_are_compiled_as_c(tmp_path):
+    # As nvcc does: a .c file is C (`class` is a name there) and its functions have C linkage.
+    (tmp_path / "twice.c").write_text("int twice(int x) { int class = 2; return class * x; }\n")
+    (tmp_path / "main.cu").write_text(
+        textwrap.dedent(
+            r"""
+            #include <cstdio>
+            extern "C" int twice(int);
+            __global__ void store(int* out, int value) { *out = value; }
+            int main() {
+              int* out;
+              cudaMallocManaged(&out, sizeof(int));
+              store<<<1, 1>>>(out, twice(21));
+              cudaDeviceSynchronize();
+              std::printf("value=%d\n", *out);
+              return 0;
+            }
+            """
+        )
+    )
+    built = lockstep("nvcc", "main.cu", "twice.c", "-o", "prog", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True)
+    assert "value=42" in ran.stdout, ran.stdout + ran.stderr
+
+
 def test_compiles_objects_then_links_them(project):
     root = project()
     for source in ("kernels.cu", "main.cpp"):

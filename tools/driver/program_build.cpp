@@ -219,7 +219,11 @@ void compile_and_link(const nvcc_command& command, const std::vector<prepared_so
       argv.insert(argv.end(), {"-x", "c++-cpp-output", standard_flag(command)});
     } else {
       const bool c_source = s.source.path.extension() == ".c";
-      if (!c_source) argv.push_back(standard_flag(command));
+      // A .c file is C, as nvcc hands it to the host's C compiler (g++ alone would read it as C++).
+      if (c_source)
+        argv.insert(argv.end(), {"-x", "c"});
+      else
+        argv.push_back(standard_flag(command));
       argv.push_back("-I" + (where.include_dir / "lockstep" / "cuda_include").string());
       argv.insert(argv.end(), command.preprocessor_flags.begin(), command.preprocessor_flags.end());
       argv.insert(argv.end(), {"-isystem", where.include_dir.string()});

@@ -4,7 +4,8 @@
 // lockstep/emu/qualifiers.h gives them in unpreprocessed source. Each
 // definition of a kernel that is not a template is also registered with its
 // parameter types, so that the runtime API can launch it from an untyped
-// pointer and an argument array (`cudaLaunchCooperativeKernel((void*)k, ...)`).
+// pointer and an argument array (`cudaLaunchCooperativeKernel((void*)k, ...)`);
+// it is named with its type, as kernels may be overloaded.
 #include <string>
 
 #include "emulator/host_source/transformations.h"
@@ -25,9 +26,9 @@ bool in_template(const std::vector<token>& code, std::size_t at) {
   return false;
 }
 
-// After `__global__` at `at`: the kernel's name and the position of its body's
-// closing `}`, when this is a definition (0 otherwise).
-std::size_t definition_end(const std::vector<token>& code, std::size_t at, std::size_t& name) {
+// After `__global__` at `at`: the kernel's name, its parameter list's `(`, and
+// the position of its body's closing `}`, when this is a definition (0 otherwise).
+std::size_t definition_end(const std::vector<token>& code, std::size_t at, std::size_t& name, std::size_t& open) {
   std::size_t i = at + 1;
   for (; i < code.size() && !code[i].is("("); ++i) {
     if (code[i].is(";") || code[i].is("{")) return 0;
@@ -38,12 +39,32 @@ std::size_t definition_end(const std::vector<token>& code, std::size_t at, std::
   }
   if (i >= code.size() || i == at + 1 || code[i - 1].kind != token_kind::identifier) return 0;
   name = i - 1;
+  open = i;
   toolchain::token_cursor cursor(code, i);
   const std::size_t close = cursor.skip_balanced();
   if (!code[close + 1].is("{")) return 0;
   cursor.seek(close + 1);
   const std::size_t end = cursor.skip_balanced();
   return code[end].is("}") ? end : 0;
+}
+
+// `(float* y, int n = 4)` -> `void (*)(float* y, int n )`: the kernel's type, default arguments left out.
+std::string kernel_pointer_type(const std::vector<token>& code, std::size_t open) {
+  toolchain::token_cursor cursor(code, open);
+  const std::size_t close = cursor.skip_balanced();
+  std::string type = "void (*)(";
+  int depth = 0;
+  bool in_default = false;
+  for (std::size_t j = open + 1; j < close; ++j) {
+    const token& t = code[j];
+    if (t.is("(") || t.is("[") || t.is("{") || t.is("<")) ++depth;
+    if (t.is(")") || t.is("]") || t.is("}") || t.is(">")) --depth;
+    if (t.is(">>")) depth -= 2;
+    if (depth == 0 && t.is("=")) in_default = true;
+    if (depth == 0 && t.is(",")) in_default = false;
+    if (!in_default) type += std::string(t.text) + " ";
+  }
+  return type + ")";
 }
 
 }  // namespace
@@ -55,11 +76,12 @@ void keywords(const std::vector<token>& code, source_rewriter& edits) {
       edits.replace(code[i], code[i], "thread_local");
     } else if (code[i].is("__global__")) {
       edits.replace(code[i], code[i], "__attribute__((used))");
-      std::size_t name = 0;
+      std::size_t name = 0, open = 0;
       if (in_template(code, i)) continue;
-      if (const std::size_t end = definition_end(code, i, name))
+      if (const std::size_t end = definition_end(code, i, name, open))
         edits.insert(code[end].end_offset(), " static inline const bool lockstep_kernel_registered_" + std::to_string(code[end].offset) +
-                                                 " = ::lockstep::emu::register_kernel(&" + std::string(code[name].text) + ");");
+                                                 " = ::lockstep::emu::register_kernel(static_cast<" + kernel_pointer_type(code, open) + ">(&" +
+                                                 std::string(code[name].text) + "));");
     }
   }
 }

@@ -134,7 +134,13 @@ TEST(HostSource, MapsKeptKeywordsInPreprocessedSource) {
   using lockstep::emu::source_form;
   EXPECT_EQ(host_source("__global__ void k(int* p) { __shared__ float t[4]; }", source_form::preprocessed),
             "__attribute__((used)) void k(int* p) { thread_local float t[4]; } static inline const bool lockstep_kernel_registered_51 = "
-            "::lockstep::emu::register_kernel(&k);");
+            "::lockstep::emu::register_kernel(static_cast<void (*)(int * p )>(&k));");
+  // Overloaded kernels are registered by their type, default arguments left out.
+  const std::string overloads = host_source(
+      "__global__ void h(float* y, std::pair<int, int> q = {1, 2}, int n = 3) {}\n__global__ void h(double* y) {}", source_form::preprocessed);
+  EXPECT_NE(overloads.find("register_kernel(static_cast<void (*)(float * y , std :: pair < int , int > q , int n )>(&h))"), std::string::npos)
+      << overloads;
+  EXPECT_NE(overloads.find("register_kernel(static_cast<void (*)(double * y )>(&h))"), std::string::npos) << overloads;
   // Declarations and templates are not registered (a template has no one address).
   EXPECT_EQ(host_source("__global__ void k(int);\ntemplate <int n> __global__ void t() {}", source_form::preprocessed),
             "__attribute__((used)) void k(int);\ntemplate <int n> __attribute__((used)) void t() {}");
