@@ -13,14 +13,7 @@
 
 #include <cuda_runtime.h>
 
-static int failures = 0;
-#define EXPECT(condition)                                                           \
-  do {                                                                              \
-    if (!(condition)) {                                                             \
-      std::fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #condition); \
-      ++failures;                                                                   \
-    }                                                                               \
-  } while (0)
+#include "expect.h"
 
 template <class T>
 __device__ T scaled(T x) {

@@ -7,22 +7,7 @@
 
 #include <cuda_runtime.h>
 
-static int failures = 0;
-#define EXPECT(condition)                                                           \
-  do {                                                                              \
-    if (!(condition)) {                                                             \
-      std::fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #condition); \
-      ++failures;                                                                   \
-    }                                                                               \
-  } while (0)
-#define EXPECT_ERROR(call, expected)                                                                                                          \
-  do {                                                                                                                                        \
-    const cudaError_t got = (call);                                                                                                           \
-    if (got != (expected)) {                                                                                                                  \
-      std::fprintf(stderr, "%s:%d: %s gave %s, expected %s\n", __FILE__, __LINE__, #call, cudaGetErrorName(got), cudaGetErrorName(expected)); \
-      ++failures;                                                                                                                             \
-    }                                                                                                                                         \
-  } while (0)
+#include "expect.h"
 
 __global__ void add(float* y, float value, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -20,14 +20,7 @@
 
 #include <cuda_runtime.h>
 
-static int failures = 0;
-#define EXPECT(condition)                                                           \
-  do {                                                                              \
-    if (!(condition)) {                                                             \
-      std::fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #condition); \
-      ++failures;                                                                   \
-    }                                                                               \
-  } while (0)
+#include "expect.h"
 
 struct square {
   __host__ __device__ long long operator()(int x) const { return static_cast<long long>(x) * x; }

@@ -114,7 +114,7 @@ extern "C" {
 [[gnu::weak, gnu::visibility("hidden")]] curandStatus_t CURANDAPI curandCreateGenerator(curandGenerator_t* generator, curandRngType_t rng_type) {
   // Looked up, not called by name: a program of the device API alone (curand_kernel.h, which includes
   // this header) links no libcurand.
-  static auto* const create_host = reinterpret_cast<decltype(curandCreateGeneratorHost)*>(dlsym(RTLD_DEFAULT, "curandCreateGeneratorHost"));
+  static auto* const create_host = lockstep::curand_device::library_function<decltype(curandCreateGeneratorHost)>("curandCreateGeneratorHost");
   if (!create_host) return CURAND_STATUS_INITIALIZATION_FAILED;
   const curandStatus_t status = create_host(generator, rng_type);
   if (status == CURAND_STATUS_SUCCESS) {

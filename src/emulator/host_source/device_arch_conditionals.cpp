@@ -41,13 +41,12 @@ std::size_t declaration_start(const std::vector<token>& code, std::size_t i) {
   return i;
 }
 
-// The function bodies of `code` at any depth, each marked device-only or not;
+// The function bodies of `code` outside other function bodies (a lambda's or a
+// local class's belongs to its function's), each marked device-only or not;
 // class, namespace and enum bodies and initializer braces are not function bodies.
 std::vector<body_range> function_bodies(const std::vector<token>& code) {
   std::vector<body_range> bodies;
-  std::vector<std::size_t> open_braces;  // indices into code
-  std::vector<bool> is_function;
-  std::size_t inside_functions = 0;
+  std::vector<bool> closes_function;  // per open brace
   for (std::size_t i = 0; i < code.size(); ++i) {
     if (code[i].is("{")) {
       bool device = false, host = false, parameters = false, other_scope = false;
@@ -60,18 +59,13 @@ std::vector<body_range> function_bodies(const std::vector<token>& code) {
         other_scope |= is_word(code[j], "struct") || is_word(code[j], "class") || is_word(code[j], "union") || is_word(code[j], "namespace") ||
                        is_word(code[j], "enum") || (parentheses == 0 && code[j].is("="));
       }
-      const bool function = parameters && !other_scope && inside_functions == 0;
-      open_braces.push_back(i);
-      is_function.push_back(function);
-      inside_functions += function;
+      const bool in_function = !bodies.empty() && bodies.back().close == 0;
+      const bool function = parameters && !other_scope && !in_function;
+      closes_function.push_back(function);
       if (function) bodies.push_back({code[i].offset, 0, device && !host});
-    } else if (code[i].is("}") && !open_braces.empty()) {
-      if (is_function.back()) {
-        bodies.back().close = code[i].offset;
-        inside_functions -= 1;
-      }
-      open_braces.pop_back();
-      is_function.pop_back();
+    } else if (code[i].is("}") && !closes_function.empty()) {
+      if (closes_function.back()) bodies.back().close = code[i].offset;
+      closes_function.pop_back();
     }
   }
   std::erase_if(bodies, [](const body_range& b) { return b.close == 0; });
