@@ -3,7 +3,10 @@
 // run with the same computation as a plain single-threaded C++ loop, which is
 // also the reference its result is checked against.
 //
-//   emulator_bench [--repeats N]
+//   emulator_bench [--repeats N] [--workers N]
+//
+// --workers sets the emulator's OS threads (default: one per core); with 1
+// the ratios are per core, as the host loop runs on one.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,7 +15,12 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
+
+#if !defined(__CUDACC__)
+#include "lockstep/emu/options.h"
+#endif
 
 #include "grayscale.cu"
 #include "matmul.cu"
@@ -145,20 +153,71 @@ row bench_grayscale(bool two_d, int height, int width, int repeats, std::mt19937
           seconds, reference_seconds, max_error};
 }
 
+// A block's sum by a tree in shared memory: 9 barriers per block of 512 threads.
+constexpr int sum_threads = 512;
+__global__ void block_sum(float* block_sums, const float* in, int n) {
+  __shared__ float partial[sum_threads];
+  const int i = blockIdx.x * sum_threads + threadIdx.x;
+  partial[threadIdx.x] = i < n ? in[i] : 0.0f;
+  for (int half = sum_threads / 2; half > 0; half /= 2) {
+    __syncthreads();
+    if (int(threadIdx.x) < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+  }
+  if (threadIdx.x == 0) block_sums[blockIdx.x] = partial[0];
+}
+
+row bench_block_sum(int n, int repeats, std::mt19937& rng) {
+  const int blocks = (n + sum_threads - 1) / sum_threads;
+  auto in = random_floats(n, rng);
+  std::vector<float> sums_host(blocks, 0.0f);
+  device_array<float> din(in), dsums(sums_host);
+  const double seconds = median_seconds(repeats, [&] { lockstep::launch(block_sum, blocks, sum_threads)(dsums.ptr, din.ptr, n); });
+  // Reference: the same tree per block, as a host loop.
+  std::vector<float> partial(sum_threads);
+  const double reference_seconds = median_seconds(repeats, [&] {
+    for (int b = 0; b < blocks; ++b) {
+      for (int t = 0; t < sum_threads; ++t) partial[t] = b * sum_threads + t < n ? in[std::size_t(b) * sum_threads + t] : 0.0f;
+      for (int half = sum_threads / 2; half > 0; half /= 2)
+        for (int t = 0; t < half; ++t) partial[t] += partial[t + half];
+      sums_host[b] = partial[0];
+    }
+  });
+  auto sums = download(dsums.ptr, sums_host.size());
+  double max_error = 0;
+  for (int b = 0; b < blocks; ++b) max_error = std::max(max_error, double(std::abs(sums[b] - sums_host[b])));
+  return {"block sum 512 threads, 9 barriers, " + std::to_string(n), "host loop", seconds, reference_seconds, max_error};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int repeats = 5;
   for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) repeats = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
+      repeats = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
+#if !defined(__CUDACC__)
+      auto opts = lockstep::emu::get_options();
+      opts.workers = static_cast<unsigned>(std::atoi(argv[++i]));
+      lockstep::emu::set_options(opts);
+#else
+      ++i;
+#endif
+    }
   std::mt19937 rng(std::random_device{}());
   std::vector<row> rows;
   for (int size : {64, 256})
     for (const char* variant : {"naive", "tiled static", "tiled dynamic"}) rows.push_back(bench_matmul(variant, size, repeats, rng));
   rows.push_back(bench_grayscale(false, 1066, 1600, repeats, rng));
   rows.push_back(bench_grayscale(true, 1066, 1600, repeats, rng));
+  rows.push_back(bench_block_sum(1 << 22, repeats, rng));
 
+#if defined(__CUDACC__)
   std::printf("lockstep emulator_bench on %s, median of %d runs\n\n", target, repeats);
+#else
+  const unsigned workers = lockstep::emu::get_options().workers ? lockstep::emu::get_options().workers : std::thread::hardware_concurrency();
+  std::printf("lockstep emulator_bench on %s, %u workers, median of %d runs\n\n", target, workers, repeats);
+#endif
   std::printf("| kernel | time (ms) | host loop (ms) | time / host loop | max abs diff |\n|---|---:|---:|---:|---:|\n");
   for (const row& r : rows)
     std::printf("| %s | %.3f | %.3f | %.3g | %.2g |\n", r.name.c_str(), r.seconds * 1e3, r.reference_seconds * 1e3, r.seconds / r.reference_seconds,

@@ -12,7 +12,7 @@
 
 namespace lockstep::emu {
 
-thread_local constinit thread_context current;
+thread_local constinit thread_context current LOCKSTEP_CURRENT_TLS;
 
 using warp_ops::lanes_in_warp;
 using warp_ops::mask_text;
@@ -20,14 +20,14 @@ using warp_ops::mask_text;
 block_runner::block_runner(std::size_t stack_bytes, bool guarded_stacks) : stacks_(stack_bytes, guarded_stacks) {}
 block_runner::~block_runner() = default;
 
-void block_runner::start_thread(fiber* f, unsigned t) {
+inline void block_runner::start_thread(fiber* f, unsigned t) {
   const dim3& b = plan_->block;
   f->thread = t;
   f->thread_idx = {t % b.x, (t / b.x) % b.y, t / (b.x * b.y)};
   resume_thread(f);
 }
 
-void block_runner::resume_thread(const fiber* f) {
+inline void block_runner::resume_thread(const fiber* f) {
   current.linear_tid = f->thread;
   current.thread_idx = f->thread_idx;
 }
@@ -85,14 +85,11 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
   }
 
   while (!error_) {
-    fiber* f;
-    if (!ready_.empty()) {
-      f = ready_.front();
-      ready_.pop_front();
-      resume_thread(f);
-    } else if (next_start_ < threads_) {
-      f = new_runner();
-    } else if (live_ == 0) {
+    if (fiber* f = next_fiber()) {
+      enter(f, scheduler_);  // back here once no fiber is left to run (a finished one has given its stack back)
+      continue;
+    }
+    if (live_ == 0) {
       break;
     } else if (!yielded_.empty()) {
       ready_.insert(ready_.end(), yielded_.begin(), yielded_.end());
@@ -115,13 +112,7 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
         }
       }
       break;
-    } else {
-      continue;
     }
-    running_ = f;
-    if (observing_) observing_->running_on(f->stack, stacks_.stack_bytes());
-    switch_context(scheduler_, f->ctx);
-    if (f->finished) retire(f);
   }
 
   // Fibers still waiting after a failure are abandoned, not unwound: their
@@ -151,11 +142,31 @@ block_runner::fiber* block_runner::new_runner() {
     f = owned_fibers_.back().get();
   }
   f->stack = stacks_.acquire();
-  f->finished = false;
   f->slot = fibers_.size();
   fibers_.push_back(f);
-  make_context(f->ctx, f->stack, stacks_.stack_bytes(), &runner_main, this);
+  // The tops of the stacks, where waiting threads' frames and saved
+  // registers are, start at different cache lines: from page-aligned tops
+  // they would all fall in the same L1 sets.
+  const std::size_t colour = (f->slot % stack_colours) * 64;
+  make_context(f->ctx, f->stack, stacks_.stack_bytes() - colour, &runner_main, this);
   return f;
+}
+
+inline block_runner::fiber* block_runner::next_fiber() {
+  if (!ready_.empty()) {
+    fiber* f = ready_.front();
+    ready_.pop_front();
+    return f;
+  }
+  if (next_start_ < threads_) return new_runner();
+  return nullptr;
+}
+
+inline void block_runner::enter(fiber* f, context& from) {
+  running_ = f;
+  resume_thread(f);  // a new runner's thread is set when it starts one
+  if (observing_) observing_->running_on(f->stack, stacks_.stack_bytes());
+  switch_context(from, f->ctx);
 }
 
 void block_runner::retire(fiber* f) {
@@ -186,12 +197,37 @@ void block_runner::runner_main(void* self_ptr) {
   } catch (...) {
     if (!self->error_) self->error_ = std::current_exception();
   }
-  me->finished = true;
-  switch_context(me->ctx, self->scheduler_);
+  self->leave_finished_fiber();
+}
+
+void block_runner::leave_finished_fiber() {
+  fiber* me = running_;
+  // Its stack goes back to the pool before the switch leaves it; nothing
+  // takes a stack in between (only new_runner does, and a ready fiber is not new).
+  retire(me);
+  if (!error_ && !ready_.empty()) {
+    fiber* next = ready_.front();
+    ready_.pop_front();
+    enter(next, me->ctx);
+  } else {
+    switch_context(me->ctx, scheduler_);
+  }
   std::abort();  // a finished fiber is never resumed
 }
 
-void block_runner::suspend() { switch_context(running_->ctx, scheduler_); }
+// Straight on to the next fiber that can run, without passing through the
+// scheduler: one switch per waiting thread instead of two.
+inline void block_runner::suspend() {
+  fiber* me = running_;
+  fiber* next = error_ ? nullptr : next_fiber();
+  if (!next) {
+    switch_context(me->ctx, scheduler_);
+  } else if (next != me) {
+    enter(next, me->ctx);
+  } else {
+    resume_thread(me);
+  }
+}
 
 void block_runner::yield_thread() {
   yielded_.push_back(running_);
@@ -200,9 +236,7 @@ void block_runner::yield_thread() {
 
 void block_runner::abandon_running_thread(std::exception_ptr why) {
   if (!error_) error_ = std::move(why);
-  running_->finished = true;
-  switch_context(running_->ctx, scheduler_);
-  std::abort();  // an abandoned fiber is never resumed
+  leave_finished_fiber();
 }
 
 void block_runner::sync_failure(const std::string& what, unsigned thread, std::uintptr_t pc) {

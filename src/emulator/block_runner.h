@@ -88,8 +88,7 @@ class block_runner {
     void* stack = nullptr;
     unsigned thread = 0;
     uint3 thread_idx{0, 0, 0};  // of `thread`, kept to restore it cheaply on resume
-    bool finished = false;
-    std::size_t slot = 0;  // index in fibers_
+    std::size_t slot = 0;       // index in fibers_
   };
   struct warp_round {
     unsigned warp = 0;  // of the block
@@ -105,10 +104,14 @@ class block_runner {
     std::uintptr_t pc[32];   // where each lane called
   };
 
-  static constexpr unsigned no_lane = 32;  // complete_warp called by no arriving lane
+  static constexpr unsigned no_lane = 32;
+  static constexpr std::size_t stack_colours = 64;  // cache lines the stack tops are spread over  // complete_warp called by no arriving lane
   static void runner_main(void* self);
   fiber* new_runner();
+  fiber* next_fiber();  // the next ready fiber, else a new runner, else null
+  void enter(fiber* f, context& from);
   void retire(fiber* f);
+  [[noreturn]] void leave_finished_fiber();  // retires the running fiber and goes on to the next
   void suspend();
   void start_thread(fiber* f, unsigned t);
   static void resume_thread(const fiber* f);
