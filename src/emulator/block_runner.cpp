@@ -21,9 +21,8 @@ block_runner::block_runner(std::size_t stack_bytes, bool guarded_stacks) : stack
 block_runner::~block_runner() = default;
 
 inline void block_runner::start_thread(fiber* f, unsigned t) {
-  const dim3& b = plan_->block;
   f->thread = t;
-  f->thread_idx = {t % b.x, (t / b.x) % b.y, t / (b.x * b.y)};
+  f->thread_idx = thread_coords_[t];
   resume_thread(f);
 }
 
@@ -75,6 +74,13 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
     warps_[w].front().arrived = warps_[w].front().wanted = 0;
   }
   exited_.assign(warps_.size(), 0);
+  open_rounds_ = 0;
+  if (thread_coords_.size() != threads_ || coords_for_.x != b.x || coords_for_.y != b.y) {
+    // Divisions are dear at a thread's start: once per block shape.
+    thread_coords_.resize(threads_);
+    for (unsigned t = 0; t < threads_; ++t) thread_coords_[t] = {t % b.x, (t / b.x) % b.y, t / (b.x * b.y)};
+    coords_for_ = b;
+  }
   start_order_.resize(threads_);
   for (unsigned t = 0; t < threads_; ++t) start_order_[t] = t;
   if (plan.opts.order == thread_order::random) rng_.seed(plan.opts.seed * 0x9E3779B97F4A7C15ull ^ (block_linear + 1));
@@ -271,18 +277,21 @@ void block_runner::thread_exited(unsigned t) {
   --live_;
   const unsigned w = t / 32, lane = t % 32;
   exited_[w] |= 1u << lane;
-  for (warp_round& r : warps_[w]) {
-    if (!(r.arrived && (r.wanted >> lane & 1u))) continue;
-    if (r.op == warp_op::active) {
-      r.wanted &= ~(1u << lane);
-      if ((r.wanted & ~r.arrived) == 0) complete_warp(r, no_lane);
-      continue;
+  // Lanes waiting at a warp collective may wait for this one.
+  if (open_rounds_ > 0) {
+    for (warp_round& r : warps_[w]) {
+      if (!(r.arrived && (r.wanted >> lane & 1u))) continue;
+      if (r.op == warp_op::active) {
+        r.wanted &= ~(1u << lane);
+        if ((r.wanted & ~r.arrived) == 0) complete_warp(r, no_lane);
+        continue;
+      }
+      runner_code_scope own_code(observing_);
+      const unsigned waiting = w * 32 + static_cast<unsigned>(__builtin_ctz(r.arrived));
+      sync_failure(std::string("thread ") + std::to_string(t) + " exited while lanes " + mask_text(r.arrived) + " of its warp wait for it at " +
+                       warp_ops::name(r.op) + " (mask " + mask_text(r.wanted) + "); every lane named in a warp collective's mask must reach it",
+                   waiting, r.pc[waiting % 32]);
     }
-    runner_code_scope own_code(observing_);
-    const unsigned waiting = w * 32 + static_cast<unsigned>(__builtin_ctz(r.arrived));
-    sync_failure(std::string("thread ") + std::to_string(t) + " exited while lanes " + mask_text(r.arrived) + " of its warp wait for it at " +
-                     warp_ops::name(r.op) + " (mask " + mask_text(r.wanted) + "); every lane named in a warp collective's mask must reach it",
-                 waiting, r.pc[waiting % 32]);
   }
   // Exited threads no longer count at a barrier, as on Volta and later GPUs.
   if (!barrier_waiters_.empty() && barrier_waiters_.size() == live_) release_barrier();
@@ -368,6 +377,7 @@ std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value,
   mask &= present;
   warp_round& r = *round_to_join(w, op, mask);
   if (r.arrived == 0) {
+    ++open_rounds_;
     r.op = op;
     r.width = width;
   } else if (r.op != op || r.width != width) {
@@ -420,6 +430,7 @@ void block_runner::complete_warp(warp_round& r, unsigned caller_lane) {
     if (l != caller_lane) woken.push_back(r.waiter[l]);
   }
   r.arrived = r.wanted = 0;
+  --open_rounds_;
   make_ready(woken);
 }
 

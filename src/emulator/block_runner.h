@@ -154,6 +154,9 @@ class block_runner {
   // waiting lane's round stays where it is when another is added.
   std::vector<std::deque<warp_round>> warps_;
   std::vector<std::uint32_t> exited_;  // per warp, lanes that have exited
+  unsigned open_rounds_ = 0;           // warp rounds some lane waits at
+  std::vector<uint3> thread_coords_;   // threadIdx of each linear thread, for block shape coords_for_
+  dim3 coords_for_{0, 0, 0};
   // The round of warp `w` that lanes of `lanes` have arrived at (0: a free
   // round), or null; the round a lane calling `op` with `mask` joins.
   warp_round* round_of(unsigned w, std::uint32_t lanes);
