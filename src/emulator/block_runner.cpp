@@ -12,7 +12,7 @@
 
 namespace lockstep::emu {
 
-thread_local constinit thread_context current LOCKSTEP_CURRENT_TLS;
+thread_local constinit thread_context current;
 
 using warp_ops::lanes_in_warp;
 using warp_ops::mask_text;
@@ -27,8 +27,8 @@ inline void block_runner::start_thread(fiber* f, unsigned t) {
 }
 
 inline void block_runner::resume_thread(const fiber* f) {
-  current.linear_tid = f->thread;
-  current.thread_idx = f->thread_idx;
+  here_->linear_tid = f->thread;
+  here_->thread_idx = f->thread_idx;
 }
 
 std::string block_runner::where() const {
@@ -42,6 +42,7 @@ void stop_running_thread(std::exception_ptr why) { current.block->abandon_runnin
 
 void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
   plan_ = &plan;
+  here_ = &current;
   const dim3 g = plan.grid, b = plan.block;
   threads_ = b.x * b.y * b.z;
   current.block_idx = {unsigned(block_linear % g.x), unsigned((block_linear / g.x) % g.y), unsigned(block_linear / (std::uint64_t(g.x) * g.y))};
@@ -298,7 +299,7 @@ void block_runner::thread_exited(unsigned t) {
 }
 
 int block_runner::barrier(barrier_reduce reduce, int predicate, std::uintptr_t pc) {
-  const unsigned t = current.linear_tid;
+  const unsigned t = running_->thread;
   state_[t] = state::at_barrier;
   if (observing_) barrier_pc_[t] = pc;
   barrier_waiters_.push_back(running_);
@@ -364,7 +365,7 @@ bool block_runner::release_active_masks() {
 }
 
 std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width, std::uintptr_t pc) {
-  const unsigned t = current.linear_tid, w = t / 32, lane = t % 32;
+  const unsigned t = running_->thread, w = t / 32, lane = t % 32;
   const std::uint32_t present = lanes_in_warp(threads_, w);
   if (op == warp_op::active) mask = present & ~exited_[w];
   if (const auto misuse = warp_ops::misuse_of_call(op, lane, mask, width, present, exited_[w]); misuse != warp_ops::misuse::none) {

@@ -114,7 +114,7 @@ class block_runner {
   [[noreturn]] void leave_finished_fiber();  // retires the running fiber and goes on to the next
   void suspend();
   void start_thread(fiber* f, unsigned t);
-  static void resume_thread(const fiber* f);
+  void resume_thread(const fiber* f);
   void thread_exited(unsigned t);
   void release_barrier();
   void complete_warp(warp_round& w, unsigned caller_lane);
@@ -128,6 +128,7 @@ class block_runner {
 
   stack_pool stacks_;
   const launch_plan* plan_ = nullptr;
+  thread_context* here_ = nullptr;  // this worker's `current`, without a thread-local lookup per switch
   unsigned threads_ = 0;
   unsigned next_start_ = 0;
   unsigned live_ = 0;

@@ -22,12 +22,7 @@ struct thread_context {
 };
 
 // constinit: a trivially initialised thread_local needs no per-access wrapper.
-// initial-exec: liblockstep's 64 bytes sit in the static TLS block, so a
-// kernel reads threadIdx with one %fs-relative load instead of a call to
-// __tls_get_addr per read (a dlopen'ed liblockstep takes them from glibc's
-// surplus reserved for this).
-#define LOCKSTEP_CURRENT_TLS __attribute__((tls_model("initial-exec")))
-extern thread_local constinit thread_context current LOCKSTEP_CURRENT_TLS;
+extern thread_local constinit thread_context current;
 
 // Throws a clear error when a device built-in is used outside a kernel.
 [[noreturn]] void outside_kernel(const char* what);
