@@ -176,6 +176,28 @@ def test_reduce_then_map_rows_match_eager(rng, device, shape):
     assert_same(fused, eager, computed_in="float32")
     assert_same(*run_both(normalize_planes, tensor(rng, device, (3, 4, 5))))
     assert "// the row's max" in softmax_rows.inspect_cuda(x) and softmax_rows.inspect_cuda(x).count("__global__") == 1
+    # A GPU compiles a row held in registers (up to 1024 threads x 8) for its length; the emulator keeps one kernel.
+    fixed = f"constexpr long long row_length = {shape[-1]};" in softmax_rows.inspect_cuda(x)
+    assert fixed == (device != "cpu" and shape[-1] <= 8192)
+
+
+@lockstep.fuse
+def divide_and_bound(a, b):
+    return a / b, lockstep.maximum(a, b), lockstep.minimum(a, b)
+
+
+def test_special_values_divide_and_bound_as_eager(device):
+    """Infinities, NaN, zeros of both signs, subnormals and the ends of float's range, every pair (a GPU divides
+    within 2 units in the last place and takes max and min in one instruction); a NaN in a row makes its softmax NaN."""
+    special = np.array([1.0, -1.0, 0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -3e-39, 3e38, -3.4e38, 1e-30, 7.0, 3.0], dtype=np.float32)
+    a = lockstep.asarray(np.repeat(special, special.size), device=device)
+    b = lockstep.asarray(np.tile(special, special.size), device=device)
+    with np.errstate(all="ignore"):
+        assert_same(*run_both(divide_and_bound, a, b))
+    rows = np.random.default_rng(5).uniform(-1, 1, (3, 40)).astype(np.float32)
+    rows[1, 7] = np.nan
+    got = softmax_rows(lockstep.asarray(rows, device=device)).to("cpu").numpy()
+    assert np.isnan(got[1]).all() and not np.isnan(got[[0, 2]]).any()
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
