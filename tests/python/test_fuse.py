@@ -160,6 +160,11 @@ def layernorm(x, w, b, eps):
 
 
 @lockstep.fuse
+def centered_times(x, y):
+    return (x - x.mean(dim=-1, keepdim=True)) * y  # y: read only after the reduction, a group at a time
+
+
+@lockstep.fuse
 def normalize_planes(x):
     return x / x.abs().sum(dim=(1, 2), keepdim=True)  # two trailing dims
 
@@ -175,6 +180,7 @@ def test_reduce_then_map_rows_match_eager(rng, device, shape):
     fused, eager = run_both(layernorm, x, w, b, 1e-5)
     assert_same(fused, eager, computed_in="float32")
     assert_same(*run_both(normalize_planes, tensor(rng, device, (3, 4, 5))))
+    assert_same(*run_both(centered_times, x, tensor(rng, device, shape)))
     assert "// the row's max" in softmax_rows.inspect_cuda(x) and softmax_rows.inspect_cuda(x).count("__global__") == 1
     # A GPU compiles a row held in registers (up to 1024 threads x 8) for its length; the emulator keeps one kernel.
     fixed = f"constexpr long long row_length = {shape[-1]};" in softmax_rows.inspect_cuda(x)
