@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -63,6 +64,16 @@ int main() {
   for (long long i = 0; i < n; ++i) expected_squares += i * i;
   EXPECT(sum_of_squares == expected_squares);
   cudaFree(raw);
+
+  // thrust::system_error caught without including <thrust/system_error.h>: Thrust's CUDA backend headers bring
+  // it in, and programs rely on that (lockstep nvcc includes it for a program that uses Thrust).
+  bool caught = false;
+  try {
+    throw thrust::system_error(1, thrust::generic_category(), "thrown by the test");
+  } catch (const thrust::system_error& e) {
+    caught = std::string(e.what()).find("thrown by the test") != std::string::npos;
+  }
+  EXPECT(caught);
 
   if (failures) return 1;
   std::printf("thrust_algorithms: all results as expected\n");

@@ -190,8 +190,20 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
       argv.insert(argv.end(), {"-isystem", root + "/include/cccl", "-idirafter", root + "/include"});
     const std::vector<std::string> flags = code_generation_flags(command);  // -fopenmp, -O define macros
     argv.insert(argv.end(), flags.begin(), flags.end());
-    argv.insert(argv.end(), {"-include", "lockstep/emu/program.h", written.string(), "-o", preprocessed.string()});
-    run_step(argv, "preprocessing " + source.path.string());
+    argv.insert(argv.end(), {"-include", "lockstep/emu/program.h"});
+    auto preprocess = [&](std::vector<std::string> included) {
+      std::vector<std::string> step = argv;
+      step.insert(step.end(), included.begin(), included.end());
+      step.insert(step.end(), {written.string(), "-o", preprocessed.string()});
+      run_step(step, "preprocessing " + source.path.string());
+    };
+    preprocess({});
+    // Thrust's CUDA backend headers bring in thrust::system_error, which
+    // programs catch without including <thrust/system_error.h>; its C++
+    // backend's do not, so a Thrust program gets that header too.
+    if (const std::string out = read_file(preprocessed);
+        out.find("namespace thrust") != std::string::npos && out.find("thrust/system_error.h\"") == std::string::npos)
+      preprocess({"-include", "thrust/system_error.h"});
     if (written != source.path) name_the_written_file_in_depfile(command, written, source.path);
     std::string text = emu::host_source(read_file(preprocessed), emu::source_form::preprocessed);
     if (const std::string ptx = inline_ptx_uses(text); !ptx.empty())
