@@ -1034,10 +1034,10 @@ def _broadcast_shape(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
     result = [1] * ndim
     for s in shapes:
         for d, extent in enumerate(s, ndim - len(s)):
-            if extent != result[d]:
-                if result[d] != 1 and extent != 1:
-                    raise ValueError(f"shapes {shapes} do not broadcast")
-                result[d] = extent if result[d] == 1 else result[d]
+            if result[d] == 1:
+                result[d] = extent
+            elif extent not in (1, result[d]):
+                raise ValueError(f"shapes {shapes} do not broadcast")
     return tuple(result)
 
 
