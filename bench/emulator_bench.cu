@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
 #if defined(__CUDACC__)
   std::printf("lockstep emulator_bench on %s, median of %d runs\n\n", target, repeats);
 #else
-  const unsigned workers = lockstep::emu::get_options().workers ? lockstep::emu::get_options().workers : std::thread::hardware_concurrency();
+  const unsigned chosen = lockstep::emu::get_options().workers, workers = chosen ? chosen : std::thread::hardware_concurrency();
   std::printf("lockstep emulator_bench on %s, %u workers, median of %d runs\n\n", target, workers, repeats);
 #endif
   std::printf("| kernel | time (ms) | host loop (ms) | time / host loop | max abs diff |\n|---|---:|---:|---:|---:|\n");
