@@ -273,29 +273,32 @@ void block_runner::make_ready(std::vector<fiber*>& waiters) {
   waiters.clear();
 }
 
-void block_runner::thread_exited(unsigned t) {
+inline void block_runner::thread_exited(unsigned t) {
   state_[t] = state::exited;
   --live_;
-  const unsigned w = t / 32, lane = t % 32;
-  exited_[w] |= 1u << lane;
-  // Lanes waiting at a warp collective may wait for this one.
-  if (open_rounds_ > 0) {
-    for (warp_round& r : warps_[w]) {
-      if (!(r.arrived && (r.wanted >> lane & 1u))) continue;
-      if (r.op == warp_op::active) {
-        r.wanted &= ~(1u << lane);
-        if ((r.wanted & ~r.arrived) == 0) complete_warp(r, no_lane);
-        continue;
-      }
-      runner_code_scope own_code(observing_);
-      const unsigned waiting = w * 32 + static_cast<unsigned>(__builtin_ctz(r.arrived));
-      sync_failure(std::string("thread ") + std::to_string(t) + " exited while lanes " + mask_text(r.arrived) + " of its warp wait for it at " +
-                       warp_ops::name(r.op) + " (mask " + mask_text(r.wanted) + "); every lane named in a warp collective's mask must reach it",
-                   waiting, r.pc[waiting % 32]);
-    }
-  }
+  exited_[t / 32] |= 1u << t % 32;
+  if (open_rounds_ > 0) exited_during_warp_rounds(t);
   // Exited threads no longer count at a barrier, as on Volta and later GPUs.
   if (!barrier_waiters_.empty() && barrier_waiters_.size() == live_) release_barrier();
+}
+
+// Lanes waiting at a warp collective may wait for the one that exited. Out of
+// line: the messages' strings would make every thread's exit pay for a large frame.
+void block_runner::exited_during_warp_rounds(unsigned t) {
+  const unsigned w = t / 32, lane = t % 32;
+  for (warp_round& r : warps_[w]) {
+    if (!(r.arrived && (r.wanted >> lane & 1u))) continue;
+    if (r.op == warp_op::active) {
+      r.wanted &= ~(1u << lane);
+      if ((r.wanted & ~r.arrived) == 0) complete_warp(r, no_lane);
+      continue;
+    }
+    runner_code_scope own_code(observing_);
+    const unsigned waiting = w * 32 + static_cast<unsigned>(__builtin_ctz(r.arrived));
+    sync_failure(std::string("thread ") + std::to_string(t) + " exited while lanes " + mask_text(r.arrived) + " of its warp wait for it at " +
+                     warp_ops::name(r.op) + " (mask " + mask_text(r.wanted) + "); every lane named in a warp collective's mask must reach it",
+                 waiting, r.pc[waiting % 32]);
+  }
 }
 
 int block_runner::barrier(barrier_reduce reduce, int predicate, std::uintptr_t pc) {

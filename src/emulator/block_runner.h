@@ -116,6 +116,7 @@ class block_runner {
   void start_thread(fiber* f, unsigned t);
   void resume_thread(const fiber* f);
   void thread_exited(unsigned t);
+  [[gnu::noinline]] void exited_during_warp_rounds(unsigned t);
   void release_barrier();
   void complete_warp(warp_round& w, unsigned caller_lane);
   void make_ready(std::vector<fiber*>& waiters);
