@@ -47,6 +47,8 @@ registered_kernel registration_of(const void* kernel) {
   return found == registry().end() ? registered_kernel{} : found->second;
 }
 
+void record_unlaunched_kernel_call() { set_last_error(cudaErrorMissingConfiguration); }
+
 cudaError_t launch_registered(const void* kernel, const launch_config& config, void** args, const char* call) {
   refuse_launch_from_kernel();
   const array_launcher launcher = kernel ? registration_of(kernel).launch : nullptr;

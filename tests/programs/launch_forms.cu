@@ -83,6 +83,12 @@ void scale_by_two(T* y, int n, cudaStream_t stream) {
   scale<T, 2><<<dim3((n + 63) / 64), dim3(64), 0, stream>>>(y, n);
 }
 
+// A kernel called through a pointer as a plain function (llm.c's benchmark_kernel in permute.cu does this).
+template <class Kernel, class... Args>
+void call_without_launch(Kernel kernel, Args... args) {
+  kernel(args...);
+}
+
 int main() {
   const int n = 1000;
   std::vector<float> host(n);
@@ -180,6 +186,15 @@ int main() {
   EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidValue);
   add<<<1, dim3(32, 0)>>>(y, 100.0f, n);  // an empty block
   EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidValue);
+
+  // Called from host code without a launch, a kernel runs nowhere: as the H100 answers (CUDA 13), the last
+  // error is cudaErrorMissingConfiguration, not sticky, and memory is untouched.
+  call_without_launch(add, y, 100.0f, n);
+  call_without_launch(fill<float>, y, 7.0f, n);
+  EXPECT_ERROR(cudaGetLastError(), cudaErrorMissingConfiguration);
+  EXPECT_ERROR(cudaDeviceSynchronize(), cudaSuccess);
+  cudaMemcpy(out.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost);
+  EXPECT(out[0] == -(((host[0] + 3.0f + 1.0f) * 3.0f * 2.0f) - 1.0f));
 
   cudaFree(y);
   cudaFree(d);

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "lockstep/emu/builtins.h"
 #include "lockstep/emu/kernel_overloads.h"
 #include "lockstep/launch.h"
 
@@ -149,6 +150,13 @@ const void* name_expression_address(void (*kernel)(Params...)) {
   return reinterpret_cast<const void*>(kernel);
 }
 inline const void* name_expression_address(const void* variable) { return variable; }
+
+// A kernel called as a plain function from host code (through a pointer to
+// it, say) launches nothing on a GPU: its stub finds no launch configuration
+// and returns, leaving cudaErrorMissingConfiguration as the last error. lockstep
+// nvcc starts every kernel's body with this test (keywords.cpp).
+inline bool kernel_called_unlaunched() { return current.block == nullptr; }
+void record_unlaunched_kernel_call();
 
 // cudaLaunchKernel and cudaLaunchCooperativeKernel through an untyped pointer.
 cudaError_t launch_registered(const void* kernel, const launch_config& config, void** args, const char* call);

@@ -5,7 +5,9 @@
 // definition of a kernel that is not a template is also registered with its
 // parameter types, so that the runtime API can launch it from an untyped
 // pointer and an argument array (`cudaLaunchCooperativeKernel((void*)k, ...)`);
-// it is named with its type, as kernels may be overloaded.
+// it is named with its type, as kernels may be overloaded. Every kernel's body
+// starts with a test that makes a call from host code, outside a launch, launch
+// nothing, as on a GPU (launch_api.h).
 #include <string>
 
 #include "emulator/host_source/transformations.h"
@@ -77,11 +79,15 @@ void keywords(const std::vector<token>& code, source_rewriter& edits) {
     } else if (code[i].is("__global__")) {
       edits.replace(code[i], code[i], "__attribute__((used))");
       std::size_t name = 0, open = 0;
+      const std::size_t end = definition_end(code, i, name, open);
+      if (!end) continue;
+      toolchain::token_cursor parameters(code, open);
+      edits.insert(code[parameters.skip_balanced() + 1].end_offset(),
+                   " if (::lockstep::emu::kernel_called_unlaunched()) return ::lockstep::emu::record_unlaunched_kernel_call();");
       if (in_template(code, i)) continue;
-      if (const std::size_t end = definition_end(code, i, name, open))
-        edits.insert(code[end].end_offset(), " static inline const bool lockstep_kernel_registered_" + std::to_string(code[end].offset) +
-                                                 " = ::lockstep::emu::register_kernel(static_cast<" + kernel_pointer_type(code, open) + ">(&" +
-                                                 std::string(code[name].text) + "));");
+      edits.insert(code[end].end_offset(), " static inline const bool lockstep_kernel_registered_" + std::to_string(code[end].offset) +
+                                               " = ::lockstep::emu::register_kernel(static_cast<" + kernel_pointer_type(code, open) + ">(&" +
+                                               std::string(code[name].text) + "));");
     }
   }
 }

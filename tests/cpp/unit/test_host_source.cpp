@@ -132,9 +132,12 @@ TEST(HostSource, ExternSharedAfterTheTypeInPreprocessedSource) {
 // Preprocessed input: keywords the driver kept are mapped here.
 TEST(HostSource, MapsKeptKeywordsInPreprocessedSource) {
   using lockstep::emu::source_form;
+  // A kernel's body starts with the test that a call outside a launch runs nothing.
+  const std::string unlaunched = " if (::lockstep::emu::kernel_called_unlaunched()) return ::lockstep::emu::record_unlaunched_kernel_call();";
   EXPECT_EQ(host_source("__global__ void k(int* p) { __shared__ float t[4]; }", source_form::preprocessed),
-            "__attribute__((used)) void k(int* p) { thread_local float t[4]; } static inline const bool lockstep_kernel_registered_51 = "
-            "::lockstep::emu::register_kernel(static_cast<void (*)(int * p )>(&k));");
+            "__attribute__((used)) void k(int* p) {" + unlaunched +
+                " thread_local float t[4]; } static inline const bool lockstep_kernel_registered_51 = "
+                "::lockstep::emu::register_kernel(static_cast<void (*)(int * p )>(&k));");
   // Overloaded kernels are registered by their type, default arguments left out.
   const std::string overloads = host_source(
       "__global__ void h(float* y, std::pair<int, int> q = {1, 2}, int n = 3) {}\n__global__ void h(double* y) {}", source_form::preprocessed);
@@ -143,7 +146,7 @@ TEST(HostSource, MapsKeptKeywordsInPreprocessedSource) {
   EXPECT_NE(overloads.find("register_kernel(static_cast<void (*)(double * y )>(&h))"), std::string::npos) << overloads;
   // Declarations and templates are not registered (a template has no one address).
   EXPECT_EQ(host_source("__global__ void k(int);\ntemplate <int n> __global__ void t() {}", source_form::preprocessed),
-            "__attribute__((used)) void k(int);\ntemplate <int n> __attribute__((used)) void t() {}");
+            "__attribute__((used)) void k(int);\ntemplate <int n> __attribute__((used)) void t() {" + unlaunched + "}");
   const std::string dynamic = host_source("void k() { extern __shared__ float s[]; }", source_form::preprocessed);
   EXPECT_NE(dynamic.find("float* const s = reinterpret_cast<float" + pointer_to_dynamic), std::string::npos) << dynamic;
   EXPECT_EQ(host_source("__global__ void k();"), "__global__ void k();");  // written source: the macros map them
