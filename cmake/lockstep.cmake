@@ -6,11 +6,18 @@
 # mirroring the source tree, and the mirrored directories come first on the
 # include path.
 
+# Kernels with barriers are split into region loops (src/emulator/region_loops)
+# unless the file is built for check mode (CHECKED), which runs on fibers.
 function(_lockstep_hostify src out)
   get_filename_component(abs "${src}" ABSOLUTE)
+  get_filename_component(dir "${abs}" DIRECTORY)
+  set(split --split-barriers -std=c++20 "-I${dir}" "-I${PROJECT_SOURCE_DIR}/include" "-I${PROJECT_SOURCE_DIR}/kernels" --)
+  if(ARGV2 STREQUAL "CHECKED")
+    set(split)
+  endif()
   add_custom_command(
     OUTPUT "${out}"
-    COMMAND lockstep-hostify "${abs}" "${out}"
+    COMMAND lockstep-hostify ${split} "${abs}" "${out}"
     DEPENDS "${abs}" lockstep-hostify
     VERBATIM)
 endfunction()
@@ -74,7 +81,7 @@ function(lockstep_check_sources out_var)
   set(generated)
   foreach(src IN LISTS ARGN)
     _lockstep_mirror_path("${src}" out)
-    _lockstep_hostify("${src}" "${out}.check.cpp")
+    _lockstep_hostify("${src}" "${out}.check.cpp" CHECKED)
     set_source_files_properties("${out}.check.cpp" PROPERTIES COMPILE_OPTIONS "${LOCKSTEP_CHECK_COMPILE_OPTIONS}")
     list(APPEND generated "${out}.check.cpp")
   endforeach()

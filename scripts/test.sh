@@ -9,9 +9,10 @@ BUILD_DIR=${BUILD_DIR:-build}
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # System packages, installed only if absent (apt-get update only then too);
-# OpenBLAS is the CPU BLAS behind the emulated cuBLAS (src/emulator/cublas).
+# OpenBLAS is the CPU BLAS behind the emulated cuBLAS (src/emulator/cublas);
+# libclang is the region-loop compiler's parser (src/emulator/region_loops).
 missing=()
-for package in cmake ninja-build g++ libgtest-dev clang-format libopenblas0-pthread; do
+for package in cmake ninja-build g++ libgtest-dev clang-format libopenblas0-pthread libclang-dev; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -35,5 +36,8 @@ if [ -n "${CI:-}" ] && ! grep -q "LOCKSTEP_NVCC:BOOL=ON" "$BUILD_DIR/CMakeCache.
 fi
 
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2
+# The same kernels on the fiber engine alone: kernels split into region loops
+# (src/emulator/region_loops) must give the same results there.
+LOCKSTEP_EMU_ENGINE=fibers ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 -L "emulator|runtime|tensor"
 
 python3 -m pytest -q tests/python

@@ -22,6 +22,7 @@
 #include "lockstep/emu/launch_api.h"
 #include "lockstep/emu/math.h"
 #include "lockstep/emu/qualifiers.h"
+#include "lockstep/emu/region_loops.h"
 #include "lockstep/emu/runtime_api.h"
 #include "lockstep/emu/sync.h"
 #include "lockstep/emu/textures.h"

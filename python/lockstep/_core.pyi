@@ -14,6 +14,7 @@ class EmulatorOptions(TypedDict):
     stack_kib: int
     checks: str
     timeout: float
+    region_loops: bool
 
 class CudaError(RuntimeError):
     """
@@ -69,10 +70,10 @@ def synchronize(arg: str, /) -> None: ...
 
 def emulator_options() -> EmulatorOptions:
     """
-    The emulator's options: a dict with workers (OS threads running blocks), order ("forward", "reverse" or "random": the order a block's threads start and resume after a barrier), seed (for "random"), stack_kib, checks and timeout (seconds a launch may run before it fails with cudaErrorLaunchTimeout; 0: no limit).
+    The emulator's options: a dict with workers (OS threads running blocks), order ("forward", "reverse" or "random": the order a block's threads start and resume after a barrier), seed (for "random"), stack_kib, checks and timeout (seconds a launch may run before it fails with cudaErrorLaunchTimeout; 0: no limit) and region_loops (kernels split at their barriers run each block as loops over its threads; False: every kernel on fibers, one per thread).
     """
 
-def set_emulator_options(workers: int | None = None, order: str | None = None, seed: int | None = None, stack_kib: int | None = None, checks: str | None = None, timeout: float | None = None) -> None:
+def set_emulator_options(workers: int | None = None, order: str | None = None, seed: int | None = None, stack_kib: int | None = None, checks: str | None = None, timeout: float | None = None, region_loops: bool | None = None) -> None:
     """
     Change the emulator options that are given (not None); the others keep their values.
     """

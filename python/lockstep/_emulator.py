@@ -12,9 +12,9 @@ from ._core import emulator_options, set_emulator_options
 
 @contextlib.contextmanager
 def emulator_options_scope(**options: Any) -> Iterator[_core.EmulatorOptions]:
-    """Set emulator options (workers, order, seed, stack_kib, checks, timeout) for the
-    ``with`` block and restore the previous ones after it; yields the options
-    in force."""
+    """Set emulator options (workers, order, seed, stack_kib, checks, timeout,
+    region_loops) for the ``with`` block and restore the previous ones after
+    it; yields the options in force."""
     previous = emulator_options()
     set_emulator_options(**options)
     try:

@@ -205,11 +205,13 @@ nb::dict emulator_options() {
   d["stack_kib"] = o.stack_bytes / 1024;
   d["checks"] = lockstep::emu::checks_to_string(o.checks);
   d["timeout"] = o.timeout_seconds;
+  d["region_loops"] = o.region_loops;
   return d;
 }
 
 void set_emulator_options(std::optional<unsigned> workers, std::optional<std::string> order, std::optional<std::uint64_t> seed,
-                          std::optional<std::size_t> stack_kib, std::optional<std::string> checks, std::optional<double> timeout) {
+                          std::optional<std::size_t> stack_kib, std::optional<std::string> checks, std::optional<double> timeout,
+                          std::optional<bool> region_loops) {
   lockstep::emu::options o = lockstep::emu::get_options();
   if (workers) o.workers = *workers;
   if (order) {
@@ -221,6 +223,7 @@ void set_emulator_options(std::optional<unsigned> workers, std::optional<std::st
   if (stack_kib) o.stack_bytes = *stack_kib * 1024;
   if (checks) o.checks = lockstep::emu::parse_checks(*checks);  // std::invalid_argument -> ValueError
   if (timeout) o.timeout_seconds = *timeout;
+  if (region_loops) o.region_loops = *region_loops;
   lockstep::emu::set_options(o);
 }
 
@@ -314,9 +317,10 @@ NB_MODULE(_core, m) {
   m.def("emulator_options", &emulator_options,
         "The emulator's options: a dict with workers (OS threads running blocks), order (\"forward\", \"reverse\" or \"random\": "
         "the order a block's threads start and resume after a barrier), seed (for \"random\"), stack_kib, checks and timeout "
-        "(seconds a launch may run before it fails with cudaErrorLaunchTimeout; 0: no limit).");
+        "(seconds a launch may run before it fails with cudaErrorLaunchTimeout; 0: no limit) and region_loops (kernels split at their "
+        "barriers run each block as loops over its threads; False: every kernel on fibers, one per thread).");
   m.def("set_emulator_options", &set_emulator_options, "workers"_a = nb::none(), "order"_a = nb::none(), "seed"_a = nb::none(),
-        "stack_kib"_a = nb::none(), "checks"_a = nb::none(), "timeout"_a = nb::none(),
+        "stack_kib"_a = nb::none(), "checks"_a = nb::none(), "timeout"_a = nb::none(), "region_loops"_a = nb::none(),
         "Change the emulator options that are given (not None); the others keep their values.");
   m.def("set_poison_new_tensors", &lockstep::set_poison_new_tensors, "on"_a,
         "Fill new tensors with 0xff bytes (NaN for floats), so that elements a kernel forgets to write stand out (for tests).");

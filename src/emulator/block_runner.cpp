@@ -241,6 +241,42 @@ void block_runner::yield_thread() {
   suspend();
 }
 
+bool block_runner::claim_for_loops() {
+  if (observing_ || !plan_->opts.region_loops || plan_->opts.order != thread_order::forward || plan_->grid_sync || next_start_ != 1 ||
+      running_->thread != 0)
+    return false;
+  // The other threads never start: to the runner they have exited.
+  for (unsigned t = 1; t < threads_; ++t) state_[t] = state::exited;
+  for (auto& lanes : exited_) lanes = ~0u;
+  exited_[0] &= ~1u;
+  live_ = 1;
+  next_start_ = threads_;
+  // The last block's arrays are dead: keep one chunk as large as they were.
+  if (arena_chunks_.size() > 1) {
+    std::size_t total = 0;
+    for (std::size_t i = 0; i + 1 < arena_chunks_.size(); ++i) total += arena_chunk_bytes_;
+    arena_chunk_bytes_ = std::max(arena_chunk_bytes_, total + arena_used_);
+    arena_chunks_.clear();
+  }
+  arena_used_ = 0;
+  return true;
+}
+
+void* block_runner::loop_arena(std::size_t bytes) {
+  constexpr std::size_t alignment = 64;
+  bytes = (bytes + alignment - 1) / alignment * alignment;
+  if (arena_chunks_.empty() || arena_used_ + bytes > arena_chunk_bytes_) {
+    // A new chunk: arrays handed out before keep their addresses.
+    arena_chunk_bytes_ = std::max({arena_chunk_bytes_, bytes, std::size_t(1) << 16});
+    arena_chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(arena_chunk_bytes_ + alignment));
+    arena_used_ = 0;
+  }
+  const auto base = (reinterpret_cast<std::uintptr_t>(arena_chunks_.back().get()) + alignment - 1) / alignment * alignment;
+  void* p = reinterpret_cast<std::byte*>(base) + arena_used_;
+  arena_used_ += bytes;
+  return p;
+}
+
 void block_runner::abandon_running_thread(std::exception_ptr why) {
   if (!error_) error_ = std::move(why);
   leave_finished_fiber();

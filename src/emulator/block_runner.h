@@ -66,6 +66,11 @@ class block_runner {
   // sleeps or yields: libcu++'s cuda::barrier, __nanosleep): the block's other
   // threads run, those not yet started first, before it goes on.
   void yield_thread();
+  // The region-loop engine (lockstep/emu/region_loops.h): whether the
+  // running thread, the block's first, may run the whole block as loops; if
+  // so, no other thread of the block starts. Its arena lasts until the next claim.
+  bool claim_for_loops();
+  void* loop_arena(std::size_t bytes);
   [[noreturn]] void fail(const std::string& what) const;  // kernel_error naming this thread
   // Check mode: ends the running thread where it is, without unwinding it
   // (a checker found an access that must not happen), and with it the block,
@@ -164,6 +169,9 @@ class block_runner {
   warp_round* round_of(unsigned w, std::uint32_t lanes);
   warp_round* round_to_join(unsigned w, warp_op op, std::uint32_t mask);
   dynamic_shared_buffer dynamic_shared_;
+
+  std::vector<std::unique_ptr<std::byte[]>> arena_chunks_;  // the region-loop engine's; the last is being filled
+  std::size_t arena_chunk_bytes_ = 0, arena_used_ = 0;
 
   std::unique_ptr<block_observer> observer_;  // made at the first checked block
   block_observer* observing_ = nullptr;       // observer_ while a checked block runs

@@ -22,6 +22,7 @@
 #include "grid_barrier.h"
 #include "kernel_info.h"
 #include "lockstep/emu/device_io.h"
+#include "lockstep/emu/region_loops.h"
 #include "lockstep/errors.h"
 #include "lockstep/launch.h"
 
@@ -268,6 +269,8 @@ int block_barrier(barrier_reduce reduce, int predicate) {
   return in_kernel("__syncthreads").block->barrier(reduce, predicate, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
 
+bool loop_claim_block() { return in_kernel("a kernel split at its barriers").block->claim_for_loops(); }
+void* loop_arena(std::size_t bytes) { return current.block->loop_arena(bytes); }
 void grid_sync() { in_kernel("grid.sync()").block->grid_sync(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0))); }
 
 void kernel_misuse(const std::string& what) { in_kernel("cooperative_groups").block->fail(what); }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cache.h"
+#include "emulator/region_loops/region_loops.h"
 #include "lockstep/emu/check.h"
 #include "nvrtc.h"
 #include "runtime/backend.h"
@@ -115,11 +116,30 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
   for (auto& f : flags) key << ' ' << f;
   for (auto& f : link_inputs) key << ' ' << f;
   key << "\n" << tu;
+  // Kernels with barriers are split into region loops (not in check mode, which runs on fibers).
+  const bool split = !checked && emu::region_loops::mentions_barriers(tu);
+  if (split) key << "\nregion loops " << emu::region_loops::version;
   const auto artifact = jit::cache_lookup_or_build(key.str(), ".so", [&](const fs::path& out) {
     if (!checked) {
       std::vector<std::string> one_step = flags;
       one_step.push_back("-shared");
       one_step.insert(one_step.end(), link_inputs.begin(), link_inputs.end());
+      if (split) {
+        std::vector<std::string> parse_flags;
+        for (const auto& f : flags)
+          if (f.rfind("-I", 0) == 0 || f.rfind("-D", 0) == 0 || f.rfind("-U", 0) == 0 || f.rfind("-std=", 0) == 0) parse_flags.push_back(f);
+        const auto result = emu::region_loops::split_kernels(tu, o.source_name, parse_flags);
+        emu::region_loops::log(o.source_name, result);
+        if (!result.split.empty()) {
+          try {
+            toolchain::compile_shared_object(result.source, o.source_name, one_step, out);
+            return;
+          } catch (const toolchain::compile_failure& e) {
+            // The split source is lockstep's doing: the kernels run on fibers, as written.
+            emu::region_loops::log_failure(o.source_name, e.log());
+          }
+        }
+      }
       toolchain::compile_shared_object(tu, o.source_name, one_step, out);
       return;
     }

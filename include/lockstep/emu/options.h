@@ -21,12 +21,18 @@ struct options {
   std::size_t stack_bytes = 256 * 1024;  // per emulated thread that waits at a barrier
   unsigned checks = 0;                   // check_tool bits (all_checks = all four); 0 = normal mode
   double timeout_seconds = 0;            // a launch running longer ends with cudaErrorLaunchTimeout; 0 = no limit
+  // Kernels that the region-loop compiler split at their barriers
+  // (src/emulator/region_loops) run each block as loops over its threads;
+  // false runs every kernel on fibers (check mode and the reverse and random
+  // orders always do).
+  bool region_loops = true;
 };
 
 // Defaults come from LOCKSTEP_EMU_WORKERS, LOCKSTEP_EMU_ORDER
 // (forward | reverse | random[:seed]), LOCKSTEP_EMU_STACK_KIB,
 // LOCKSTEP_CHECK (1 | all | a comma list of memcheck, racecheck, synccheck,
-// initcheck | 0) and LOCKSTEP_EMU_TIMEOUT (seconds).
+// initcheck | 0), LOCKSTEP_EMU_TIMEOUT (seconds) and LOCKSTEP_EMU_ENGINE (loops,
+// the default, or fibers: region_loops).
 options get_options();
 void set_options(const options& o);
 

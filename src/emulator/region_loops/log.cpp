@@ -1,0 +1,26 @@
+#include <cstdlib>
+#include <iostream>
+
+#include "region_loops.h"
+
+namespace lockstep::emu::region_loops {
+namespace {
+bool enabled() {
+  const char* v = std::getenv("LOCKSTEP_REGION_LOOPS_LOG");
+  return v && *v && std::string(v) != "0";
+}
+}  // namespace
+
+void log(const std::string& source_name, const split_result& result) {
+  if (!enabled()) return;
+  for (const auto& k : result.split) std::cerr << "lockstep region loops: " << source_name << ": kernel " << k << " runs as loops over threads\n";
+  for (const auto& note : result.notes) std::cerr << "lockstep region loops: " << source_name << ": " << note << "\n";
+}
+
+void log_failure(const std::string& source_name, const std::string& compiler_output) {
+  if (!enabled()) return;
+  std::cerr << "lockstep region loops: " << source_name << ": the host compiler refused the split kernels; they run on fibers:\n"
+            << compiler_output << "\n";
+}
+
+}  // namespace lockstep::emu::region_loops

@@ -1,0 +1,1051 @@
+#include "region_loops.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include "libclang.h"
+#include "toolchain/lexer.h"
+
+namespace lockstep::emu::region_loops {
+namespace {
+
+// A cursor of the kernel's body with its children, and its characters in the
+// main file (expansion locations: a macro's output counts as the macro's use).
+struct node {
+  CXCursor cursor;
+  CXCursorKind kind;
+  std::size_t begin = 0, end = 0;
+  node* parent = nullptr;
+  std::vector<std::unique_ptr<node>> children;
+};
+
+// Characters [begin, end) of the translation unit replaced by `text`.
+struct source_edit {
+  std::size_t begin, end;
+  std::string text;
+};
+
+// Why a kernel stays on fibers; thrown inside the analysis of one kernel.
+struct declined {
+  std::string why;
+};
+// The function calls one with barriers that has not been split yet.
+struct postpone {};
+
+// Larger locals kept across a barrier stay on fibers: the arrays would take
+// this much for every thread of the block.
+constexpr long long max_per_thread_bytes = 16 * 1024;
+
+bool is_loop(CXCursorKind k) { return k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt; }
+
+class translation_unit_splitter {
+ public:
+  translation_unit_splitter(const libclang_api& clang, const std::string& text, CXTranslationUnit tu)
+      : clang_(clang), text_(text), tu_(tu), tokens_(toolchain::code_tokens(text)) {}
+
+  void run(split_result& result) {
+    collect_functions(clang_.clang_getTranslationUnitCursor(tu_));
+    // Callees before callers: a device function with barriers gets a block
+    // variant first, which a caller then calls once for the whole block.
+    std::vector<source_edit> edits;
+    std::vector<CXCursor> pending = functions_;
+    for (bool progress = true; progress && !pending.empty();) {
+      progress = false;
+      std::vector<CXCursor> postponed;
+      for (const CXCursor& function : pending) {
+        const std::string name = clang_.string(clang_.clang_getCursorSpelling(function));
+        const std::string usr = clang_.string(clang_.clang_getCursorUSR(function));
+        try {
+          std::vector<source_edit> function_edits = split_function(function);
+          progress = true;
+          attempted_.insert(usr);
+          if (function_edits.empty()) continue;  // no barrier: a kernel runs as a bare loop already
+          edits.insert(edits.end(), function_edits.begin(), function_edits.end());
+          variants_.insert(usr);
+          if (is_kernel(function)) result.split.push_back(name);
+        } catch (const postpone&) {
+          postponed.push_back(function);
+        } catch (const declined& d) {
+          progress = true;
+          attempted_.insert(usr);
+          result.notes.push_back(std::string(is_kernel(function) ? "kernel " : "device function ") + name + " (" +
+                                 where(clang_.clang_getCursorLocation(function)) + ") stays on fibers: " + d.why);
+        }
+      }
+      pending = std::move(postponed);
+    }
+    for (const CXCursor& function : pending)
+      result.notes.push_back("kernel or device function " + clang_.string(clang_.clang_getCursorSpelling(function)) + " (" +
+                             where(clang_.clang_getCursorLocation(function)) + ") stays on fibers: it calls itself through functions with barriers");
+    std::sort(edits.begin(), edits.end(), [](const source_edit& a, const source_edit& b) { return a.begin < b.begin; });
+    std::string out;
+    std::size_t at = 0;
+    for (const source_edit& e : edits) {
+      out.append(text_, at, e.begin - at);
+      out += e.text;
+      at = e.end;
+    }
+    out.append(text_, at, std::string::npos);
+    result.source = std::move(out);
+  }
+
+ private:
+  // ---- locations and text ----
+  std::size_t offset_of(CXSourceLocation loc) const {
+    CXFile file;
+    unsigned line, column, offset;
+    clang_.clang_getExpansionLocation(loc, &file, &line, &column, &offset);
+    return offset;
+  }
+  bool in_main_file(CXSourceLocation loc) const { return clang_.clang_Location_isFromMainFile(loc) != 0; }
+  std::string where(CXSourceLocation loc) const {
+    CXString file;
+    unsigned line, column;
+    clang_.clang_getPresumedLocation(loc, &file, &line, &column);
+    return clang_.string(file) + ":" + std::to_string(line);
+  }
+  std::string line_directive(CXSourceLocation loc) const {
+    CXString file;
+    unsigned line, column;
+    clang_.clang_getPresumedLocation(loc, &file, &line, &column);
+    std::string name = clang_.string(file), escaped;
+    for (char c : name) {
+      if (c == '\\' || c == '"') escaped += '\\';
+      escaped += c;
+    }
+    return "\n#line " + std::to_string(line) + " \"" + escaped + "\"\n";
+  }
+  std::string_view text(std::size_t begin, std::size_t end) const { return std::string_view(text_).substr(begin, end - begin); }
+  std::string line_of(const node& n) const { return where(clang_.clang_getCursorLocation(n.cursor)); }
+
+  // The first code token at or after `offset`.
+  std::size_t token_at(std::size_t offset) const {
+    auto it = std::lower_bound(tokens_.begin(), tokens_.end(), offset, [](const toolchain::token& t, std::size_t o) { return t.offset < o; });
+    return std::size_t(it - tokens_.begin());
+  }
+  // A statement's end, with the `;` that an expression statement's extent leaves out.
+  std::size_t statement_end(const node& n) const {
+    const toolchain::token& next = tokens_[token_at(n.end)];
+    return next.is(";") ? next.end_offset() : n.end;
+  }
+
+  // ---- the syntax tree ----
+  std::unique_ptr<node> make_node(CXCursor c, node* parent) const {
+    auto n = std::make_unique<node>();
+    n->cursor = c;
+    n->kind = clang_.clang_getCursorKind(c);
+    n->parent = parent;
+    const CXSourceRange range = clang_.clang_getCursorExtent(c);
+    n->begin = offset_of(clang_.clang_getRangeStart(range));
+    n->end = offset_of(clang_.clang_getRangeEnd(range));
+    std::vector<CXCursor> children;
+    clang_.clang_visitChildren(
+        c,
+        [](CXCursor child, CXCursor, CXClientData data) {
+          static_cast<std::vector<CXCursor>*>(data)->push_back(child);
+          return CXChildVisit_Continue;
+        },
+        &children);
+    for (const CXCursor& child : children) n->children.push_back(make_node(child, n.get()));
+    return n;
+  }
+
+  // Every function defined in the main file: kernels and device functions.
+  void collect_functions(CXCursor parent) {
+    clang_.clang_visitChildren(
+        parent,
+        [](CXCursor c, CXCursor, CXClientData data) {
+          auto* self = static_cast<translation_unit_splitter*>(data);
+          const CXCursorKind kind = self->clang_.clang_getCursorKind(c);
+          if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec || kind == CXCursor_UnexposedDecl) return CXChildVisit_Recurse;
+          if ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate) && self->clang_.clang_isCursorDefinition(c) &&
+              self->in_main_file(self->clang_.clang_getCursorLocation(c)))
+            self->functions_.push_back(c);
+          return CXChildVisit_Continue;
+        },
+        this);
+  }
+
+  // `__global__` as written, or as lockstep's keyword rewrite leaves it.
+  bool is_kernel(CXCursor function) const {
+    const CXSourceRange range = clang_.clang_getCursorExtent(function);
+    const std::size_t begin = offset_of(clang_.clang_getRangeStart(range)), name = offset_of(clang_.clang_getCursorLocation(function));
+    if (name < begin || name > text_.size()) return false;
+    const std::string_view head = text(begin, name);
+    return head.find("__global__") != std::string_view::npos || head.find("__attribute__((used))") != std::string_view::npos;
+  }
+
+  void dump(const node& n, int depth) const {
+    std::fprintf(stderr, "%*s%s '%s'\n", depth * 2, "", clang_.string(clang_getCursorKindSpelling_(n.kind)).c_str(),
+                 std::string(text(n.begin, std::min(n.end, n.begin + 60))).c_str());
+    for (const auto& c : n.children) dump(*c, depth + 1);
+  }
+  CXString clang_getCursorKindSpelling_(CXCursorKind k) const { return clang_.clang_getCursorKindSpelling(k); }
+
+  // ---- calls ----
+  std::string qualified_name(CXCursor c) const {
+    std::string name = clang_.string(clang_.clang_getCursorSpelling(c));
+    for (CXCursor p = clang_.clang_getCursorSemanticParent(c); !clang_.clang_Cursor_isNull(p); p = clang_.clang_getCursorSemanticParent(p)) {
+      const CXCursorKind k = clang_.clang_getCursorKind(p);
+      if (k == CXCursor_TranslationUnit) break;
+      name = clang_.string(clang_.clang_getCursorSpelling(p)) + "::" + name;
+    }
+    return name;
+  }
+  std::string file_of(CXCursor c) const {
+    CXFile file;
+    unsigned line, column, offset;
+    clang_.clang_getExpansionLocation(clang_.clang_getCursorLocation(c), &file, &line, &column, &offset);
+    return file ? clang_.string(clang_.clang_getFileName(file)) : "";
+  }
+  bool is_barrier_call(const node& n) const {
+    if (n.kind != CXCursor_CallExpr) return false;
+    const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
+    return !clang_.clang_Cursor_isNull(callee) && qualified_name(callee) == "__syncthreads";
+  }
+  // Whether calling `function` may wait for other threads: a barrier, a warp
+  // collective, a grid sync or a yield, directly or through what it calls.
+  bool may_synchronize(CXCursor function, int depth = 0) {
+    if (clang_.clang_Cursor_isNull(function)) return false;
+    const std::string name = qualified_name(function);
+    static const std::set<std::string> primitives{"lockstep::emu::block_barrier",
+                                                  "lockstep::emu::warp_collective",
+                                                  "lockstep::emu::grid_sync",
+                                                  "lockstep::emu::device_yield",
+                                                  "sched_yield",
+                                                  "nanosleep",
+                                                  "usleep",
+                                                  "std::this_thread::yield"};
+    if (primitives.count(name)) return true;
+    const std::string usr = clang_.string(clang_.clang_getCursorUSR(function));
+    if (auto it = synchronizes_.find(usr); it != synchronizes_.end()) return it->second;
+    synchronizes_[usr] = false;  // a recursion's answer comes from the rest of the body
+    const CXCursor definition = clang_.clang_getCursorDefinition(function);
+    if (clang_.clang_Cursor_isNull(definition) || depth > 24) return false;
+    const std::string file = file_of(definition);
+    if (!in_main_file(clang_.clang_getCursorLocation(definition)) && file.find("/lockstep/") == std::string::npos) return false;
+    const bool result = body_may_synchronize(definition, depth + 1);
+    synchronizes_[usr] = result;
+    return result;
+  }
+  bool body_may_synchronize(CXCursor c, int depth) {
+    struct search {
+      translation_unit_splitter* self;
+      int depth;
+      bool found = false;
+    } s{this, depth};
+    clang_.clang_visitChildren(
+        c,
+        [](CXCursor child, CXCursor, CXClientData data) {
+          auto* s = static_cast<search*>(data);
+          const CXCursorKind k = s->self->clang_.clang_getCursorKind(child);
+          if (k == CXCursor_CallExpr && s->self->may_synchronize(s->self->clang_.clang_getCursorReferenced(child), s->depth)) {
+            s->found = true;
+            return CXChildVisit_Break;
+          }
+          return CXChildVisit_Recurse;
+        },
+        &s);
+    return s.found;
+  }
+  // A call in a template whose callee is not resolved yet: each function the
+  // name may mean; a dependent operator never waits; a dependent member call
+  // (`tile.shfl_down(v, 1)`) by its name, as CUDA's collectives are named.
+  bool unresolved_call_may_synchronize(const node& call) {
+    const std::string name = clang_.string(clang_.clang_getCursorSpelling(call.cursor));
+    if (name.rfind("operator", 0) == 0) return false;
+    const node* callee = call.children.empty() ? nullptr : call.children.front().get();
+    while (callee && callee->kind == CXCursor_UnexposedExpr && !callee->children.empty()) callee = callee->children.front().get();
+    if (!callee || callee->kind == CXCursor_TypeRef) return false;  // T(x): a conversion
+    callee = overloaded_reference(callee);
+    if (callee->kind == CXCursor_OverloadedDeclRef) {
+      for (unsigned i = 0; i < clang_.clang_getNumOverloadedDecls(callee->cursor); ++i) {
+        CXCursor candidate = clang_.clang_getOverloadedDecl(callee->cursor, i);
+        if (clang_.clang_getCursorKind(candidate) == CXCursor_UsingDeclaration) return true;
+        if (may_synchronize(candidate)) return true;
+      }
+      return false;
+    }
+    static const std::set<std::string> collectives{
+        "ballot",         "any",       "all",       "shfl", "shfl_up",    "shfl_down", "shfl_xor",        "reduce",          "inclusive_scan",
+        "exclusive_scan", "match_any", "match_all", "wait", "wait_prior", "arrive",    "arrive_and_wait", "arrive_and_drop", "barrier_wait",
+        "barrier_arrive"};
+    return name.find("sync") != std::string::npos || name.rfind("__shfl", 0) == 0 || collectives.count(name) > 0;
+  }
+  bool contains_synchronization(const node& n) {
+    if (n.kind == CXCursor_CallExpr) {
+      const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
+      if (is_barrier_call(n)) return true;
+      if (clang_.clang_Cursor_isNull(callee) ? unresolved_call_may_synchronize(n) : may_synchronize(callee)) return true;
+    }
+    for (const auto& c : n.children)
+      if (contains_synchronization(*c)) return true;
+    return false;
+  }
+
+  // ---- the kernel's structure: regions between barriers ----
+  struct sequence;
+  struct step {
+    enum class kind { region, barrier, loop, branch, scope, call } k = kind::region;
+    std::vector<const node*> statements;  // a region's
+    const node* statement = nullptr;      // a loop's, branch's or scope's
+    std::unique_ptr<sequence> body, otherwise;
+    int region = -1;
+  };
+  struct sequence {
+    std::vector<step> steps;
+  };
+
+  // The parts of a for statement's header: init, condition, increment.
+  struct for_header {
+    std::size_t open, close;              // the parentheses
+    std::size_t first_semicolon, second;  // their offsets
+  };
+  for_header header_of_for(const node& loop) const {
+    std::size_t i = token_at(loop.begin);
+    if (!tokens_[i].is("for")) throw declined{"a loop written through a macro (" + line_of(loop) + ")"};
+    for_header h{};
+    h.open = tokens_[++i].offset;
+    int depth = 0;
+    int semicolons = 0;
+    for (; i < tokens_.size(); ++i) {
+      const toolchain::token& t = tokens_[i];
+      if (t.is("(") || t.is("[") || t.is("{")) ++depth;
+      if (t.is(")") || t.is("]") || t.is("}")) {
+        if (--depth == 0) {
+          h.close = t.offset;
+          break;
+        }
+      }
+      if (depth == 1 && t.is(";")) (semicolons++ == 0 ? h.first_semicolon : h.second) = t.offset;
+    }
+    if (semicolons != 2) throw declined{"a range-based for loop around a barrier (" + line_of(loop) + ")"};
+    return h;
+  }
+
+  // `f<T>(x)`, `ns::f(x)` in a template: the candidates' reference under the callee's.
+  static const node* overloaded_reference(const node* callee) {
+    if (callee && callee->kind == CXCursor_DeclRefExpr)
+      for (const auto& c : callee->children)
+        if (c->kind == CXCursor_OverloadedDeclRef) return c.get();
+    return callee;
+  }
+
+  // The functions a call may mean: its callee, or a template's candidates.
+  std::vector<CXCursor> callees(const node& call) const {
+    const CXCursor callee = clang_.clang_getCursorReferenced(call.cursor);
+    if (!clang_.clang_Cursor_isNull(callee)) return {callee};
+    const node* ref = call.children.empty() ? nullptr : call.children.front().get();
+    while (ref && ref->kind == CXCursor_UnexposedExpr && !ref->children.empty()) ref = ref->children.front().get();
+    ref = overloaded_reference(ref);
+    std::vector<CXCursor> out;
+    if (ref && ref->kind == CXCursor_OverloadedDeclRef)
+      for (unsigned i = 0; i < clang_.clang_getNumOverloadedDecls(ref->cursor); ++i) out.push_back(clang_.clang_getOverloadedDecl(ref->cursor, i));
+    return out;
+  }
+  // A statement that is a call of a function of this file with barriers,
+  // which the block then calls once, as its block variant: the call node.
+  const node* block_call(const node& statement) {
+    const node* call = &statement;
+    while (call->kind == CXCursor_UnexposedExpr && call->children.size() == 1) call = call->children.front().get();
+    if (call->kind != CXCursor_CallExpr) return nullptr;
+    const std::vector<CXCursor> candidates = callees(*call);
+    if (candidates.empty()) return nullptr;
+    for (const CXCursor& candidate : candidates) {
+      CXCursor definition = clang_.clang_getCursorDefinition(candidate);
+      if (clang_.clang_Cursor_isNull(definition)) definition = candidate;
+      const CXCursor pattern = clang_.clang_getSpecializedCursorTemplate(definition);
+      const std::string usr = clang_.string(clang_.clang_getCursorUSR(clang_.clang_Cursor_isNull(pattern) ? definition : pattern));
+      if (!variants_.count(usr) && !attempted_.count(usr) && in_main_file(clang_.clang_getCursorLocation(definition))) throw postpone{};
+      if (!variants_.count(usr)) return nullptr;
+    }
+    return call;
+  }
+
+  std::unique_ptr<sequence> build_sequence(const std::vector<const node*>& statements) {
+    auto seq = std::make_unique<sequence>();
+    for (const node* s : statements) {
+      if (!contains_synchronization(*s)) {
+        if (seq->steps.empty() || seq->steps.back().k != step::kind::region) {
+          seq->steps.emplace_back();
+          seq->steps.back().region = regions_++;
+        }
+        seq->steps.back().statements.push_back(s);
+        region_of_statement_[s] = seq->steps.back().region;
+        continue;
+      }
+      step st;
+      st.k = step::kind::scope;
+      st.statement = s;
+      if (is_barrier_call(*s)) {
+        st.k = step::kind::barrier;
+      } else if (s->kind == CXCursor_CompoundStmt) {
+        st.body = build_sequence(children_of(*s));
+      } else if (is_loop(s->kind)) {
+        st.k = step::kind::loop;
+        const node& body = *(s->kind == CXCursor_DoStmt ? s->children.front() : s->children.back());
+        st.body = build_sequence(body.kind == CXCursor_CompoundStmt ? children_of(body) : std::vector<const node*>{&body});
+        loops_.push_back(s);
+      } else if (s->kind == CXCursor_IfStmt) {
+        st.k = step::kind::branch;
+        if (s->children.size() < 2 || s->children.size() > 3 || s->children[0]->kind == CXCursor_DeclStmt)
+          throw declined{"an if statement with a declaration in its condition, around a barrier (" + line_of(*s) + ")"};
+        auto arm = [&](const node& a) { return build_sequence(a.kind == CXCursor_CompoundStmt ? children_of(a) : std::vector<const node*>{&a}); };
+        st.body = arm(*s->children[1]);
+        if (s->children.size() == 3) st.otherwise = arm(*s->children[2]);
+        branches_.push_back(s);
+      } else if (const node* call = block_call(*s)) {
+        st.k = step::kind::call;
+        st.statement = call;
+        block_calls_.push_back(call);
+      } else {
+        const std::string what = s->kind == CXCursor_SwitchStmt ? "a switch" : "an expression or a statement of another kind";
+        throw declined{"a barrier or warp collective inside " + what + " (" + line_of(*s) +
+                       "): only barriers that stand alone as statements, in "
+                       "loops and if statements whose conditions every thread evaluates alike, are split"};
+      }
+      seq->steps.push_back(std::move(st));
+    }
+    return seq;
+  }
+  static std::vector<const node*> children_of(const node& n) {
+    std::vector<const node*> out;
+    for (const auto& c : n.children) out.push_back(c.get());
+    return out;
+  }
+
+  // ---- variables ----
+  struct reference {
+    const node* ref;
+    int region;  // -1: block-level code (a loop header, a condition)
+    bool write;  // may change the variable
+  };
+  struct variable {
+    CXCursor decl;
+    std::string name;
+    bool parameter = false;
+    bool static_storage = false;
+    const node* declaration = nullptr;  // the DeclStmt, for sequence-level locals
+    const node* var_decl = nullptr;
+    int declared_region = -1;     // -1: a parameter, a loop header's
+    bool sequence_level = false;  // declared by a statement of a sequence (or a loop header)
+    const node* initializer = nullptr;
+    std::vector<reference> refs;
+    bool uniform = false;
+    bool per_thread = false;
+    int index = 0;
+  };
+
+  static std::size_t key_of(std::size_t decl_offset, bool parameter) { return decl_offset * 2 + parameter; }
+
+  // Whether a reference may change the variable (conservatively: anything
+  // but a load through an implicit conversion, or a read of a member loaded so).
+  bool may_write(const node& ref) const {
+    const node* p = ref.parent;
+    if (!p) return true;
+    switch (p->kind) {
+      case CXCursor_UnexposedExpr:
+        return false;  // an implicit conversion, lvalue-to-rvalue among them
+      case CXCursor_MemberRefExpr:
+        return !(p->parent && p->parent->kind == CXCursor_UnexposedExpr);
+      case CXCursor_BinaryOperator: {
+        if (p->children.size() != 2 || p->children[0].get() != &ref) return false;
+        const std::string_view op = trimmed(text(p->children[0]->end, p->children[1]->begin));
+        return op == "=";
+      }
+      case CXCursor_CompoundAssignOperator:
+        return p->children.size() == 2 && p->children[0].get() == &ref;
+      case CXCursor_UnaryOperator: {
+        const std::string_view before = trimmed(text(p->begin, ref.begin)), after = trimmed(text(ref.end, p->end));
+        return before == "++" || before == "--" || before == "&" || after == "++" || after == "--";
+      }
+      case CXCursor_ParenExpr:
+        return may_write(*p);
+      case CXCursor_VarDecl:  // an array bound, or a variable initialized from it: only a reference may change it
+        return clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(p->cursor))).find('&') != std::string::npos;
+      case CXCursor_ArraySubscriptExpr:  // p[i] changes what p points at, not p
+        return !(p->children.size() == 2 && p->children[0].get() == &ref &&
+                 clang_.clang_getCanonicalType(clang_.clang_getCursorType(ref.cursor)).kind == CXType_Pointer);
+      default:
+        return true;
+    }
+  }
+  static std::string_view trimmed(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+  }
+
+  // The region a node of the kernel's body belongs to, -1 for block-level code.
+  int region_of(const node* n) const {
+    for (; n; n = n->parent)
+      if (auto it = region_of_statement_.find(n); it != region_of_statement_.end()) return it->second;
+    return -1;
+  }
+
+  variable* variable_for(CXCursor decl) {
+    const CXCursorKind k = clang_.clang_getCursorKind(decl);
+    if (k != CXCursor_VarDecl && k != CXCursor_ParmDecl) return nullptr;
+    const CXSourceLocation loc = clang_.clang_getCursorLocation(decl);
+    if (!in_main_file(loc)) return nullptr;
+    const std::size_t at = offset_of(loc);
+    if (at < kernel_begin_ || at >= kernel_end_) return nullptr;  // a global
+    auto it = variables_.find(key_of(at, k == CXCursor_ParmDecl));
+    return it == variables_.end() ? nullptr : &it->second;
+  }
+
+  void collect_declarations(const node& n) {
+    if (n.kind == CXCursor_VarDecl || n.kind == CXCursor_ParmDecl) {
+      variable v;
+      v.decl = n.cursor;
+      v.name = clang_.string(clang_.clang_getCursorSpelling(n.cursor));
+      v.parameter = n.kind == CXCursor_ParmDecl;
+      v.var_decl = &n;
+      const CX_StorageClass storage = clang_.clang_Cursor_getStorageClass(n.cursor);
+      v.static_storage = storage == CX_SC_Static || storage == CX_SC_Extern || clang_.clang_getCursorTLSKind(n.cursor) != CXTLS_None;
+      if (!v.parameter && n.parent && n.parent->kind == CXCursor_DeclStmt) {
+        const node* stmt = n.parent;
+        v.declaration = stmt;
+        // Sequence level: the statement is one a sequence lists, or a loop header's init.
+        v.sequence_level = region_of_statement_.count(stmt) ||
+                           (stmt->parent && is_loop(stmt->parent->kind) && std::find(loops_.begin(), loops_.end(), stmt->parent) != loops_.end());
+        v.declared_region = region_of(stmt);
+        for (const auto& c : n.children)
+          if (c->kind != CXCursor_TypeRef && c->kind != CXCursor_TemplateRef && c->kind != CXCursor_NamespaceRef &&
+              c->begin >= offset_of(clang_.clang_getCursorLocation(n.cursor)))
+            v.initializer = c.get();
+      }
+      variables_.emplace(key_of(offset_of(clang_.clang_getCursorLocation(n.cursor)), v.parameter), std::move(v));
+    }
+    for (const auto& c : n.children) collect_declarations(*c);
+  }
+
+  void collect_references(const node& n, bool in_lambda) {
+    if (n.kind == CXCursor_DeclRefExpr)
+      if (variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor))) v->refs.push_back({&n, region_of(&n), in_lambda || may_write(n)});
+    for (const auto& c : n.children) collect_references(*c, in_lambda || n.kind == CXCursor_LambdaExpr);
+  }
+
+  // Whether an expression has the same value in every thread, given the
+  // variables now believed uniform: literals, uniform variables and
+  // parameters, globals, blockIdx/blockDim/gridDim and arithmetic on them;
+  // no memory read through a pointer, no call into the program's own code.
+  bool uniform(const node& n) {
+    const bool u = uniform_node(n);
+    if (!u && std::getenv("LOCKSTEP_REGION_LOOPS_DEBUG"))
+      std::fprintf(stderr, "not uniform: kind %d '%s'\n", int(n.kind), std::string(text(n.begin, n.end)).c_str());
+    return u;
+  }
+  bool uniform_node(const node& n) {
+    switch (n.kind) {
+      case CXCursor_IntegerLiteral:
+      case CXCursor_FloatingLiteral:
+      case CXCursor_CharacterLiteral:
+      case CXCursor_CXXBoolLiteralExpr:
+      case CXCursor_CXXNullPtrLiteralExpr:
+      case CXCursor_TypeRef:
+      case CXCursor_TemplateRef:
+      case CXCursor_NamespaceRef:
+      case CXCursor_UnaryExpr:  // sizeof, alignof
+        return true;
+      case CXCursor_DeclRefExpr: {
+        const CXCursor decl = clang_.clang_getCursorReferenced(n.cursor);
+        if (variable* v = variable_for(decl)) return v->uniform;
+        const CXCursorKind k = clang_.clang_getCursorKind(decl);
+        return k == CXCursor_VarDecl || k == CXCursor_EnumConstantDecl || k == CXCursor_NonTypeTemplateParameter || k == CXCursor_FunctionDecl ||
+               k == CXCursor_FunctionTemplate || k == CXCursor_CXXMethod;
+      }
+      case CXCursor_UnaryOperator: {
+        const std::string_view op = trimmed(text(n.begin, n.children.empty() ? n.end : n.children[0]->begin));
+        if (op == "*" || op == "&") return false;
+        break;
+      }
+      case CXCursor_MemberRefExpr:
+        if (!n.children.empty() && text(n.children[0]->end, n.end).find("->") != std::string_view::npos) return false;
+        break;
+      case CXCursor_CallExpr: {
+        const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
+        if (clang_.clang_Cursor_isNull(callee)) return false;
+        const std::string name = qualified_name(callee);
+        if (name == "lockstep::emu::builtin_block_idx" || name == "lockstep::emu::builtin_block_dim" || name == "lockstep::emu::builtin_grid_dim" ||
+            name == "lockstep::emu::dynamic_shared_memory")
+          return true;
+        if (name.rfind("lockstep::emu::", 0) == 0 || name.find("cooperative_groups") != std::string::npos) return false;
+        if (in_main_file(clang_.clang_getCursorLocation(callee)) && clang_.clang_getCursorKind(callee) != CXCursor_Constructor) return false;
+        break;
+      }
+      case CXCursor_DeclStmt:
+        for (const auto& c : n.children) {
+          const variable* v = variable_for(c->cursor);
+          if (!v || !v->uniform) return false;
+        }
+        return true;
+      case CXCursor_ParenExpr:
+      case CXCursor_UnexposedExpr:
+      case CXCursor_BinaryOperator:
+      case CXCursor_CompoundAssignOperator:
+      case CXCursor_ConditionalOperator:
+      case CXCursor_CStyleCastExpr:
+      case CXCursor_CXXStaticCastExpr:
+      case CXCursor_CXXFunctionalCastExpr:
+      case CXCursor_CXXConstCastExpr:
+      case CXCursor_InitListExpr:
+        break;
+      default:
+        return false;
+    }
+    for (const auto& c : n.children)
+      if (!uniform(*c)) return false;
+    return true;
+  }
+
+  // Block-level code: loop headers and branch conditions, which the loops run once for the block.
+  std::vector<const node*> block_level_expressions() const {
+    std::vector<const node*> out;
+    for (const node* loop : loops_) {
+      if (loop->kind == CXCursor_ForStmt) {
+        for (std::size_t i = 0; i + 1 < loop->children.size(); ++i) out.push_back(loop->children[i].get());
+      } else {
+        out.push_back((loop->kind == CXCursor_DoStmt ? loop->children.back() : loop->children.front()).get());
+      }
+    }
+    for (const node* branch : branches_) out.push_back(branch->children.front().get());
+    for (const node* call : block_calls_)
+      for (std::size_t i = 1; i < call->children.size(); ++i) out.push_back(call->children[i].get());
+    return out;
+  }
+
+  void decide_uniform(const std::vector<const node*>& block_level) {
+    for (auto& [key, v] : variables_) {
+      v.uniform = !v.static_storage && (v.parameter || v.sequence_level);
+      for (const reference& r : v.refs)
+        if (r.write && r.region >= 0) v.uniform = false;
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto& [key, v] : variables_) {
+        if (!v.uniform) continue;
+        bool ok = !v.initializer || uniform(*v.initializer);
+        // Arrays are uniform only when nobody writes their elements.
+        if (ok && v.var_decl && clang_.clang_getCursorType(v.decl).kind == CXType_ConstantArray)
+          ok = clang_.clang_isConstQualifiedType(clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl))) != 0;
+        for (const reference& r : v.refs)
+          if (ok && r.write && r.region < 0) {
+            const node* top = r.ref;
+            while (top->parent && std::find(block_level.begin(), block_level.end(), top) == block_level.end()) top = top->parent;
+            ok = uniform(*top);
+          }
+        if (!ok) {
+          v.uniform = false;
+          changed = true;
+        }
+      }
+      // A declaration statement either leaves the regions whole (all its
+      // variables uniform) or stays: then none of its variables is uniform.
+      for (auto& [key, v] : variables_) {
+        if (!v.uniform || !v.declaration) continue;
+        for (const auto& c : v.declaration->children) {
+          const variable* other = c->kind == CXCursor_VarDecl ? variable_for(c->cursor) : nullptr;
+          if (other && !other->uniform && !other->static_storage) {
+            v.uniform = false;
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+
+  // ---- writing the loop body ----
+  // `text` of [begin, end) with the edits that fall inside it.
+  std::string edited(std::size_t begin, std::size_t end) const {
+    std::string out;
+    std::size_t at = begin;
+    for (auto it = edits_.lower_bound(begin); it != edits_.end() && it->first <= end; ++it) {
+      const auto& [from, replacement] = *it;
+      if (from < at || replacement.first > end) continue;
+      out.append(text_, at, from - at);
+      out += replacement.second;
+      at = replacement.first;
+    }
+    out.append(text_, at, end - at);
+    return out;
+  }
+  void edit(std::size_t begin, std::size_t end, std::string replacement) {
+    if (edits_.count(begin)) throw declined{"two rewrites at one place (a macro?)"};
+    edits_[begin] = {end, std::move(replacement)};
+  }
+
+  void write_sequence(const sequence& seq, std::string& out) {
+    for (const step& st : seq.steps) {
+      switch (st.k) {
+        case step::kind::barrier:
+          break;
+        case step::kind::region:
+          write_region(st, out);
+          break;
+        case step::kind::scope:
+          out += "{";
+          write_sequence(*st.body, out);
+          out += "}";
+          break;
+        case step::kind::call: {
+          // The callee's name, as written, becomes its block variant's.
+          const node& call = *st.statement;
+          const node* ref = call.children.front().get();
+          while (ref->kind == CXCursor_UnexposedExpr && !ref->children.empty()) ref = ref->children.front().get();
+          ref = overloaded_reference(ref);
+          const std::size_t name_at = offset_of(clang_.clang_getCursorLocation(ref->cursor));
+          const std::string name = clang_.string(clang_.clang_getCursorSpelling(ref->cursor));
+          if (name.empty() || text(name_at, name_at + name.size()) != name) throw declined{"a call written through a macro (" + line_of(call) + ")"};
+          out += line_directive(clang_.clang_getCursorLocation(call.cursor));
+          out += std::string(text(call.begin, name_at)) + name + "__ls_block" + std::string(text(name_at + name.size(), call.end)) + ";\n";
+          break;
+        }
+        case step::kind::loop: {
+          const node& loop = *st.statement;
+          out += line_directive(clang_.clang_getCursorLocation(loop.cursor));
+          if (loop.kind == CXCursor_ForStmt) {
+            const for_header h = header_of_for(loop);
+            out += "for (" + std::string(text(h.open + 1, h.close)) + ") {";
+          } else if (loop.kind == CXCursor_WhileStmt) {
+            out += "while (" + std::string(text(loop.children.front()->begin, loop.children.front()->end)) + ") {";
+          } else {
+            out += "do {";
+          }
+          write_sequence(*st.body, out);
+          out += "}";
+          if (loop.kind == CXCursor_DoStmt) out += " while (" + std::string(text(loop.children.back()->begin, loop.children.back()->end)) + ");";
+          break;
+        }
+        case step::kind::branch: {
+          const node& branch = *st.statement;
+          out += line_directive(clang_.clang_getCursorLocation(branch.cursor));
+          out += "if (" + std::string(text(branch.children.front()->begin, branch.children.front()->end)) + ") {";
+          write_sequence(*st.body, out);
+          out += "}";
+          if (st.otherwise) {
+            out += " else {";
+            write_sequence(*st.otherwise, out);
+            out += "}";
+          }
+          break;
+        }
+      }
+    }
+  }
+
+  void write_region(const step& st, std::string& out) {
+    // Declarations the block shares come out of the loop, in their order.
+    std::string loop_text;
+    const std::size_t begin = st.statements.front()->begin, end = statement_end(*st.statements.back());
+    for (const node* s : st.statements)
+      if (auto it = hoisted_.find(s); it != hoisted_.end()) out += line_directive(clang_.clang_getCursorLocation(s->cursor)) + it->second + "\n";
+    // The arrays of the variables this region declares, once per block (their
+    // types may name the constants just written out).
+    for (const auto& [key, v] : variables_)
+      if (v.per_thread && !v.parameter && v.declared_region == st.region)
+        out += "auto* __ls_" + std::to_string(v.index) + " = __ls_block.per_thread<" +
+               clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(v.decl))) + ">(__ls_slot_" + std::to_string(v.index) + ");\n";
+    out += "for (__ls_block.first(); __ls_block.more(); __ls_block.next()) {";
+    if (exit_flags_) out += " if (__ls_exited[__ls_block.t]) continue;";
+    for (const auto& [key, v] : variables_)
+      if (v.per_thread &&
+          (v.declared_region == st.region || std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region == st.region; })))
+        out += " auto& " + v.name + " = __ls_" + std::to_string(v.index) + "[__ls_block.t];";
+    out += " {" + line_directive(clang_.clang_getCursorLocation(st.statements.front()->cursor));
+    out += edited(begin, end);
+    out += "\n} __ls_next_" + std::to_string(st.region) + ":; }\n";
+  }
+
+  // Returns, breaks and continues in regions; the rewrites of declarations.
+  void plan_region_statements(const node& n, int region, bool last_region, bool in_lambda, int loops_inside) {
+    const bool lambda = in_lambda || n.kind == CXCursor_LambdaExpr;
+    if (!lambda) {
+      if (n.kind == CXCursor_GotoStmt || n.kind == CXCursor_LabelStmt || n.kind == CXCursor_IndirectGotoStmt)
+        throw declined{"goto in a kernel with barriers (" + line_of(n) + ")"};
+      if (n.kind == CXCursor_ReturnStmt) {
+        if (text(n.begin, n.begin + 6) != "return") throw declined{"a return written through a macro (" + line_of(n) + ")"};
+        if (!last_region) exit_flags_ = true;
+        returns_.push_back({&n, region});
+      }
+      if ((n.kind == CXCursor_BreakStmt || n.kind == CXCursor_ContinueStmt) && loops_inside == 0)
+        throw declined{"a break or continue that leaves a loop with a barrier (" + line_of(n) + "): the threads would part at the barrier"};
+    }
+    const bool opens = is_loop(n.kind) || (n.kind == CXCursor_SwitchStmt);
+    for (const auto& c : n.children) plan_region_statements(*c, region, last_region, lambda, loops_inside + (opens ? 1 : 0));
+  }
+
+  // A kernel gets its loop body in front of its own; a device function with
+  // barriers gets a block variant, `name__ls_block`, defined after it.
+  std::vector<source_edit> split_function(CXCursor function_cursor) {
+    const bool kernel = is_kernel(function_cursor);
+    const CXSourceRange range = clang_.clang_getCursorExtent(function_cursor);
+    kernel_begin_ = offset_of(clang_.clang_getRangeStart(range));
+    kernel_end_ = offset_of(clang_.clang_getRangeEnd(range));
+    const std::unique_ptr<node> function = make_node(function_cursor, nullptr);
+    const node* body = function->children.empty() ? nullptr : function->children.back().get();
+    if (std::getenv("LOCKSTEP_REGION_LOOPS_DEBUG")) dump(*function, 0);
+    if (!body || body->kind != CXCursor_CompoundStmt || !contains_synchronization(*body)) return {};
+    if (text(body->begin, body->begin + 1) != "{") throw declined{"a body written through a macro"};
+    if (!kernel && clang_.clang_getCursorResultType(function_cursor).kind != CXType_Void)
+      throw declined{"it returns a value and has barriers (only void device functions are called once for the block)"};
+
+    // lockstep nvcc's test for a call outside a launch stays first.
+    std::vector<const node*> statements = children_of(*body);
+    std::size_t insert_at = body->begin + 1;
+    if (kernel && !statements.empty() &&
+        text(statements.front()->begin, statements.front()->end).find("kernel_called_unlaunched") != std::string_view::npos) {
+      insert_at = statement_end(*statements.front());
+      statements.erase(statements.begin());
+    }
+
+    regions_ = 0;
+    region_of_statement_.clear();
+    loops_.clear();
+    branches_.clear();
+    block_calls_.clear();
+    variables_.clear();
+    edits_.clear();
+    hoisted_.clear();
+    returns_.clear();
+    exit_flags_ = false;
+    const std::unique_ptr<sequence> top = build_sequence(statements);
+    collect_declarations(*function);
+    collect_references(*function, false);
+    const std::vector<const node*> block_level = block_level_expressions();
+    decide_uniform(block_level);
+    for (const node* e : block_level)
+      if (!uniform(*e)) throw declined{"the condition at " + line_of(*e) + " may differ between the block's threads, and a barrier depends on it"};
+
+    // Per-thread variables: a thread's values that a later region reads.
+    int next_index = 0;
+    for (auto& [key, v] : variables_) {
+      if (v.uniform || v.static_storage) continue;
+      const bool crosses = std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region != v.declared_region; });
+      const bool written = std::any_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; });
+      if (v.parameter ? !written : !(v.sequence_level && crosses)) continue;
+      const std::string type = clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(v.decl)));
+      if (type.find('&') != std::string::npos || type.find("(lambda") != std::string::npos || type.find("(unnamed") != std::string::npos ||
+          type.find("(anonymous") != std::string::npos || type.find("auto") != std::string::npos)
+        throw declined{"'" + v.name + "' (" + type + ") keeps its value across a barrier and cannot be kept per thread"};
+      const long long bytes = clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(v.decl));
+      if (bytes > max_per_thread_bytes)
+        throw declined{"'" + v.name + "' (" + std::to_string(bytes / 1024) + " KiB) keeps its value across a barrier: more than " +
+                       std::to_string(max_per_thread_bytes / 1024) + " KiB a thread is left to the fibers' stacks"};
+      v.per_thread = true;
+      v.index = next_index++;
+    }
+
+    // Returns and breaks; which declarations leave the regions.
+    for (std::size_t i = 0; i < top->steps.size(); ++i)
+      if (top->steps[i].k == step::kind::region)
+        for (const node* s : top->steps[i].statements) plan_region_statements(*s, top->steps[i].region, i + 1 == top->steps.size(), false, 0);
+    std::function<void(const sequence&)> plan_nested = [&](const sequence& seq) {
+      for (const step& st : seq.steps) {
+        if (st.k == step::kind::region && &seq != top.get())
+          for (const node* s : st.statements) plan_region_statements(*s, st.region, false, false, 0);
+        if (st.body) plan_nested(*st.body);
+        if (st.otherwise) plan_nested(*st.otherwise);
+      }
+    };
+    plan_nested(*top);
+    if (exit_flags_ && !block_calls_.empty())
+      throw declined{"a thread may return before a call of a function with barriers, which runs for the whole block"};
+    for (const auto& [ret, region] : returns_)
+      edit(ret->begin, statement_end(*ret),
+           std::string("{ ") + (exit_flags_ ? "__ls_exited[__ls_block.t] = true; " : "") + "goto __ls_next_" + std::to_string(region) + "; }");
+
+    for (const auto& [k, v] : variables_)
+      if (v.static_storage && !v.sequence_level)
+        throw declined{"the __shared__ or static '" + v.name + "' is declared inside a statement (" + line_of(*v.var_decl) + ")"};
+    std::string moved_statics;
+    std::vector<source_edit> tu_edits;
+    for (const auto& [statement, region] : region_of_statement_) {
+      if (statement->kind != CXCursor_DeclStmt) continue;
+      bool all_shared = true, any_per_thread = false;
+      for (const auto& c : statement->children) {
+        if (c->kind != CXCursor_VarDecl) continue;
+        const variable* v = variable_for(c->cursor);
+        if (!v) continue;
+        all_shared &= v->uniform || v->static_storage;
+        any_per_thread |= v->per_thread;
+      }
+      bool all_static = false;
+      for (const auto& c : statement->children)
+        if (const variable* v = c->kind == CXCursor_VarDecl ? variable_for(c->cursor) : nullptr) {
+          all_static = v->static_storage;
+          if (!all_static) break;
+        }
+      if (all_static && kernel) {
+        // __shared__ arrays (and other statics) go in front of both bodies,
+        // so that both use the one array: its size names no local.
+        for (const auto& [k, other] : variables_)
+          for (const reference& r : other.refs)
+            if (!other.static_storage && r.ref->begin >= statement->begin && r.ref->end <= statement->end)
+              throw declined{"a __shared__ or static declaration that names the local '" + other.name + "' (" + line_of(*statement) + ")"};
+        std::function<void(const node&)> local_types = [&](const node& n) {
+          if (n.kind == CXCursor_TypeRef) {
+            const CXCursor type = clang_.clang_getCursorReferenced(n.cursor);
+            const CXSourceLocation at = clang_.clang_getCursorLocation(type);
+            if (in_main_file(at) && offset_of(at) >= kernel_begin_ && offset_of(at) < kernel_end_ &&
+                clang_.clang_getCursorKind(type) != CXCursor_TemplateTypeParameter)
+              throw declined{"a __shared__ or static declaration of a type declared in the kernel (" + line_of(*statement) + ")"};
+          }
+          for (const auto& c : n.children) local_types(*c);
+        };
+        local_types(*statement);
+        moved_statics +=
+            line_directive(clang_.clang_getCursorLocation(statement->cursor)) + std::string(text(statement->begin, statement_end(*statement))) + "\n";
+        edit(statement->begin, statement_end(*statement), "");
+        tu_edits.push_back({statement->begin, statement_end(*statement), ""});
+      } else if (all_shared) {
+        // Computed once for the block, before the region's loop.
+        hoisted_[statement] = std::string(text(statement->begin, statement_end(*statement)));
+        edit(statement->begin, statement_end(*statement), "");
+      } else if (any_per_thread) {
+        // Each per-thread declarator is renamed and hands its value to the
+        // thread's slot after the statement; a later declarator's initializer
+        // reads the renamed one.
+        std::string stores;
+        for (const auto& c : statement->children) {
+          const variable* v = c->kind == CXCursor_VarDecl ? variable_for(c->cursor) : nullptr;
+          if (!v || !v->per_thread) continue;
+          const std::size_t name_at = offset_of(clang_.clang_getCursorLocation(c->cursor));
+          if (text(name_at, name_at + v->name.size()) != v->name) throw declined{"a declaration written through a macro (" + line_of(*c) + ")"};
+          edit(name_at, name_at + v->name.size(), v->name + "__ls_initial");
+          for (const reference& r : v->refs)
+            if (r.ref->begin >= statement->begin && r.ref->end <= statement->end && text(r.ref->begin, r.ref->end) == v->name)
+              edit(r.ref->begin, r.ref->end, v->name + "__ls_initial");
+          if (v->initializer) stores += " ::lockstep::emu::loop_store(" + v->name + ", " + v->name + "__ls_initial);";
+        }
+        const std::size_t end = statement_end(*statement);
+        edit(end, end, stores);
+      }
+    }
+
+    // The block's coordinates, read from the loop rather than the thread's record.
+    std::function<void(const node&)> coordinates = [&](const node& n) {
+      if (n.kind == CXCursor_CallExpr && region_of(&n) >= 0) {
+        const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
+        const std::string name = clang_.clang_Cursor_isNull(callee) ? "" : qualified_name(callee);
+        for (const char* builtin : {"threadIdx", "blockIdx", "blockDim"}) {
+          const std::string read = builtin == std::string("threadIdx")  ? "thread_idx"
+                                   : builtin == std::string("blockIdx") ? "block_idx"
+                                                                        : "block_dim";
+          const std::string_view written = text(n.begin, n.end);
+          if (name == "lockstep::emu::builtin_" + read && (written == builtin || written == "::lockstep::emu::builtin_" + read + "()") &&
+              !edits_.count(n.begin))
+            edit(n.begin, n.end, "__ls_block." + read + "()");
+        }
+        return;
+      }
+      for (const auto& c : n.children) coordinates(*c);
+    };
+    coordinates(*body);
+
+    std::string out = kernel ? moved_statics + "\nif (::lockstep::emu::loop_claim_block()) {\n::lockstep::emu::loop_block __ls_block;\n"
+                             : "\n::lockstep::emu::loop_block __ls_block;\n";
+    if (exit_flags_) out += "bool* __ls_exited = __ls_block.exit_flags();\n";
+    for (const auto& [key, v] : variables_) {
+      if (!v.per_thread) continue;
+      const std::string array = "__ls_" + std::to_string(v.index);
+      if (v.parameter) {
+        out += "auto* " + array + " = __ls_block.per_thread<decltype(" + v.name + ")>();\n";
+        out += "for (__ls_block.first(); __ls_block.more(); __ls_block.next()) " + array + "[__ls_block.t] = " + v.name + ";\n";
+      } else {
+        out += "void* __ls_slot_" + std::to_string(v.index) + " = nullptr;\n";
+      }
+    }
+    write_sequence(*top, out);
+    if (!kernel) {
+      // The variant: the function's head, renamed, with the loop body.
+      const std::size_t name_at = offset_of(clang_.clang_getCursorLocation(function_cursor));
+      const std::string name = clang_.string(clang_.clang_getCursorSpelling(function_cursor));
+      if (text(name_at, name_at + name.size()) != name) throw declined{"a function named through a macro"};
+      std::string variant = line_directive(clang_.clang_getCursorLocation(function_cursor)) + std::string(text(kernel_begin_, name_at)) + name +
+                            "__ls_block" + std::string(text(name_at + name.size(), body->begin)) + "{" + out + "}\n";
+      return {{kernel_end_, kernel_end_, std::move(variant) + line_directive(clang_.clang_getRangeEnd(range))}};
+    }
+    out += "\nreturn;\n}";
+    // The rest of the line the insertion splits keeps its number.
+    out += line_directive(clang_.clang_getCursorLocation(body->cursor));
+    tu_edits.push_back({insert_at, insert_at, std::move(out)});
+    return tu_edits;
+  }
+
+  const libclang_api& clang_;
+  const std::string& text_;
+  CXTranslationUnit tu_;
+  std::vector<toolchain::token> tokens_;
+  std::vector<CXCursor> functions_;
+  std::set<std::string> variants_;   // USRs of the functions given a block variant
+  std::set<std::string> attempted_;  // and of those already decided either way
+  std::map<std::string, bool> synchronizes_;
+
+  // Per kernel:
+  std::size_t kernel_begin_ = 0, kernel_end_ = 0;
+  int regions_ = 0;
+  std::map<const node*, int> region_of_statement_;  // the statements sequences list directly
+  std::vector<const node*> loops_, branches_;       // block-level control flow
+  std::vector<const node*> block_calls_;            // calls of block variants
+  std::map<std::size_t, variable> variables_;
+  std::map<std::size_t, std::pair<std::size_t, std::string>> edits_;  // begin -> (end, replacement)
+  std::map<const node*, std::string> hoisted_;
+  std::vector<std::pair<const node*, int>> returns_;
+  bool exit_flags_ = false;
+};
+
+}  // namespace
+
+bool mentions_barriers(const std::string& source) { return source.find("__syncthreads") != std::string::npos; }
+
+split_result split_kernels(const std::string& source, const std::string& source_name, const std::vector<std::string>& parse_flags) {
+  split_result result;
+  result.source = source;
+  if (!mentions_barriers(source)) return result;
+  std::string why_not;
+  const libclang_api* clang = load_libclang(&why_not);
+  if (!clang) {
+    result.notes.push_back("every kernel stays on fibers: " + why_not);
+    return result;
+  }
+  std::vector<std::string> args{"-x", "c++", "-w", "-ferror-limit=1"};
+  for (const auto& f : parse_flags) args.push_back(f);
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  const std::string file_name = "/lockstep-region-loops/" + (source_name.empty() ? std::string("kernels.cu") : source_name) + ".cpp";
+  CXUnsavedFile unsaved{file_name.c_str(), source.c_str(), static_cast<unsigned long>(source.size())};
+  CXIndex index = clang->clang_createIndex(0, 0);
+  CXTranslationUnit tu = nullptr;
+  const CXErrorCode parsed =
+      clang->clang_parseTranslationUnit2(index, file_name.c_str(), argv.data(), int(argv.size()), &unsaved, 1, CXTranslationUnit_KeepGoing, &tu);
+  std::string errors;
+  if (parsed == CXError_Success && tu) {
+    for (unsigned i = 0; i < clang->clang_getNumDiagnostics(tu) && errors.empty(); ++i) {
+      CXDiagnostic d = clang->clang_getDiagnostic(tu, i);
+      if (clang->clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error)
+        errors = clang->string(clang->clang_formatDiagnostic(d, clang->clang_defaultDiagnosticDisplayOptions()));
+      clang->clang_disposeDiagnostic(d);
+    }
+  } else {
+    errors = "libclang could not parse it (error " + std::to_string(int(parsed)) + ")";
+  }
+  if (errors.empty()) {
+    translation_unit_splitter(*clang, source, tu).run(result);
+  } else {
+    result.notes.push_back("every kernel stays on fibers: Clang does not accept the source: " + errors);
+  }
+  if (tu) clang->clang_disposeTranslationUnit(tu);
+  clang->clang_disposeIndex(index);
+  return result;
+}
+
+}  // namespace lockstep::emu::region_loops

@@ -1,0 +1,45 @@
+// The region-loop compiler: kernels split at their barriers into regions, each
+// run as a loop over the block's threads (lockstep/emu/region_loops.h), so a
+// block runs as plain loops instead of one fiber per thread.
+//
+// Clang (libclang, loaded at run time) parses the translation unit the host
+// compiler is about to build; for each kernel that calls __syncthreads() this
+// finds the barriers, checks that every one stands where all of the block's
+// threads reach it together (in the kernel's body, or in loops and branches
+// whose conditions are the same for every thread), sorts the kernel's
+// variables into those the block shares (uniform: computed once per block)
+// and those each thread keeps across a barrier (arrays indexed by thread), and
+// writes a second body in front of the kernel's own that runs the regions as
+// loops. The kernel's own body stays: it runs on fibers whenever the engine
+// declines the block (check mode, other thread orders). Kernels the analysis
+// cannot prove safe are left as written and said why in `notes`.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace lockstep::emu::region_loops {
+
+struct split_result {
+  std::string source;              // the input with a loop body added to each kernel it split
+  std::vector<std::string> split;  // kernels given a loop body
+  std::vector<std::string> notes;  // "kernel k (file:line) stays on fibers: why", or why nothing was parsed
+};
+
+// `source` is a whole translation unit as the host compiler will see it;
+// `parse_flags` are its -I, -D and -std flags. Never throws for the source's
+// sake: a source Clang cannot parse comes back unchanged, with a note.
+split_result split_kernels(const std::string& source, const std::string& source_name, const std::vector<std::string>& parse_flags);
+
+// Whether the source calls __syncthreads at all (the cheap test before a parse).
+bool mentions_barriers(const std::string& source);
+
+// What the splitting decided, on stderr when LOCKSTEP_REGION_LOOPS_LOG is set
+// (the debug log): the kernels split, and why the others stay on fibers.
+void log(const std::string& source_name, const split_result& result);
+// The host compiler refused the split source: it is built as written.
+void log_failure(const std::string& source_name, const std::string& compiler_output);
+
+// Changes whenever the code this writes changes (part of the JIT cache's key).
+inline constexpr int version = 1;
+
+}  // namespace lockstep::emu::region_loops

@@ -1,0 +1,16 @@
+// The region-loop compiler where lockstep was built without libclang's
+// headers: every kernel stays on fibers, and says so.
+#include "region_loops.h"
+
+namespace lockstep::emu::region_loops {
+
+bool mentions_barriers(const std::string& source) { return source.find("__syncthreads") != std::string::npos; }
+
+split_result split_kernels(const std::string& source, const std::string&, const std::vector<std::string>&) {
+  split_result result{source, {}, {}};
+  if (mentions_barriers(source))
+    result.notes.push_back("every kernel stays on fibers: lockstep was built without libclang's headers (install libclang-dev and rebuild)");
+  return result;
+}
+
+}  // namespace lockstep::emu::region_loops

@@ -1,0 +1,244 @@
+// The region-loop compiler (src/emulator/region_loops): which kernels it
+// splits at their barriers and why it leaves others on fibers; and, through
+// the JIT, that split kernels give exactly the fiber engine's results.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "emulator/region_loops/region_loops.h"
+#include "lockstep/emu/options.h"
+#include "lockstep/runtime.h"
+
+namespace fs = std::filesystem;
+using lockstep::buffer;
+using lockstep::device;
+namespace region_loops = lockstep::emu::region_loops;
+
+namespace {
+
+const device cpu = device::cpu();
+
+region_loops::split_result split(const std::string& kernels) {
+  return region_loops::split_kernels("#include \"lockstep/cuda.h\"\n" + kernels, "test.cu",
+                                     {"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR)});
+}
+
+bool notes_mention(const region_loops::split_result& r, const std::string& what) {
+  for (const auto& n : r.notes)
+    if (n.find(what) != std::string::npos) return true;
+  return false;
+}
+
+TEST(RegionLoops, SplitsBarriersInUniformLoopsAndBranches) {
+  const auto r = split(R"(
+__global__ void tree_sum(float* out, const float* in) {
+  __shared__ float partial[256];
+  partial[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    __syncthreads();
+    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+  }
+  if (gridDim.x > 1) { __syncthreads(); }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+)");
+  ASSERT_EQ(r.split.size(), 1u) << (r.notes.empty() ? "" : r.notes[0]);
+  EXPECT_EQ(r.split[0], "tree_sum");
+  EXPECT_NE(r.source.find("loop_claim_block"), std::string::npos);
+}
+
+TEST(RegionLoops, LeavesDivergentBarriersOnFibersAndSaysWhy) {
+  const auto divergent = split(R"(
+__global__ void half_block(float* a) {
+  if (threadIdx.x < 16) { __syncthreads(); }
+  a[threadIdx.x] = 1;
+}
+)");
+  EXPECT_TRUE(divergent.split.empty());
+  EXPECT_TRUE(notes_mention(divergent, "may differ between the block's threads")) << divergent.notes.at(0);
+
+  const auto per_thread_trip_count = split(R"(
+__global__ void rounds(float* a, const int* counts) {
+  for (int i = 0; i < counts[threadIdx.x]; ++i) { a[threadIdx.x] += 1; __syncthreads(); }
+}
+)");
+  EXPECT_TRUE(per_thread_trip_count.split.empty());
+  EXPECT_TRUE(notes_mention(per_thread_trip_count, "may differ"));
+
+  const auto break_out = split(R"(
+__global__ void leave(float* a, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (a[threadIdx.x] > 0) break;
+    __syncthreads();
+  }
+}
+)");
+  EXPECT_TRUE(break_out.split.empty());
+  EXPECT_TRUE(notes_mention(break_out, "break or continue"));
+
+  const auto shuffle = split(R"(
+__global__ void warp_sum(float* a) {
+  float v = a[threadIdx.x];
+  __syncthreads();
+  v += __shfl_down_sync(0xffffffffu, v, 1);
+  a[threadIdx.x] = v;
+}
+)");
+  EXPECT_TRUE(shuffle.split.empty());
+  EXPECT_TRUE(notes_mention(shuffle, "warp collective"));
+}
+
+TEST(RegionLoops, ASourceWithoutBarriersIsNotParsed) {
+  const std::string source = "__global__ void k(float* a) { a[threadIdx.x] = 1; }\n";
+  const auto r = region_loops::split_kernels(source, "k.cu", {});
+  EXPECT_EQ(r.source, source);
+  EXPECT_TRUE(r.notes.empty());
+  EXPECT_TRUE(r.split.empty());
+}
+
+// Kernels whose threads keep values across barriers in every way the
+// splitter handles: per-thread scalars and arrays, a parameter each thread
+// changes, a device function with barriers called once for the block,
+// 2-D blocks.
+const char* kernels = R"(
+#define TILE 16
+__global__ void tiled_matmul(const float* a, const float* b, float* c, int n) {
+  __shared__ float as[TILE][TILE], bs[TILE][TILE];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
+  float sum = 0.0f;
+  for (int t = 0; t < (n + TILE - 1) / TILE; ++t) {
+    as[ty][tx] = (row < n && t * TILE + tx < n) ? a[row * n + t * TILE + tx] : 0.0f;
+    bs[ty][tx] = (col < n && t * TILE + ty < n) ? b[(t * TILE + ty) * n + col] : 0.0f;
+    __syncthreads();
+    for (int k = 0; k < TILE; ++k) sum += as[ty][k] * bs[k][tx];
+    __syncthreads();
+  }
+  if (row < n && col < n) c[row * n + col] = sum;
+}
+
+__device__ void block_reverse(float* data, int n) {
+  __shared__ float staged[256];
+  const int i = threadIdx.x;
+  if (i < n) staged[i] = data[i];
+  __syncthreads();
+  if (i < n) data[i] = staged[n - 1 - i];
+  __syncthreads();
+}
+
+__global__ void stencil_rounds(float* data, float* reversed, int rounds, int n) {
+  data += blockIdx.x * n;  // each thread's own copy of the parameter
+  __shared__ float cur[256];
+  float history[3] = {0.0f, 0.0f, 0.0f};
+  const bool inside = threadIdx.x < n;
+  if (inside) cur[threadIdx.x] = data[threadIdx.x];
+  for (int r = 0; r < rounds; ++r) {
+    __syncthreads();
+    if (inside) {
+      const float left = cur[(threadIdx.x + n - 1) % n], right = cur[(threadIdx.x + 1) % n];
+      history[r % 3] = 0.25f * left + 0.5f * cur[threadIdx.x] + 0.25f * right;
+    }
+    __syncthreads();
+    if (inside) cur[threadIdx.x] = history[r % 3];
+  }
+  if (inside) data[threadIdx.x] = reversed[blockIdx.x * n + threadIdx.x] = cur[threadIdx.x] + history[0] + history[1] + history[2];
+  __syncthreads();
+  block_reverse(reversed + blockIdx.x * n, n);
+}
+)";
+
+class RegionLoopsRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cache_dir_ = fs::temp_directory_path() / ("lockstep-region-loops-" + std::to_string(getpid()));
+    fs::create_directories(cache_dir_);
+    setenv("LOCKSTEP_CACHE_DIR", cache_dir_.c_str(), 1);
+    saved_ = lockstep::emu::get_options();
+  }
+  void TearDown() override {
+    lockstep::emu::set_options(saved_);
+    fs::remove_all(cache_dir_);
+  }
+  static void use_loops(bool on) {
+    lockstep::emu::options o = lockstep::emu::get_options();
+    o.region_loops = on;
+    lockstep::emu::set_options(o);
+  }
+  fs::path cache_dir_;
+  lockstep::emu::options saved_;
+};
+
+std::vector<float> run_matmul(const lockstep::module& m, const std::vector<float>& a, const std::vector<float>& b, int n) {
+  buffer da(cpu, a.size() * 4), db(cpu, b.size() * 4), dc(cpu, a.size() * 4);
+  da.copy_from_host(a.data(), a.size() * 4);
+  db.copy_from_host(b.data(), b.size() * 4);
+  dc.fill_bytes(0xff);  // NaN: an unwritten element fails
+  const unsigned tiles = unsigned(n + 15) / 16;
+  m.get("tiled_matmul")(dim3(tiles, tiles), dim3(16, 16), 0, da.data_as<const float>(), db.data_as<const float>(), dc.data_as<float>(), n);
+  std::vector<float> c(a.size());
+  dc.copy_to_host(c.data(), c.size() * 4);
+  return c;
+}
+
+TEST_F(RegionLoopsRun, SplitKernelsGiveTheFiberEnginesResults) {
+  const auto decided = split(kernels);
+  EXPECT_EQ(decided.split, (std::vector<std::string>{"tiled_matmul", "stencil_rounds"})) << (decided.notes.empty() ? "" : decided.notes.back());
+  const lockstep::module m = lockstep::compile(kernels, {}, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+
+  const int n = 37;  // not a multiple of the tile
+  std::vector<float> a(n * n), b(n * n);
+  for (auto* v : {&a, &b})
+    for (float& x : *v) x = value(rng);
+  use_loops(true);
+  const std::vector<float> loops = run_matmul(m, a, b, n);
+  use_loops(false);
+  const std::vector<float> fibers = run_matmul(m, a, b, n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      double reference = 0;
+      for (int k = 0; k < n; ++k) reference += double(a[i * n + k]) * b[k * n + j];
+      ASSERT_EQ(loops[i * n + j], fibers[i * n + j]) << i << ", " << j;
+      ASSERT_NEAR(loops[i * n + j], reference, 1e-4) << i << ", " << j;
+    }
+
+  const int width = 200, blocks = 3, rounds = 7;
+  std::vector<float> data(width * blocks);
+  for (float& x : data) x = value(rng);
+  auto run_stencil = [&](bool on) {
+    use_loops(on);
+    buffer d(cpu, data.size() * 4), r(cpu, data.size() * 4);
+    d.copy_from_host(data.data(), data.size() * 4);
+    r.fill_bytes(0xff);
+    m.get("stencil_rounds")(dim3(blocks), dim3(256), 0, d.data_as<float>(), r.data_as<float>(), rounds, width);
+    std::vector<float> out(2 * data.size());
+    d.copy_to_host(out.data(), data.size() * 4);
+    r.copy_to_host(out.data() + data.size(), data.size() * 4);
+    return out;
+  };
+  const std::vector<float> stencil_loops = run_stencil(true), stencil_fibers = run_stencil(false);
+  ASSERT_EQ(stencil_loops, stencil_fibers);
+  // The host's version of the same rounds.
+  for (int blk = 0; blk < blocks; ++blk) {
+    std::vector<float> cur(data.begin() + blk * width, data.begin() + (blk + 1) * width), history(3 * width, 0.0f);
+    for (int r = 0; r < rounds; ++r) {
+      std::vector<float> next(width);
+      for (int t = 0; t < width; ++t) next[t] = 0.25f * cur[(t + width - 1) % width] + 0.5f * cur[t] + 0.25f * cur[(t + 1) % width];
+      for (int t = 0; t < width; ++t) history[t * 3 + r % 3] = next[t];
+      cur = next;
+    }
+    for (int t = 0; t < width; ++t) {
+      const float expected = cur[t] + history[t * 3] + history[t * 3 + 1] + history[t * 3 + 2];
+      ASSERT_NEAR(stencil_loops[blk * width + t], expected, 1e-5) << blk << ", " << t;
+      ASSERT_EQ(stencil_loops[data.size() + blk * width + (width - 1 - t)], stencil_loops[blk * width + t]) << blk << ", " << t;
+    }
+  }
+}
+
+}  // namespace
