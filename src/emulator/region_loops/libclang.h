@@ -35,15 +35,11 @@ namespace lockstep::emu::region_loops {
   X(clang_disposeString)                   \
   X(clang_getCursorReferenced)             \
   X(clang_getCursorDefinition)             \
-  X(clang_getCanonicalCursor)              \
   X(clang_Cursor_isNull)                   \
-  X(clang_equalCursors)                    \
-  X(clang_hashCursor)                      \
   X(clang_getCursorSemanticParent)         \
   X(clang_getCursorType)                   \
   X(clang_getTypeSpelling)                 \
   X(clang_getCanonicalType)                \
-  X(clang_isPODType)                       \
   X(clang_isConstQualifiedType)            \
   X(clang_Cursor_getStorageClass)          \
   X(clang_getCursorTLSKind)                \
@@ -54,8 +50,7 @@ namespace lockstep::emu::region_loops {
   X(clang_getNumOverloadedDecls)           \
   X(clang_getOverloadedDecl)               \
   X(clang_Type_getSizeOf)                  \
-  X(clang_getCursorResultType)             \
-  X(clang_getCursorKindSpelling)
+  X(clang_getCursorResultType)
 
 struct libclang_api {
 #define LOCKSTEP_LIBCLANG_POINTER(name) decltype(&::name) name = nullptr;

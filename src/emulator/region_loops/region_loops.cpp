@@ -1,8 +1,5 @@
 #include "region_loops.h"
 
-#include <cstdio>
-#include <cstdlib>
-
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -182,13 +179,6 @@ class translation_unit_splitter {
     const std::string_view head = text(begin, name);
     return head.find("__global__") != std::string_view::npos || head.find("__attribute__((used))") != std::string_view::npos;
   }
-
-  void dump(const node& n, int depth) const {
-    std::fprintf(stderr, "%*s%s '%s'\n", depth * 2, "", clang_.string(clang_getCursorKindSpelling_(n.kind)).c_str(),
-                 std::string(text(n.begin, std::min(n.end, n.begin + 60))).c_str());
-    for (const auto& c : n.children) dump(*c, depth + 1);
-  }
-  CXString clang_getCursorKindSpelling_(CXCursorKind k) const { return clang_.clang_getCursorKindSpelling(k); }
 
   // ---- calls ----
   std::string qualified_name(CXCursor c) const {
@@ -539,12 +529,6 @@ class translation_unit_splitter {
   // parameters, globals, blockIdx/blockDim/gridDim and arithmetic on them;
   // no memory read through a pointer, no call into the program's own code.
   bool uniform(const node& n) {
-    const bool u = uniform_node(n);
-    if (!u && std::getenv("LOCKSTEP_REGION_LOOPS_DEBUG"))
-      std::fprintf(stderr, "not uniform: kind %d '%s'\n", int(n.kind), std::string(text(n.begin, n.end)).c_str());
-    return u;
-  }
-  bool uniform_node(const node& n) {
     switch (n.kind) {
       case CXCursor_IntegerLiteral:
       case CXCursor_FloatingLiteral:
@@ -792,7 +776,6 @@ class translation_unit_splitter {
     kernel_end_ = offset_of(clang_.clang_getRangeEnd(range));
     const std::unique_ptr<node> function = make_node(function_cursor, nullptr);
     const node* body = function->children.empty() ? nullptr : function->children.back().get();
-    if (std::getenv("LOCKSTEP_REGION_LOOPS_DEBUG")) dump(*function, 0);
     if (!body || body->kind != CXCursor_CompoundStmt || !contains_synchronization(*body)) return {};
     if (text(body->begin, body->begin + 1) != "{") throw declined{"a body written through a macro"};
     if (!kernel && clang_.clang_getCursorResultType(function_cursor).kind != CXType_Void)
