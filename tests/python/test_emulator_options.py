@@ -127,11 +127,12 @@ def test_options_from_the_environment():
         LOCKSTEP_EMU_ORDER="random:99",
         LOCKSTEP_EMU_STACK_KIB="512",
         LOCKSTEP_EMU_TIMEOUT="2.5",
+        LOCKSTEP_EMU_ENGINE="fibers",
         PYTHONPATH=os.pathsep.join([package_parent, os.environ.get("PYTHONPATH", "")]),
     )
     child = subprocess.run(
         [sys.executable, "-c", "import lockstep; print(lockstep.emulator_options())"], capture_output=True, text=True, env=env, timeout=60
     )
     assert child.returncode == 0, child.stderr
-    expected = {"workers": 3, "order": "random", "seed": 99, "stack_kib": 512, "checks": "none", "timeout": 2.5}
+    expected = {"workers": 3, "order": "random", "seed": 99, "stack_kib": 512, "checks": "none", "timeout": 2.5, "region_loops": False}
     assert child.stdout.strip() == str(expected)
