@@ -251,11 +251,10 @@ bool block_runner::claim_for_loops() {
   exited_[0] &= ~1u;
   live_ = 1;
   next_start_ = threads_;
-  // The last block's arrays are dead: keep one chunk as large as they were.
+  // The last block's arrays are dead: one chunk as large as all of them (each
+  // at most arena_chunk_bytes_) holds the next block's.
   if (arena_chunks_.size() > 1) {
-    std::size_t total = 0;
-    for (std::size_t i = 0; i + 1 < arena_chunks_.size(); ++i) total += arena_chunk_bytes_;
-    arena_chunk_bytes_ = std::max(arena_chunk_bytes_, total + arena_used_);
+    arena_chunk_bytes_ *= arena_chunks_.size();
     arena_chunks_.clear();
   }
   arena_used_ = 0;

@@ -1,12 +1,13 @@
 #include "region_loops.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string_view>
+#include <utility>
 
 #include "libclang.h"
 #include "toolchain/lexer.h"
@@ -103,17 +104,20 @@ class translation_unit_splitter {
     return offset;
   }
   bool in_main_file(CXSourceLocation loc) const { return clang_.clang_Location_isFromMainFile(loc) != 0; }
-  std::string where(CXSourceLocation loc) const {
+  // The file and line a location has for messages (after #line directives).
+  std::pair<std::string, unsigned> presumed(CXSourceLocation loc) const {
     CXString file;
     unsigned line, column;
     clang_.clang_getPresumedLocation(loc, &file, &line, &column);
-    return clang_.string(file) + ":" + std::to_string(line);
+    return {clang_.string(file), line};
+  }
+  std::string where(CXSourceLocation loc) const {
+    const auto [file, line] = presumed(loc);
+    return file + ":" + std::to_string(line);
   }
   std::string line_directive(CXSourceLocation loc) const {
-    CXString file;
-    unsigned line, column;
-    clang_.clang_getPresumedLocation(loc, &file, &line, &column);
-    std::string name = clang_.string(file), escaped;
+    const auto [name, line] = presumed(loc);
+    std::string escaped;
     for (char c : name) {
       if (c == '\\' || c == '"') escaped += '\\';
       escaped += c;
@@ -252,13 +256,10 @@ class translation_unit_splitter {
   bool unresolved_call_may_synchronize(const node& call) {
     const std::string name = clang_.string(clang_.clang_getCursorSpelling(call.cursor));
     if (name.rfind("operator", 0) == 0) return false;
-    const node* callee = call.children.empty() ? nullptr : call.children.front().get();
-    while (callee && callee->kind == CXCursor_UnexposedExpr && !callee->children.empty()) callee = callee->children.front().get();
+    const node* callee = callee_expression(call);
     if (!callee || callee->kind == CXCursor_TypeRef) return false;  // T(x): a conversion
-    callee = overloaded_reference(callee);
     if (callee->kind == CXCursor_OverloadedDeclRef) {
-      for (unsigned i = 0; i < clang_.clang_getNumOverloadedDecls(callee->cursor); ++i) {
-        CXCursor candidate = clang_.clang_getOverloadedDecl(callee->cursor, i);
+      for (const CXCursor& candidate : candidates_of(*callee)) {
         if (clang_.clang_getCursorKind(candidate) == CXCursor_UsingDeclaration) return true;
         if (may_synchronize(candidate)) return true;
       }
@@ -321,25 +322,31 @@ class translation_unit_splitter {
     return h;
   }
 
-  // `f<T>(x)`, `ns::f(x)` in a template: the candidates' reference under the callee's.
-  static const node* overloaded_reference(const node* callee) {
+  // The expression a call names its callee by, past implicit conversions; in
+  // a template, `f<T>(x)` and `ns::f(x)` name the candidates by the
+  // OverloadedDeclRef under it.
+  static const node* callee_expression(const node& call) {
+    const node* callee = call.children.empty() ? nullptr : call.children.front().get();
+    while (callee && callee->kind == CXCursor_UnexposedExpr && !callee->children.empty()) callee = callee->children.front().get();
     if (callee && callee->kind == CXCursor_DeclRefExpr)
       for (const auto& c : callee->children)
         if (c->kind == CXCursor_OverloadedDeclRef) return c.get();
     return callee;
+  }
+  std::vector<CXCursor> candidates_of(const node& overloaded) const {
+    std::vector<CXCursor> out;
+    for (unsigned i = 0; i < clang_.clang_getNumOverloadedDecls(overloaded.cursor); ++i)
+      out.push_back(clang_.clang_getOverloadedDecl(overloaded.cursor, i));
+    return out;
   }
 
   // The functions a call may mean: its callee, or a template's candidates.
   std::vector<CXCursor> callees(const node& call) const {
     const CXCursor callee = clang_.clang_getCursorReferenced(call.cursor);
     if (!clang_.clang_Cursor_isNull(callee)) return {callee};
-    const node* ref = call.children.empty() ? nullptr : call.children.front().get();
-    while (ref && ref->kind == CXCursor_UnexposedExpr && !ref->children.empty()) ref = ref->children.front().get();
-    ref = overloaded_reference(ref);
-    std::vector<CXCursor> out;
-    if (ref && ref->kind == CXCursor_OverloadedDeclRef)
-      for (unsigned i = 0; i < clang_.clang_getNumOverloadedDecls(ref->cursor); ++i) out.push_back(clang_.clang_getOverloadedDecl(ref->cursor, i));
-    return out;
+    const node* ref = callee_expression(call);
+    if (ref && ref->kind == CXCursor_OverloadedDeclRef) return candidates_of(*ref);
+    return {};
   }
   // A statement that is a call of a function of this file with barriers,
   // which the block then calls once, as its block variant: the call node.
@@ -683,9 +690,7 @@ class translation_unit_splitter {
         case step::kind::call: {
           // The callee's name, as written, becomes its block variant's.
           const node& call = *st.statement;
-          const node* ref = call.children.front().get();
-          while (ref->kind == CXCursor_UnexposedExpr && !ref->children.empty()) ref = ref->children.front().get();
-          ref = overloaded_reference(ref);
+          const node* ref = callee_expression(call);
           const std::size_t name_at = offset_of(clang_.clang_getCursorLocation(ref->cursor));
           const std::string name = clang_.string(clang_.clang_getCursorSpelling(ref->cursor));
           if (name.empty() || text(name_at, name_at + name.size()) != name) throw declined{"a call written through a macro (" + line_of(call) + ")"};
@@ -728,7 +733,6 @@ class translation_unit_splitter {
 
   void write_region(const step& st, std::string& out) {
     // Declarations the block shares come out of the loop, in their order.
-    std::string loop_text;
     const std::size_t begin = st.statements.front()->begin, end = statement_end(*st.statements.back());
     for (const node* s : st.statements)
       if (auto it = hoisted_.find(s); it != hoisted_.end()) out += line_directive(clang_.clang_getCursorLocation(s->cursor)) + it->second + "\n";
@@ -853,21 +857,16 @@ class translation_unit_splitter {
     std::vector<source_edit> tu_edits;
     for (const auto& [statement, region] : region_of_statement_) {
       if (statement->kind != CXCursor_DeclStmt) continue;
-      bool all_shared = true, any_per_thread = false;
+      bool any_variable = false, all_static = true, all_shared = true, any_per_thread = false;
       for (const auto& c : statement->children) {
-        if (c->kind != CXCursor_VarDecl) continue;
-        const variable* v = variable_for(c->cursor);
+        const variable* v = c->kind == CXCursor_VarDecl ? variable_for(c->cursor) : nullptr;
         if (!v) continue;
+        any_variable = true;
+        all_static &= v->static_storage;
         all_shared &= v->uniform || v->static_storage;
         any_per_thread |= v->per_thread;
       }
-      bool all_static = false;
-      for (const auto& c : statement->children)
-        if (const variable* v = c->kind == CXCursor_VarDecl ? variable_for(c->cursor) : nullptr) {
-          all_static = v->static_storage;
-          if (!all_static) break;
-        }
-      if (all_static && kernel) {
+      if (any_variable && all_static && kernel) {
         // __shared__ arrays (and other statics) go in front of both bodies,
         // so that both use the one array: its size names no local.
         for (const auto& [k, other] : variables_)
@@ -919,14 +918,13 @@ class translation_unit_splitter {
       if (n.kind == CXCursor_CallExpr && region_of(&n) >= 0) {
         const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
         const std::string name = clang_.clang_Cursor_isNull(callee) ? "" : qualified_name(callee);
-        for (const char* builtin : {"threadIdx", "blockIdx", "blockDim"}) {
-          const std::string read = builtin == std::string("threadIdx")  ? "thread_idx"
-                                   : builtin == std::string("blockIdx") ? "block_idx"
-                                                                        : "block_dim";
+        static constexpr std::pair<std::string_view, std::string_view> builtins[] = {
+            {"threadIdx", "thread_idx"}, {"blockIdx", "block_idx"}, {"blockDim", "block_dim"}};
+        for (const auto& [builtin, read] : builtins) {
+          const std::string reader = "lockstep::emu::builtin_" + std::string(read);
           const std::string_view written = text(n.begin, n.end);
-          if (name == "lockstep::emu::builtin_" + read && (written == builtin || written == "::lockstep::emu::builtin_" + read + "()") &&
-              !edits_.count(n.begin))
-            edit(n.begin, n.end, "__ls_block." + read + "()");
+          if (name == reader && (written == builtin || written == "::" + reader + "()") && !edits_.count(n.begin))
+            edit(n.begin, n.end, "__ls_block." + std::string(read) + "()");
         }
         return;
       }
@@ -987,8 +985,6 @@ class translation_unit_splitter {
 };
 
 }  // namespace
-
-bool mentions_barriers(const std::string& source) { return source.find("__syncthreads") != std::string::npos; }
 
 split_result split_kernels(const std::string& source, const std::string& source_name, const std::vector<std::string>& parse_flags) {
   split_result result;

@@ -31,7 +31,7 @@ struct split_result {
 split_result split_kernels(const std::string& source, const std::string& source_name, const std::vector<std::string>& parse_flags);
 
 // Whether the source calls __syncthreads at all (the cheap test before a parse).
-bool mentions_barriers(const std::string& source);
+inline bool mentions_barriers(const std::string& source) { return source.find("__syncthreads") != std::string::npos; }
 
 // What the splitting decided, on stderr when LOCKSTEP_REGION_LOOPS_LOG is set
 // (the debug log): the kernels split, and why the others stay on fibers.

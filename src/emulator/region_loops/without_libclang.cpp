@@ -4,8 +4,6 @@
 
 namespace lockstep::emu::region_loops {
 
-bool mentions_barriers(const std::string& source) { return source.find("__syncthreads") != std::string::npos; }
-
 split_result split_kernels(const std::string& source, const std::string&, const std::vector<std::string>&) {
   split_result result{source, {}, {}};
   if (mentions_barriers(source))
