@@ -180,6 +180,14 @@ verdict memory_fault(const fault::record& r, const fault_site& site) {
 }
 
 verdict classify(const fault::record& r, const fault_site& site) {
+  // A fault signal that was sent (kill, raise) carries no address: either the
+  // kernel sent it, or a handler installed after lockstep's caught the fault
+  // and raised it again.
+  if (r.code <= 0 && r.signal != SIGABRT && r.signal != SIGTRAP)
+    return {cudaErrorLaunchFailure,
+            " was stopped by a signal sent with kill() or raise(), not raised by the CPU, so the signal says nothing of where the "
+            "kernel was. If the kernel did not send it, a signal handler installed after lockstep's (a library's crash handler) "
+            "caught a fault of the kernel and raised it again."};
   switch (r.signal) {
     case SIGSEGV:
     case SIGBUS:

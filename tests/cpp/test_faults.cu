@@ -261,6 +261,23 @@ TEST(Faults, Abort) {
   expect_device_works(cudaErrorAssert);
 }
 
+// What a handler installed after lockstep's does when it catches a kernel's
+// fault and passes it on (LLVM's and Python's crash handlers do): raise it
+// again. The signal then carries no address, and the message must not make one up.
+__global__ void raise_segv(int* out) {
+  out[threadIdx.x] = 1;
+  if (threadIdx.x == 5) raise(SIGSEGV);
+}
+
+TEST(Faults, ASentFaultSignalIsNotTakenForAnAccess) {
+  device_buffer<int> out(32);
+  const std::string what = failure_of([&] { lockstep::launch(raise_segv, 1, 32)(out.get()); }, cudaErrorLaunchFailure);
+  EXPECT_HAS(what, "thread (5, 0, 0)");
+  EXPECT_HAS(what, "sent with kill() or raise()");
+  EXPECT_EQ(what.find("address 0x"), std::string::npos) << what;
+  expect_device_works(cudaErrorLaunchFailure);
+}
+
 // A kernel that never ends, stopped by `stop` once its loop runs; the launch
 // must end within a second of that.
 template <class Stop>

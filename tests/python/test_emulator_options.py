@@ -91,11 +91,16 @@ def test_thread_order_reaches_the_emulator(order_kernel):
 
 
 def test_options_round_trip():
-    lockstep.set_emulator_options(workers=1, order="reverse", seed=42, stack_kib=128, region_loops=False)
-    expected = {"workers": 1, "order": "reverse", "seed": 42, "stack_kib": 128, "checks": "none", "timeout": 0.0, "region_loops": False}
-    assert lockstep.emulator_options() == expected
-    lockstep.set_emulator_options(order="random")  # only what is given changes
-    assert lockstep.emulator_options() == {**expected, "order": "random"}
+    before = lockstep.emulator_options()
+    try:
+        lockstep.set_emulator_options(workers=1, order="reverse", seed=42, stack_kib=128, region_loops=False)
+        expected = {"workers": 1, "order": "reverse", "seed": 42, "stack_kib": 128, "checks": "none", "timeout": 0.0, "region_loops": False}
+        assert lockstep.emulator_options() == expected
+        lockstep.set_emulator_options(order="random")  # only what is given changes
+        assert lockstep.emulator_options() == {**expected, "order": "random"}
+    finally:  # the tests that follow run with the defaults
+        lockstep.set_emulator_options(**before)
+    assert lockstep.emulator_options() == before
 
 
 def test_options_scope_restores_even_after_an_error():

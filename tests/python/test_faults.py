@@ -12,6 +12,7 @@ import sys
 import textwrap
 import threading
 import time
+import uuid
 
 import numpy as np
 import pytest
@@ -129,6 +130,16 @@ def test_null_pointer(mod):
     assert "reads address 0x94, a null pointer + 148" in message  # element 37 of a null float*
     assert f" at {line_of('out[i] = p[i];')} (in read_through(" in message  # the file as compiled, not a path that does not exist
     assert "lockstep.check()" in message
+    device_works(mod)
+
+
+def test_null_pointer_after_a_kernel_with_barriers_compiled(mod):
+    """Compiling a kernel with barriers parses it with libclang, whose crash
+    handlers must not come between a kernel's fault and the emulator."""
+    device_works(mod)  # the emulator's fault handlers are in place
+    fresh = f"// {uuid.uuid4()}: not in the kernel cache\n" + SOURCE
+    lockstep.compile(fresh, device="cpu")
+    assert "reads address 0x94, a null pointer + 148" in read_through(mod, 0)
     device_works(mod)
 
 

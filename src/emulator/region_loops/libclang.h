@@ -11,6 +11,7 @@ namespace lockstep::emu::region_loops {
 
 #define LOCKSTEP_LIBCLANG_FUNCTIONS(X)     \
   X(clang_createIndex)                     \
+  X(clang_toggleCrashRecovery)             \
   X(clang_disposeIndex)                    \
   X(clang_parseTranslationUnit2)           \
   X(clang_disposeTranslationUnit)          \

@@ -1003,6 +1003,10 @@ split_result split_kernels(const std::string& source, const std::string& source_
   const std::string file_name = "/lockstep-region-loops/" + (source_name.empty() ? std::string("kernels.cu") : source_name) + ".cpp";
   CXUnsavedFile unsaved{file_name.c_str(), source.c_str(), static_cast<unsigned long>(source.size())};
   CXIndex index = clang->clang_createIndex(0, 0);
+  // clang_createIndex puts LLVM's crash handlers in front of the process's
+  // fault handlers: a kernel's fault would then reach the emulator re-raised,
+  // without its address. Turning them off puts back what was there.
+  clang->clang_toggleCrashRecovery(0);
   CXTranslationUnit tu = nullptr;
   const CXErrorCode parsed =
       clang->clang_parseTranslationUnit2(index, file_name.c_str(), argv.data(), int(argv.size()), &unsaved, 1, CXTranslationUnit_KeepGoing, &tu);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -50,6 +51,19 @@ __global__ void tree_sum(float* out, const float* in) {
   ASSERT_EQ(r.split.size(), 1u) << (r.notes.empty() ? "" : r.notes[0]);
   EXPECT_EQ(r.split[0], "tree_sum");
   EXPECT_NE(r.source.find("loop_claim_block"), std::string::npos);
+}
+
+// libclang installs LLVM's crash handlers; left in front of the emulator's,
+// they re-raise a kernel's fault without its address.
+TEST(RegionLoops, ParsingLeavesTheSignalHandlersAsTheyWere) {
+  constexpr int signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+  struct sigaction before[4]{}, after[4]{};
+  for (int i = 0; i < 4; ++i) sigaction(signals[i], nullptr, &before[i]);
+  ASSERT_EQ(split("__global__ void k(float* a) { __syncthreads(); a[threadIdx.x] = 1; }\n").split.size(), 1u);
+  for (int i = 0; i < 4; ++i) {
+    sigaction(signals[i], nullptr, &after[i]);
+    EXPECT_EQ(reinterpret_cast<void*>(after[i].sa_sigaction), reinterpret_cast<void*>(before[i].sa_sigaction)) << "signal " << signals[i];
+  }
 }
 
 TEST(RegionLoops, LeavesDivergentBarriersOnFibersAndSaysWhy) {
