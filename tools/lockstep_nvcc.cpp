@@ -21,6 +21,7 @@
 
 #include "driver/nvcc_command.h"
 #include "driver/program_build.h"
+#include "emulator/region_loops/region_loops.h"
 #include "jit/cache.h"
 #include "toolchain/hash.h"
 #include "toolchain/host_compiler.h"
@@ -137,6 +138,7 @@ int build_and_run(const nvcc_command& command) {
   for (const prepared_source& s : sources) {
     if (!s.source.cuda) cacheable = false;  // its includes are not in the key
     key += "source " + s.source.path.string() + "\n" + s.text + "\n";
+    if (!s.split_file.empty()) key += "region loops " + std::to_string(lockstep::emu::region_loops::version) + "\n";
   }
   if (!command.link_inputs.empty()) cacheable = false;
   fs::path program = work.path() / "program";

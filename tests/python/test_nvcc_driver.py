@@ -163,6 +163,91 @@ def test_run_caches_a_cuda_only_program(tmp_path):
     assert sorted(p.name for p in (tmp_path / "cache").rglob("*.program")) == entries  # the same build, reused
 
 
+# A shared-memory tree sum (split into region loops by `lockstep nvcc`), a
+# helper header's device function with a barrier, and a kernel whose thread
+# waits on a flag another thread sets (left on fibers, where waiting lets the
+# others run). The program checks itself against float64 sums.
+BARRIER_PROGRAM = textwrap.dedent(
+    r"""
+    #include <cmath>
+    #include <cstdio>
+    #include <vector>
+    #include "tile.cuh"
+
+    __global__ void block_sums(const float* in, float* out, int n) {
+      __shared__ float partial[256];
+      const int i = blockIdx.x * blockDim.x + threadIdx.x;
+      float mine = i < n ? in[i] : 0.0f;
+      partial[threadIdx.x] = mine;
+      tree_sum(partial);
+      if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+    }
+
+    __global__ void flag_wait(int* out) {
+      __shared__ volatile int flag;
+      if (threadIdx.x == 0) flag = 0;
+      __syncthreads();
+      if (threadIdx.x == blockDim.x - 1) flag = 7;
+      if (threadIdx.x == 0) {
+        while (flag == 0) __nanosleep(100);
+        out[blockIdx.x] = flag;
+      }
+    }
+
+    int main() {
+      const int n = 1000, blocks = (n + 255) / 256;
+      std::vector<float> in(n), out(blocks, -1.0f);
+      for (int i = 0; i < n; ++i) in[i] = std::sin(0.37 * i);
+      float *d_in, *d_out;
+      int* d_flags;
+      cudaMalloc(&d_in, n * sizeof(float));
+      cudaMalloc(&d_out, blocks * sizeof(float));
+      cudaMalloc(&d_flags, 2 * sizeof(int));
+      cudaMemcpy(d_in, in.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+      cudaMemcpy(d_out, out.data(), blocks * sizeof(float), cudaMemcpyHostToDevice);
+      block_sums<<<blocks, 256>>>(d_in, d_out, n);
+      flag_wait<<<2, 64>>>(d_flags);
+      int flags[2] = {0, 0};
+      cudaMemcpy(out.data(), d_out, blocks * sizeof(float), cudaMemcpyDeviceToHost);
+      cudaMemcpy(flags, d_flags, sizeof flags, cudaMemcpyDeviceToHost);
+      int bad = 0;
+      for (int b = 0; b < blocks; ++b) {
+        double want = 0;
+        for (int i = b * 256; i < n && i < (b + 1) * 256; ++i) want += in[i];
+        if (std::fabs(out[b] - want) > 1e-4 * (1 + std::fabs(want))) ++bad;
+      }
+      std::printf("bad=%d flags=%d,%d\n", bad, flags[0], flags[1]);
+      return bad;
+    }
+    """
+)
+TILE_HEADER = textwrap.dedent(
+    r"""
+    #pragma once
+    __device__ void tree_sum(float* partial) {
+      for (int half = blockDim.x / 2; half > 0; half /= 2) {
+        __syncthreads();
+        if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+      }
+      __syncthreads();
+    }
+    """
+)
+
+
+def test_kernels_with_barriers_run_as_loops_and_waiting_kernels_on_fibers(tmp_path):
+    (tmp_path / "sums.cu").write_text(BARRIER_PROGRAM)
+    (tmp_path / "tile.cuh").write_text(TILE_HEADER)
+    built = lockstep("nvcc", "-O2", "sums.cu", "-o", "sums", cwd=tmp_path, env={"LOCKSTEP_REGION_LOOPS_LOG": "1"})
+    assert built.returncode == 0, built.stderr
+    assert "kernel block_sums runs as loops over threads" in built.stderr
+    assert "kernel flag_wait" in built.stderr and "stays on fibers" in built.stderr
+    for engine in ("loops", "fibers"):
+        ran = subprocess.run([str(tmp_path / "sums")], capture_output=True, text=True, timeout=120, env=dict(os.environ, LOCKSTEP_EMU_ENGINE=engine))
+        assert ran.returncode == 0, (engine, ran.stdout, ran.stderr)
+        assert ran.stdout.strip() == "bad=0 flags=7,7", engine
+
+
 def test_check_finds_an_off_by_one_in_a_multi_file_program(project):
     root = project(guard="<=")
     checked = lockstep("check", "-DFACTOR=1", "-Iinclude", "kernels.cu", "main.cpp", cwd=root)

@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "emulator/host_source/host_source.h"
+#include "emulator/region_loops/region_loops.h"
 #include "toolchain/host_compiler.h"
 #include "toolchain/process.h"
 #include "unsupported_features.h"
@@ -28,6 +30,26 @@ void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   if (!out) throw build_failure("cannot write " + path.string() + ": is the disk full?");
+}
+
+// The lines of a preprocessed source that come from files other than system
+// headers (GCC's line markers flag those with 3): the program's own code.
+std::string outside_system_headers(const std::string& preprocessed) {
+  std::string own;
+  bool system = false;
+  for (std::size_t at = 0; at < preprocessed.size();) {
+    std::size_t end = preprocessed.find('\n', at);
+    if (end == std::string::npos) end = preprocessed.size();
+    const std::string_view line(preprocessed.data() + at, end - at);
+    if (line.size() > 2 && line[0] == '#' && line[1] == ' ' && std::isdigit(static_cast<unsigned char>(line[2]))) {
+      const std::size_t name_end = line.rfind('"');
+      system = name_end != std::string_view::npos && line.substr(name_end + 1).find(" 3") != std::string_view::npos;
+    } else if (!system) {
+      own.append(line).push_back('\n');
+    }
+    at = end + 1;
+  }
+  return own;
 }
 
 // A dependency file (-MD -MF) made from the device-pass copy names the copy:
@@ -210,7 +232,17 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
       throw build_failure(ptx + "lockstep nvcc: compiling " + source.path.string() + " failed");
     const fs::path rewritten = options.work_dir / (std::to_string(i) + "-" + source.path.stem().string() + ".host.ii");
     write_file(rewritten, text);
-    prepared.push_back({source, rewritten, std::move(text)});
+    fs::path split_file;
+    // Check mode runs every block on fibers: nothing to split for it.
+    if (!options.checked && !command.preprocess_only && emu::region_loops::mentions_barriers(outside_system_headers(text))) {
+      const auto result = emu::region_loops::split_kernels(text, source.path.string(), {standard_flag(command)});
+      emu::region_loops::log(source.path.string(), result);
+      if (!result.split.empty()) {
+        split_file = options.work_dir / (std::to_string(i) + "-" + source.path.stem().string() + ".split.ii");
+        write_file(split_file, result.source);
+      }
+    }
+    prepared.push_back({source, rewritten, std::move(text), std::move(split_file)});
   }
   return prepared;
 }
@@ -247,6 +279,18 @@ void compile_and_link(const nvcc_command& command, const std::vector<prepared_so
         std::string flag;
         if (in >> flag) argv.push_back(flag);
       }
+    if (!s.split_file.empty()) {
+      std::vector<std::string> split = argv;
+      split.insert(split.end(), {"-c", s.split_file.string(), "-o", object.string()});
+      const toolchain::process_result r = toolchain::run_process(split);
+      if (r.exit_code == 0) {
+        if (!r.output.empty()) std::cerr << r.output;
+        objects.push_back(object.string());
+        continue;
+      }
+      // The split is lockstep's doing: the kernels run on fibers, as written.
+      emu::region_loops::log_failure(s.source.path.string(), r.output);
+    }
     argv.insert(argv.end(), {"-c", s.compiled_file.string(), "-o", object.string()});
     run_step(argv, "compiling " + s.source.path.string());
     objects.push_back(object.string());

@@ -38,6 +38,10 @@ struct prepared_source {
   source_file source;
   std::filesystem::path compiled_file;
   std::string text;
+  // The same with its kernels split at their barriers into region loops
+  // (src/emulator/region_loops): compiled instead where it exists, the text
+  // above where the host compiler refuses it. Empty: nothing was split.
+  std::filesystem::path split_file;
 };
 
 // Preprocesses and rewrites every CUDA source of `command` into

@@ -54,36 +54,24 @@ class loop_block {
     return flags;
   }
 
-  // A region's loop: for (b.first(); b.more(); b.next()), with b.t the running
-  // thread's linear index; threadIdx reads follow it.
-  void first() {
-    t = 0;
-    index_ = {0, 0, 0};
-    publish();
+  // A region's loop body starts by entering its thread (x, y, z), linear
+  // index t: threadIdx reads inside the region follow it, and so does the
+  // thread's record, which device functions, printf and fault reports read.
+  void enter(unsigned x, unsigned y, unsigned z, unsigned t) {
+    index_ = {x, y, z};
+    // Volatile: a fault report reads the record from a signal handler, so the
+    // stores may not be sunk out of the loop as stores nothing reads.
+    volatile thread_context& record = *here_;
+    record.thread_idx.x = x;
+    record.thread_idx.y = y;
+    record.thread_idx.z = z;
+    record.linear_tid = t;
   }
-  bool more() const { return t < threads_; }
-  void next() {
-    ++t;
-    if (++index_.x == dim_.x) {
-      index_.x = 0;
-      if (++index_.y == dim_.y) {
-        index_.y = 0;
-        ++index_.z;
-      }
-    }
-    publish();
-  }
-  unsigned t = 0;
-  // What threadIdx, blockIdx and blockDim read inside a region's loop.
   const uint3& thread_idx() const { return index_; }
   const uint3& block_idx() const { return block_; }
   const dim3& block_dim() const { return dim_; }
 
  private:
-  void publish() {
-    here_->thread_idx = index_;
-    here_->linear_tid = t;
-  }
   thread_context* here_;
   dim3 dim_;
   uint3 block_;

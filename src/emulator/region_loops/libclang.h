@@ -18,6 +18,7 @@ namespace lockstep::emu::region_loops {
   X(clang_getNumDiagnostics)               \
   X(clang_getDiagnostic)                   \
   X(clang_getDiagnosticSeverity)           \
+  X(clang_getDiagnosticLocation)           \
   X(clang_formatDiagnostic)                \
   X(clang_defaultDiagnosticDisplayOptions) \
   X(clang_disposeDiagnostic)               \
@@ -31,6 +32,7 @@ namespace lockstep::emu::region_loops {
   X(clang_getExpansionLocation)            \
   X(clang_getPresumedLocation)             \
   X(clang_Location_isFromMainFile)         \
+  X(clang_Location_isInSystemHeader)       \
   X(clang_getCursorSpelling)               \
   X(clang_getCString)                      \
   X(clang_disposeString)                   \

@@ -42,6 +42,14 @@ struct postpone {};
 // this much for every thread of the block.
 constexpr long long max_per_thread_bytes = 16 * 1024;
 
+// A region's loop over the block's threads, thread x innermost, with __ls_t
+// the linear index: a loop nest the host compiler sees the bounds of.
+constexpr std::string_view thread_loop =
+    "for (unsigned __ls_z = 0; __ls_z < __ls_block.block_dim().z; ++__ls_z) "
+    "for (unsigned __ls_y = 0; __ls_y < __ls_block.block_dim().y; ++__ls_y) "
+    "for (unsigned __ls_x = 0, __ls_t = (__ls_z * __ls_block.block_dim().y + __ls_y) * __ls_block.block_dim().x; "
+    "__ls_x < __ls_block.block_dim().x; ++__ls_x, ++__ls_t) { __ls_block.enter(__ls_x, __ls_y, __ls_z, __ls_t);";
+
 bool is_loop(CXCursorKind k) { return k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt; }
 
 class translation_unit_splitter {
@@ -54,7 +62,7 @@ class translation_unit_splitter {
     // Callees before callers: a device function with barriers gets a block
     // variant first, which a caller then calls once for the whole block.
     std::vector<source_edit> edits;
-    std::vector<CXCursor> pending = functions_;
+    std::vector<CXCursor> pending = called_from_kernels();
     for (bool progress = true; progress && !pending.empty();) {
       progress = false;
       std::vector<CXCursor> postponed;
@@ -122,7 +130,8 @@ class translation_unit_splitter {
       if (c == '\\' || c == '"') escaped += '\\';
       escaped += c;
     }
-    return "\n#line " + std::to_string(line) + " \"" + escaped + "\"\n";
+    // A line marker, which preprocessed sources (-x c++-cpp-output) accept and #line is not.
+    return "\n# " + std::to_string(line) + " \"" + escaped + "\"\n";
   }
   std::string_view text(std::size_t begin, std::size_t end) const { return std::string_view(text_).substr(begin, end - begin); }
   std::string line_of(const node& n) const { return where(clang_.clang_getCursorLocation(n.cursor)); }
@@ -159,7 +168,8 @@ class translation_unit_splitter {
     return n;
   }
 
-  // Every function defined in the main file: kernels and device functions.
+  // Every function defined in the main file outside system headers (a
+  // preprocessed source holds all its headers): kernels and device functions.
   void collect_functions(CXCursor parent) {
     clang_.clang_visitChildren(
         parent,
@@ -168,11 +178,58 @@ class translation_unit_splitter {
           const CXCursorKind kind = self->clang_.clang_getCursorKind(c);
           if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec || kind == CXCursor_UnexposedDecl) return CXChildVisit_Recurse;
           if ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate) && self->clang_.clang_isCursorDefinition(c) &&
-              self->in_main_file(self->clang_.clang_getCursorLocation(c)))
+              self->in_main_file(self->clang_.clang_getCursorLocation(c)) &&
+              !self->clang_.clang_Location_isInSystemHeader(self->clang_.clang_getCursorLocation(c)))
             self->functions_.push_back(c);
           return CXChildVisit_Continue;
         },
         this);
+  }
+
+  // The kernels and the collected functions they call, directly or not: in a
+  // preprocessed source nothing else tells device functions from the host's.
+  std::vector<CXCursor> called_from_kernels() {
+    std::map<std::string, CXCursor> by_usr;
+    for (const CXCursor& f : functions_) by_usr.emplace(clang_.string(clang_.clang_getCursorUSR(f)), f);
+    for (const auto& [usr, f] : by_usr) collected_.insert(usr);
+    std::set<std::string> reached;
+    std::vector<CXCursor> work;
+    for (const CXCursor& f : functions_)
+      if (is_kernel(f) && reached.insert(clang_.string(clang_.clang_getCursorUSR(f))).second) work.push_back(f);
+    struct search {
+      translation_unit_splitter* self;
+      std::map<std::string, CXCursor>* by_usr;
+      std::set<std::string>* reached;
+      std::vector<CXCursor>* work;
+    };
+    for (std::size_t i = 0; i < work.size(); ++i) {
+      search s{this, &by_usr, &reached, &work};
+      clang_.clang_visitChildren(
+          work[i],
+          [](CXCursor child, CXCursor, CXClientData data) {
+            auto* s = static_cast<search*>(data);
+            const auto& clang = s->self->clang_;
+            const CXCursorKind k = clang.clang_getCursorKind(child);
+            if (k == CXCursor_DeclRefExpr || k == CXCursor_OverloadedDeclRef || k == CXCursor_MemberRefExpr || k == CXCursor_CallExpr) {
+              std::vector<CXCursor> targets{clang.clang_getCursorReferenced(child)};
+              if (k == CXCursor_OverloadedDeclRef)
+                for (unsigned j = 0; j < clang.clang_getNumOverloadedDecls(child); ++j) targets.push_back(clang.clang_getOverloadedDecl(child, j));
+              for (CXCursor target : targets) {
+                if (clang.clang_Cursor_isNull(target)) continue;
+                const CXCursor pattern = clang.clang_getSpecializedCursorTemplate(target);
+                if (!clang.clang_Cursor_isNull(pattern)) target = pattern;
+                const std::string usr = clang.string(clang.clang_getCursorUSR(target));
+                if (auto it = s->by_usr->find(usr); it != s->by_usr->end() && s->reached->insert(usr).second) s->work->push_back(it->second);
+              }
+            }
+            return CXChildVisit_Recurse;
+          },
+          &s);
+    }
+    std::vector<CXCursor> out;
+    for (const CXCursor& f : functions_)
+      if (reached.count(clang_.string(clang_.clang_getCursorUSR(f)))) out.push_back(f);
+    return out;
   }
 
   // `__global__` as written, or as lockstep's keyword rewrite leaves it.
@@ -225,7 +282,13 @@ class translation_unit_splitter {
     const CXCursor definition = clang_.clang_getCursorDefinition(function);
     if (clang_.clang_Cursor_isNull(definition) || depth > 24) return false;
     const std::string file = file_of(definition);
-    if (!in_main_file(clang_.clang_getCursorLocation(definition)) && file.find("/lockstep/") == std::string::npos) return false;
+    const CXSourceLocation at = clang_.clang_getCursorLocation(definition);
+    // A library's own waits (libcu++'s cuda::barrier, cuda::pipeline) spin
+    // through code not followed here: known by their names, as CUDA's are.
+    if (file.find("/lockstep/") == std::string::npos && (!in_main_file(at) || clang_.clang_Location_isInSystemHeader(at)) &&
+        waits_by_name(clang_.string(clang_.clang_getCursorSpelling(function))))
+      return synchronizes_[usr] = true;
+    if (!in_main_file(at) && file.find("/lockstep/") == std::string::npos) return false;
     const bool result = body_may_synchronize(definition, depth + 1);
     synchronizes_[usr] = result;
     return result;
@@ -265,10 +328,36 @@ class translation_unit_splitter {
       }
       return false;
     }
-    static const std::set<std::string> collectives{
-        "ballot",         "any",       "all",       "shfl", "shfl_up",    "shfl_down", "shfl_xor",        "reduce",          "inclusive_scan",
-        "exclusive_scan", "match_any", "match_all", "wait", "wait_prior", "arrive",    "arrive_and_wait", "arrive_and_drop", "barrier_wait",
-        "barrier_arrive"};
+    return waits_by_name(name);
+  }
+  static bool waits_by_name(const std::string& name) {
+    static const std::set<std::string> collectives{"ballot",
+                                                   "any",
+                                                   "all",
+                                                   "shfl",
+                                                   "shfl_up",
+                                                   "shfl_down",
+                                                   "shfl_xor",
+                                                   "reduce",
+                                                   "inclusive_scan",
+                                                   "exclusive_scan",
+                                                   "match_any",
+                                                   "match_all",
+                                                   "wait",
+                                                   "wait_prior",
+                                                   "arrive",
+                                                   "arrive_and_wait",
+                                                   "arrive_and_drop",
+                                                   "barrier_wait",
+                                                   "barrier_arrive",
+                                                   "try_wait",
+                                                   "try_wait_parity",
+                                                   "wait_parity",
+                                                   "producer_acquire",
+                                                   "consumer_wait",
+                                                   "acquire",
+                                                   "try_acquire",
+                                                   "count_down"};
     return name.find("sync") != std::string::npos || name.rfind("__shfl", 0) == 0 || collectives.count(name) > 0;
   }
   bool contains_synchronization(const node& n) {
@@ -361,7 +450,7 @@ class translation_unit_splitter {
       if (clang_.clang_Cursor_isNull(definition)) definition = candidate;
       const CXCursor pattern = clang_.clang_getSpecializedCursorTemplate(definition);
       const std::string usr = clang_.string(clang_.clang_getCursorUSR(clang_.clang_Cursor_isNull(pattern) ? definition : pattern));
-      if (!variants_.count(usr) && !attempted_.count(usr) && in_main_file(clang_.clang_getCursorLocation(definition))) throw postpone{};
+      if (!variants_.count(usr) && !attempted_.count(usr) && collected_.count(usr)) throw postpone{};
       if (!variants_.count(usr)) return nullptr;
     }
     return call;
@@ -424,6 +513,7 @@ class translation_unit_splitter {
     const node* ref;
     int region;  // -1: block-level code (a loop header, a condition)
     bool write;  // may change the variable
+    bool in_lambda;
   };
   struct variable {
     CXCursor decl;
@@ -438,6 +528,7 @@ class translation_unit_splitter {
     std::vector<reference> refs;
     bool uniform = false;
     bool per_thread = false;
+    bool in_register = false;  // copied in and out of its array around each region
     int index = 0;
   };
 
@@ -527,7 +618,8 @@ class translation_unit_splitter {
 
   void collect_references(const node& n, bool in_lambda) {
     if (n.kind == CXCursor_DeclRefExpr)
-      if (variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor))) v->refs.push_back({&n, region_of(&n), in_lambda || may_write(n)});
+      if (variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor)))
+        v->refs.push_back({&n, region_of(&n), in_lambda || may_write(n), in_lambda});
     for (const auto& c : n.children) collect_references(*c, in_lambda || n.kind == CXCursor_LambdaExpr);
   }
 
@@ -549,7 +641,11 @@ class translation_unit_splitter {
         return true;
       case CXCursor_DeclRefExpr: {
         const CXCursor decl = clang_.clang_getCursorReferenced(n.cursor);
-        if (variable* v = variable_for(decl)) return v->uniform;
+        if (variable* v = variable_for(decl)) {
+          // A __shared__ or static array: what it stands for is its address.
+          const CXTypeKind type = clang_.clang_getCanonicalType(clang_.clang_getCursorType(decl)).kind;
+          return v->uniform || (v->static_storage && (type == CXType_ConstantArray || type == CXType_IncompleteArray));
+        }
         const CXCursorKind k = clang_.clang_getCursorKind(decl);
         return k == CXCursor_VarDecl || k == CXCursor_EnumConstantDecl || k == CXCursor_NonTypeTemplateParameter || k == CXCursor_FunctionDecl ||
                k == CXCursor_FunctionTemplate || k == CXCursor_CXXMethod;
@@ -742,15 +838,61 @@ class translation_unit_splitter {
       if (v.per_thread && !v.parameter && v.declared_region == st.region)
         out += "auto* __ls_" + std::to_string(v.index) + " = __ls_block.per_thread<" +
                clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(v.decl))) + ">(__ls_slot_" + std::to_string(v.index) + ");\n";
-    out += "for (__ls_block.first(); __ls_block.more(); __ls_block.next()) {";
-    if (exit_flags_) out += " if (__ls_exited[__ls_block.t]) continue;";
-    for (const auto& [key, v] : variables_)
-      if (v.per_thread &&
-          (v.declared_region == st.region || std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region == st.region; })))
-        out += " auto& " + v.name + " = __ls_" + std::to_string(v.index) + "[__ls_block.t];";
+    out += thread_loop;
+    if (exit_flags_) out += " if (__ls_exited[__ls_t]) continue;";
+    std::string write_back;
+    for (const auto& [key, v] : variables_) {
+      if (!v.per_thread) continue;
+      const bool declared_here = v.declared_region == st.region;
+      const bool used_here = std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region == st.region; });
+      if (!declared_here && !used_here) continue;
+      const std::string slot = "__ls_" + std::to_string(v.index) + "[__ls_t]";
+      if (!v.in_register) {
+        out += " auto& " + v.name + " = " + slot + ";";
+        continue;
+      }
+      // A copy the host compiler can keep in a register (the array may alias
+      // the kernel's own arrays of the same type), written back if it changed.
+      out += " auto " + v.name + " = " + slot + ";";
+      if (declared_here || std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region == st.region && r.write; }))
+        write_back += " " + slot + " = " + v.name + ";";
+    }
     out += " {" + line_directive(clang_.clang_getCursorLocation(st.statements.front()->cursor));
     out += edited(begin, end);
-    out += "\n} __ls_next_" + std::to_string(st.region) + ":; }\n";
+    out += "\n} __ls_next_" + std::to_string(st.region) + ":;" + write_back + " }\n";
+  }
+
+  // Whether a per-thread variable can live in a local copy while a region
+  // runs: a scalar or pointer whose address is never taken (a pointer to
+  // the copy would outlive the region) and that no lambda captures.
+  bool can_live_in_register(const variable& v) const {
+    switch (clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind) {
+      case CXType_Bool:
+      case CXType_Char_U:
+      case CXType_UChar:
+      case CXType_UShort:
+      case CXType_UInt:
+      case CXType_ULong:
+      case CXType_ULongLong:
+      case CXType_Char_S:
+      case CXType_SChar:
+      case CXType_Short:
+      case CXType_Int:
+      case CXType_Long:
+      case CXType_LongLong:
+      case CXType_Float:
+      case CXType_Double:
+      case CXType_Pointer:
+      case CXType_Enum:
+        break;
+      default:
+        return false;
+    }
+    return std::none_of(v.refs.begin(), v.refs.end(), [&](const reference& r) {
+      const node* p = r.ref->parent;
+      while (p && p->kind == CXCursor_ParenExpr) p = p->parent;
+      return r.in_lambda || (p && p->kind == CXCursor_UnaryOperator && text(p->begin, r.ref->begin).starts_with("&"));
+    });
   }
 
   // Returns, breaks and continues in regions; the rewrites of declarations.
@@ -828,6 +970,7 @@ class translation_unit_splitter {
         throw declined{"'" + v.name + "' (" + std::to_string(bytes / 1024) + " KiB) keeps its value across a barrier: more than " +
                        std::to_string(max_per_thread_bytes / 1024) + " KiB a thread is left to the fibers' stacks"};
       v.per_thread = true;
+      v.in_register = can_live_in_register(v);
       v.index = next_index++;
     }
 
@@ -848,7 +991,7 @@ class translation_unit_splitter {
       throw declined{"a thread may return before a call of a function with barriers, which runs for the whole block"};
     for (const auto& [ret, region] : returns_)
       edit(ret->begin, statement_end(*ret),
-           std::string("{ ") + (exit_flags_ ? "__ls_exited[__ls_block.t] = true; " : "") + "goto __ls_next_" + std::to_string(region) + "; }");
+           std::string("{ ") + (exit_flags_ ? "__ls_exited[__ls_t] = true; " : "") + "goto __ls_next_" + std::to_string(region) + "; }");
 
     for (const auto& [k, v] : variables_)
       if (v.static_storage && !v.sequence_level)
@@ -940,7 +1083,7 @@ class translation_unit_splitter {
       const std::string array = "__ls_" + std::to_string(v.index);
       if (v.parameter) {
         out += "auto* " + array + " = __ls_block.per_thread<decltype(" + v.name + ")>();\n";
-        out += "for (__ls_block.first(); __ls_block.more(); __ls_block.next()) " + array + "[__ls_block.t] = " + v.name + ";\n";
+        out += std::string(thread_loop) + " " + array + "[__ls_t] = " + v.name + "; }\n";
       } else {
         out += "void* __ls_slot_" + std::to_string(v.index) + " = nullptr;\n";
       }
@@ -970,6 +1113,7 @@ class translation_unit_splitter {
   std::set<std::string> variants_;   // USRs of the functions given a block variant
   std::set<std::string> attempted_;  // and of those already decided either way
   std::map<std::string, bool> synchronizes_;
+  std::set<std::string> collected_;  // USRs of functions_
 
   // Per kernel:
   std::size_t kernel_begin_ = 0, kernel_end_ = 0;
@@ -996,7 +1140,7 @@ split_result split_kernels(const std::string& source, const std::string& source_
     result.notes.push_back("every kernel stays on fibers: " + why_not);
     return result;
   }
-  std::vector<std::string> args{"-x", "c++", "-w", "-ferror-limit=1"};
+  std::vector<std::string> args{"-x", "c++", "-w", "-ferror-limit=0"};
   for (const auto& f : parse_flags) args.push_back(f);
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -1014,7 +1158,11 @@ split_result split_kernels(const std::string& source, const std::string& source_
   if (parsed == CXError_Success && tu) {
     for (unsigned i = 0; i < clang->clang_getNumDiagnostics(tu) && errors.empty(); ++i) {
       CXDiagnostic d = clang->clang_getDiagnostic(tu, i);
-      if (clang->clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error)
+      // A preprocessed source holds the host compiler's own library headers,
+      // written for it (GCC's libstdc++ uses builtins Clang lacks): errors
+      // there do not touch the kernels' code, whose own errors still count.
+      if (clang->clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error &&
+          !clang->clang_Location_isInSystemHeader(clang->clang_getDiagnosticLocation(d)))
         errors = clang->string(clang->clang_formatDiagnostic(d, clang->clang_defaultDiagnosticDisplayOptions()));
       clang->clang_disposeDiagnostic(d);
     }
