@@ -97,7 +97,10 @@ std::string host_dialect(const std::string& std) {
 
 std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const compile_options& o, const device& d, bool& hit) {
   // -g1: line tables only, so a fault's report names the kernel's line (about 15% more compile time, on a cache miss).
-  std::vector<std::string> flags{"-std=" + host_dialect(o.std), "-O2", "-g1", "-fPIC"};
+  // lockstep's CUDA headers (<cooperative_groups.h>, <cuda_fp16.h>, ...) come
+  // first, so that they win over an installed toolkit's in the default paths.
+  std::vector<std::string> flags{"-std=" + host_dialect(o.std), "-O2", "-g1", "-fPIC",
+                                 "-I" + (include_directory() / "lockstep" / "cuda_include").string()};
   // In check mode the kernels are instrumented (src/emulator/check), with debug
   // information for the source lines of reports. The instrumentation's hooks
   // are liblockstep's, so the sanitizer's own runtime must not be linked:

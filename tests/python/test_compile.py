@@ -406,3 +406,29 @@ def test_printf_capture_from_several_threads(capsys):
     assert (fd1_after.st_dev, fd1_after.st_ino) == (fd1_before.st_dev, fd1_before.st_ino), "fd 1 was left redirected"
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("hello")]
     assert len(lines) == 4 * 10 * 2
+
+
+# CUDA's own header names, as real kernels include them: lockstep's headers,
+# even where an installed toolkit's are on the compiler's default paths.
+CUDA_HEADERS_SOURCE = r"""
+#include <cooperative_groups.h>
+#include <cuda_fp16.h>
+namespace cg = cooperative_groups;
+
+__global__ void reverse_halves(const __half* in, float* out) {
+  cg::thread_block block = cg::this_thread_block();
+  __shared__ float staged[128];
+  const unsigned t = block.thread_rank();
+  staged[t] = __half2float(in[blockIdx.x * 128 + t]);
+  block.sync();
+  out[blockIdx.x * 128 + t] = staged[127 - t];
+}
+"""
+
+
+def test_kernels_include_cuda_headers_by_their_names(rng):
+    mod = lockstep.compile(CUDA_HEADERS_SOURCE, device="cpu")
+    x = rng.standard_normal(3 * 128).astype(np.float16)
+    out = np.full(x.size, np.nan, dtype=np.float32)
+    mod.reverse_halves[3, 128](x, out)
+    np.testing.assert_array_equal(out, x.astype(np.float32).reshape(3, 128)[:, ::-1].ravel())

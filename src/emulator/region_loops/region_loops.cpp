@@ -257,10 +257,18 @@ class translation_unit_splitter {
     clang_.clang_getExpansionLocation(clang_.clang_getCursorLocation(c), &file, &line, &column, &offset);
     return file ? clang_.string(clang_.clang_getFileName(file)) : "";
   }
+  // __syncthreads(), or a cooperative-groups block's sync: block.sync(),
+  // cg::sync(block), this_thread_block().sync().
   bool is_barrier_call(const node& n) const {
     if (n.kind != CXCursor_CallExpr) return false;
     const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
-    return !clang_.clang_Cursor_isNull(callee) && qualified_name(callee) == "__syncthreads";
+    if (clang_.clang_Cursor_isNull(callee)) return false;
+    const std::string name = qualified_name(callee);
+    if (name == "__syncthreads" || name == "cooperative_groups::thread_block::sync") return true;
+    if (name != "cooperative_groups::sync" || n.children.size() != 2) return false;
+    const std::string group =
+        clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCanonicalType(clang_.clang_getCursorType(n.children[1]->cursor))));
+    return group == "cooperative_groups::thread_block" || group == "const cooperative_groups::thread_block";
   }
   // Whether calling `function` may wait for other threads: a barrier, a warp
   // collective, a grid sync or a yield, directly or through what it calls.

@@ -30,8 +30,11 @@ struct split_result {
 // sake: a source Clang cannot parse comes back unchanged, with a note.
 split_result split_kernels(const std::string& source, const std::string& source_name, const std::vector<std::string>& parse_flags);
 
-// Whether the source calls __syncthreads at all (the cheap test before a parse).
-inline bool mentions_barriers(const std::string& source) { return source.find("__syncthreads") != std::string::npos; }
+// Whether the source may have a block barrier at all (the cheap test before a
+// parse): __syncthreads, or a cooperative-groups block.
+inline bool mentions_barriers(const std::string& source) {
+  return source.find("__syncthreads") != std::string::npos || source.find("this_thread_block") != std::string::npos;
+}
 
 // What the splitting decided, on stderr when LOCKSTEP_REGION_LOOPS_LOG is set
 // (the debug log): the kernels split, and why the others stay on fibers.
@@ -40,6 +43,6 @@ void log(const std::string& source_name, const split_result& result);
 void log_failure(const std::string& source_name, const std::string& compiler_output);
 
 // Changes whenever the code this writes changes (part of the JIT cache's key).
-inline constexpr int version = 2;
+inline constexpr int version = 3;
 
 }  // namespace lockstep::emu::region_loops

@@ -255,4 +255,56 @@ TEST_F(RegionLoopsRun, SplitKernelsGiveTheFiberEnginesResults) {
   }
 }
 
+// A cooperative-groups block's sync is a barrier: cg::sync(block) and
+// block.sync() split as __syncthreads does (the CUDA samples' scan).
+const char* group_scan = R"(
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void block_scan(const unsigned* in, unsigned* out) {
+  cg::thread_block cta = cg::this_thread_block();
+  __shared__ unsigned buffers[2][256];
+  const unsigned t = cta.thread_rank();
+  int from = 0;
+  buffers[0][t] = in[blockIdx.x * blockDim.x + t];
+  for (unsigned offset = 1; offset < blockDim.x; offset *= 2) {
+    cg::sync(cta);
+    buffers[1 - from][t] = buffers[from][t] + (t >= offset ? buffers[from][t - offset] : 0u);
+    from = 1 - from;
+  }
+  cta.sync();
+  out[blockIdx.x * blockDim.x + t] = buffers[from][t];
+}
+)";
+
+TEST_F(RegionLoopsRun, CooperativeGroupsBlockSyncIsABarrier) {
+  const auto decided = region_loops::split_kernels(
+      std::string("#include \"lockstep/cuda.h\"\n") + group_scan, "scan.cu",
+      {"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR), "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR) + "/lockstep/cuda_include"});
+  EXPECT_EQ(decided.split, std::vector<std::string>{"block_scan"}) << (decided.notes.empty() ? "" : decided.notes.back());
+  const lockstep::module m = lockstep::compile(group_scan, {}, cpu);
+  const unsigned threads = 256, blocks = 5;
+  std::mt19937 rng(std::random_device{}());
+  std::vector<unsigned> in(threads * blocks);
+  for (unsigned& x : in) x = rng() % 1000;
+  auto run = [&](bool on) {
+    use_loops(on);
+    buffer d_in(cpu, in.size() * 4), d_out(cpu, in.size() * 4);
+    d_in.copy_from_host(in.data(), in.size() * 4);
+    d_out.fill_bytes(0xff);
+    m.get("block_scan")(dim3(blocks), dim3(threads), 0, d_in.data_as<const unsigned>(), d_out.data_as<unsigned>());
+    std::vector<unsigned> out(in.size());
+    d_out.copy_to_host(out.data(), out.size() * 4);
+    return out;
+  };
+  const std::vector<unsigned> loops = run(true), fibers = run(false);
+  ASSERT_EQ(loops, fibers);
+  for (unsigned b = 0; b < blocks; ++b) {
+    unsigned running = 0;
+    for (unsigned t = 0; t < threads; ++t) {
+      running += in[b * threads + t];
+      ASSERT_EQ(loops[b * threads + t], running) << b << ", " << t;
+    }
+  }
+}
+
 }  // namespace
