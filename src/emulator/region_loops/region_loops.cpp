@@ -382,9 +382,9 @@ class translation_unit_splitter {
   // ---- the kernel's structure: regions between barriers ----
   struct sequence;
   struct step {
-    enum class kind { region, barrier, loop, branch, scope, call } k = kind::region;
+    enum class kind { region, barrier, loop, branch, scope, call, update } k = kind::region;
     std::vector<const node*> statements;  // a region's
-    const node* statement = nullptr;      // a loop's, branch's or scope's
+    const node* statement = nullptr;      // a loop's, branch's, scope's, call's or update's
     std::unique_ptr<sequence> body, otherwise;
     int region = -1;
   };
@@ -467,6 +467,14 @@ class translation_unit_splitter {
   std::unique_ptr<sequence> build_sequence(const std::vector<const node*>& statements) {
     auto seq = std::make_unique<sequence>();
     for (const node* s : statements) {
+      if (hoist_updates_ && is_update(*s)) {
+        step st;
+        st.k = step::kind::update;
+        st.statement = s;
+        updates_.push_back(s);
+        seq->steps.push_back(std::move(st));
+        continue;
+      }
       if (!contains_synchronization(*s)) {
         if (seq->steps.empty() || seq->steps.back().k != step::kind::region) {
           seq->steps.emplace_back();
@@ -514,6 +522,30 @@ class translation_unit_splitter {
     std::vector<const node*> out;
     for (const auto& c : n.children) out.push_back(c.get());
     return out;
+  }
+
+  // `i /= 2;`, `++i;`, `i = i * 2;` as a statement of its own, `i` a local of
+  // the kernel: every thread may make the same change (CUDA by Example's
+  // `while (i != 0) { ...; __syncthreads(); i /= 2; }`). Tried as a step run
+  // once for the block; the kernel is split again without it if `i` turns
+  // out to differ between threads.
+  bool is_update(const node& s) {
+    if (s.children.empty()) return false;
+    if (s.kind == CXCursor_BinaryOperator) {
+      if (s.children.size() != 2 || trimmed(text(s.children[0]->end, s.children[1]->begin)) != "=") return false;
+    } else if (s.kind == CXCursor_UnaryOperator) {
+      const std::string_view before = trimmed(text(s.begin, s.children[0]->begin)), after = trimmed(text(s.children[0]->end, s.end));
+      if (before != "++" && before != "--" && after != "++" && after != "--") return false;
+    } else if (s.kind != CXCursor_CompoundAssignOperator) {
+      return false;
+    }
+    const node* target = s.children.front().get();
+    if (target->kind != CXCursor_DeclRefExpr || contains_synchronization(s)) return false;
+    const CXCursor decl = clang_.clang_getCursorReferenced(target->cursor);
+    if (clang_.clang_getCursorKind(decl) != CXCursor_VarDecl) return false;
+    const CXSourceLocation at = clang_.clang_getCursorLocation(decl);
+    const CX_StorageClass storage = clang_.clang_Cursor_getStorageClass(decl);
+    return in_main_file(at) && offset_of(at) >= kernel_begin_ && offset_of(at) < kernel_end_ && storage != CX_SC_Static && storage != CX_SC_Extern;
   }
 
   // ---- variables ----
@@ -715,6 +747,7 @@ class translation_unit_splitter {
     for (const node* branch : branches_) out.push_back(branch->children.front().get());
     for (const node* call : block_calls_)
       for (std::size_t i = 1; i < call->children.size(); ++i) out.push_back(call->children[i].get());
+    out.insert(out.end(), updates_.begin(), updates_.end());
     return out;
   }
 
@@ -782,6 +815,10 @@ class translation_unit_splitter {
     for (const step& st : seq.steps) {
       switch (st.k) {
         case step::kind::barrier:
+          break;
+        case step::kind::update:
+          out += line_directive(clang_.clang_getCursorLocation(st.statement->cursor));
+          out += edited(st.statement->begin, statement_end(*st.statement)) + "\n";
           break;
         case step::kind::region:
           write_region(st, out);
@@ -924,6 +961,15 @@ class translation_unit_splitter {
   // A kernel gets its loop body in front of its own; a device function with
   // barriers gets a block variant, `name__ls_block`, defined after it.
   std::vector<source_edit> split_function(CXCursor function_cursor) {
+    try {
+      hoist_updates_ = true;
+      return split_function_once(function_cursor);
+    } catch (const declined&) {
+      hoist_updates_ = false;
+      return split_function_once(function_cursor);
+    }
+  }
+  std::vector<source_edit> split_function_once(CXCursor function_cursor) {
     const bool kernel = is_kernel(function_cursor);
     const CXSourceRange range = clang_.clang_getCursorExtent(function_cursor);
     kernel_begin_ = offset_of(clang_.clang_getRangeStart(range));
@@ -953,6 +999,7 @@ class translation_unit_splitter {
     edits_.clear();
     hoisted_.clear();
     returns_.clear();
+    updates_.clear();
     exit_flags_ = false;
     const std::unique_ptr<sequence> top = build_sequence(statements);
     collect_declarations(*function);
@@ -1133,6 +1180,8 @@ class translation_unit_splitter {
   std::map<std::size_t, std::pair<std::size_t, std::string>> edits_;  // begin -> (end, replacement)
   std::map<const node*, std::string> hoisted_;
   std::vector<std::pair<const node*, int>> returns_;
+  std::vector<const node*> updates_;  // update steps, run once for the block
+  bool hoist_updates_ = true;
   bool exit_flags_ = false;
 };
 

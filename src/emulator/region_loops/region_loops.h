@@ -43,6 +43,6 @@ void log(const std::string& source_name, const split_result& result);
 void log_failure(const std::string& source_name, const std::string& compiler_output);
 
 // Changes whenever the code this writes changes (part of the JIT cache's key).
-inline constexpr int version = 3;
+inline constexpr int version = 4;
 
 }  // namespace lockstep::emu::region_loops

@@ -307,4 +307,75 @@ TEST_F(RegionLoopsRun, CooperativeGroupsBlockSyncIsABarrier) {
   }
 }
 
+// CUDA by Example's dot product: the tree's counter is halved by every
+// thread inside the loop's body, the same change in each, so it is run once
+// for the block; a local each thread changes differently stays per thread.
+const char* counters = R"(
+#define THREADS 256
+__global__ void dot(const float* a, const float* b, float* c, int n) {
+  __shared__ float cache[THREADS];
+  int tid = threadIdx.x + blockIdx.x * blockDim.x;
+  const int cache_index = threadIdx.x;
+  float temp = 0;
+  while (tid < n) {
+    temp += a[tid] * b[tid];
+    tid += blockDim.x * gridDim.x;
+  }
+  cache[cache_index] = temp;
+  __syncthreads();
+  int i = blockDim.x / 2;
+  while (i != 0) {
+    if (cache_index < i) cache[cache_index] += cache[cache_index + i];
+    __syncthreads();
+    i /= 2;
+  }
+  if (cache_index == 0) c[blockIdx.x] = cache[0];
+}
+
+__global__ void shifted(int* out) {
+  __shared__ int staged[THREADS];
+  int k = threadIdx.x;
+  staged[threadIdx.x] = k * 3;
+  __syncthreads();
+  k += 1;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = staged[k % blockDim.x] + k;
+}
+)";
+
+TEST_F(RegionLoopsRun, CountersEveryThreadChangesAlikeRunOnceForTheBlock) {
+  const auto decided = split(counters);
+  EXPECT_EQ(decided.split, (std::vector<std::string>{"dot", "shifted"})) << (decided.notes.empty() ? "" : decided.notes.back());
+  EXPECT_NE(decided.source.find("\ni /= 2;"), std::string::npos);  // at block level, outside the loops over threads
+  const lockstep::module m = lockstep::compile(counters, {}, cpu);
+  const int n = 33 * 1024 + 5, blocks = 32, threads = 256;
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> a(n), b(n);
+  for (int i = 0; i < n; ++i) a[i] = value(rng), b[i] = value(rng);
+  auto run = [&](bool on) {
+    use_loops(on);
+    buffer da(cpu, n * 4), db(cpu, n * 4), dc(cpu, blocks * 4), shifted(cpu, blocks * threads * 4);
+    da.copy_from_host(a.data(), n * 4);
+    db.copy_from_host(b.data(), n * 4);
+    dc.fill_bytes(0xff);
+    shifted.fill_bytes(0xff);
+    m.get("dot")(dim3(blocks), dim3(threads), 0, da.data_as<const float>(), db.data_as<const float>(), dc.data_as<float>(), n);
+    m.get("shifted")(dim3(blocks), dim3(threads), 0, shifted.data_as<int>());
+    std::vector<float> partial(blocks);
+    std::vector<int> out(blocks * threads);
+    dc.copy_to_host(partial.data(), blocks * 4);
+    shifted.copy_to_host(out.data(), out.size() * 4);
+    return std::pair{partial, out};
+  };
+  const auto loops = run(true), fibers = run(false);
+  ASSERT_EQ(loops.first, fibers.first);
+  ASSERT_EQ(loops.second, fibers.second);
+  double sum = 0, reference = 0;
+  for (float p : loops.first) sum += p;
+  for (int i = 0; i < n; ++i) reference += double(a[i]) * b[i];
+  EXPECT_NEAR(sum, reference, 1e-3);
+  for (int blk = 0; blk < blocks; ++blk)
+    for (int t = 0; t < threads; ++t) ASSERT_EQ(loops.second[blk * threads + t], ((t + 1) % threads) * 3 + t + 1) << blk << ", " << t;
+}
+
 }  // namespace
