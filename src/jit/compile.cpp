@@ -121,7 +121,7 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
   key << "\n" << tu;
   // Kernels with barriers are split into region loops (not in check mode, which runs on fibers).
   const bool split = !checked && emu::region_loops::mentions_barriers(tu);
-  if (split) key << "\nregion loops " << emu::region_loops::version;
+  if (split) key << "\nregion loops " << emu::region_loops::version << (emu::region_loops::available() ? "" : " (no libclang)");
   const auto artifact = jit::cache_lookup_or_build(key.str(), ".so", [&](const fs::path& out) {
     if (!checked) {
       std::vector<std::string> one_step = flags;

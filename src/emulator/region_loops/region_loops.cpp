@@ -1187,6 +1187,11 @@ class translation_unit_splitter {
 
 }  // namespace
 
+bool available() {
+  std::string why_not;
+  return load_libclang(&why_not) != nullptr;
+}
+
 split_result split_kernels(const std::string& source, const std::string& source_name, const std::vector<std::string>& parse_flags) {
   split_result result;
   result.source = source;

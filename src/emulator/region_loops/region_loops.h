@@ -42,6 +42,11 @@ void log(const std::string& source_name, const split_result& result);
 // The host compiler refused the split source: it is built as written.
 void log_failure(const std::string& source_name, const std::string& compiler_output);
 
+// Whether kernels can be split here at all (libclang built against and found):
+// part of the JIT cache's key, so that a module built while libclang was
+// missing is built again, split, once it is there.
+bool available();
+
 // Changes whenever the code this writes changes (part of the JIT cache's key).
 inline constexpr int version = 4;
 

@@ -11,4 +11,6 @@ split_result split_kernels(const std::string& source, const std::string&, const 
   return result;
 }
 
+bool available() { return false; }
+
 }  // namespace lockstep::emu::region_loops
