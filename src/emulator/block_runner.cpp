@@ -40,8 +40,11 @@ void block_runner::fail(const std::string& what) const { throw kernel_error(cuda
 
 void stop_running_thread(std::exception_ptr why) { current.block->abandon_running_thread(std::move(why)); }
 
-void block_runner::run(const launch_plan& plan, std::uint64_t block_linear) {
+void block_runner::run(const launch_plan& plan, std::uint64_t block_linear, bool loops_allowed) {
   plan_ = &plan;
+  block_linear_ = block_linear;
+  claimed_ = false;
+  refuse_claims_ = !loops_allowed;
   here_ = &current;
   const dim3 g = plan.grid, b = plan.block;
   threads_ = b.x * b.y * b.z;
@@ -242,8 +245,8 @@ void block_runner::yield_thread() {
 }
 
 bool block_runner::claim_for_loops() {
-  if (observing_ || !plan_->opts.region_loops || plan_->opts.order != thread_order::forward || plan_->grid_sync || next_start_ != 1 ||
-      running_->thread != 0)
+  if (refuse_claims_ || observing_ || !plan_->opts.region_loops || plan_->opts.order != thread_order::forward || plan_->grid_sync ||
+      next_start_ != 1 || running_->thread != 0)
     return false;
   // The other threads never start: to the runner they have exited.
   for (unsigned t = 1; t < threads_; ++t) state_[t] = state::exited;
@@ -251,29 +254,35 @@ bool block_runner::claim_for_loops() {
   exited_[0] &= ~1u;
   live_ = 1;
   next_start_ = threads_;
-  // The last block's arrays are dead: one chunk as large as all of them (each
-  // at most arena_chunk_bytes_) holds the next block's.
-  if (arena_chunks_.size() > 1) {
-    arena_chunk_bytes_ *= arena_chunks_.size();
-    arena_chunks_.clear();
-  }
-  arena_used_ = 0;
+  claimed_ = true;
   return true;
 }
 
-void* block_runner::loop_arena(std::size_t bytes) {
-  constexpr std::size_t alignment = 64;
-  bytes = (bytes + alignment - 1) / alignment * alignment;
-  if (arena_chunks_.empty() || arena_used_ + bytes > arena_chunk_bytes_) {
-    // A new chunk: arrays handed out before keep their addresses.
-    arena_chunk_bytes_ = std::max({arena_chunk_bytes_, bytes, std::size_t(1) << 16});
-    arena_chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(arena_chunk_bytes_ + alignment));
-    arena_used_ = 0;
+namespace {
+struct loop_stack_frame {
+  void (*body)(void*);
+  void* arg;
+  context self, back;
+  std::exception_ptr error;
+};
+[[noreturn]] void loop_stack_entry(void* p) {
+  auto& frame = *static_cast<loop_stack_frame*>(p);
+  try {
+    frame.body(frame.arg);
+  } catch (...) {
+    frame.error = std::current_exception();  // rethrown on the fiber's stack, which can unwind
   }
-  const auto base = (reinterpret_cast<std::uintptr_t>(arena_chunks_.back().get()) + alignment - 1) / alignment * alignment;
-  void* p = reinterpret_cast<std::byte*>(base) + arena_used_;
-  arena_used_ += bytes;
-  return p;
+  switch_context(frame.self, frame.back);
+  std::abort();  // never resumed
+}
+}  // namespace
+
+void block_runner::call_on_loop_stack(void (*body)(void*), void* arg) {
+  if (!loop_stack_) loop_stack_ = loop_stacks_.acquire();
+  loop_stack_frame frame{body, arg, {}, {}, nullptr};
+  make_context(frame.self, loop_stack_, loop_stack_bytes, loop_stack_entry, &frame);
+  switch_context(frame.back, frame.self);
+  if (frame.error) std::rethrow_exception(frame.error);
 }
 
 void block_runner::abandon_running_thread(std::exception_ptr why) {

@@ -52,8 +52,10 @@ class block_runner {
   block_runner(const block_runner&) = delete;
   block_runner& operator=(const block_runner&) = delete;
 
-  // Runs every thread of block `block_linear` of the plan; throws kernel_error.
-  void run(const launch_plan& plan, std::uint64_t block_linear);
+  // Runs every thread of block `block_linear` of the plan; throws
+  // kernel_error. Without loops_allowed a kernel split at its barriers runs
+  // on fibers too (after a fault in its loops, so that the fault names its thread).
+  void run(const launch_plan& plan, std::uint64_t block_linear, bool loops_allowed = true);
 
   // pc: the caller's address, for synccheck's reports.
   int barrier(barrier_reduce reduce, int predicate, std::uintptr_t pc);
@@ -68,9 +70,13 @@ class block_runner {
   void yield_thread();
   // The region-loop engine (lockstep/emu/region_loops.h): whether the
   // running thread, the block's first, may run the whole block as loops; if
-  // so, no other thread of the block starts. Its arena lasts until the next claim.
+  // so, no other thread of the block starts.
   bool claim_for_loops();
-  void* loop_arena(std::size_t bytes);
+  // Whether the block now running (or the last, after a fault) was claimed so.
+  bool ran_as_loops() const { return claimed_; }
+  // Calls body(arg) on this worker's loop stack (lockstep/emu/region_loops.h).
+  void call_on_loop_stack(void (*body)(void*), void* arg);
+  std::uint64_t block_linear() const { return block_linear_; }
   [[noreturn]] void fail(const std::string& what) const;  // kernel_error naming this thread
   // Check mode: ends the running thread where it is, without unwinding it
   // (a checker found an access that must not happen), and with it the block,
@@ -170,8 +176,14 @@ class block_runner {
   warp_round* round_to_join(unsigned w, warp_op op, std::uint32_t mask);
   dynamic_shared_buffer dynamic_shared_;
 
-  std::vector<std::unique_ptr<std::byte[]>> arena_chunks_;  // the region-loop engine's; the last is being filled
-  std::size_t arena_chunk_bytes_ = 0, arena_used_ = 0;
+  // The region-loop engine's: one large stack for the claimed blocks' local
+  // arrays (address space; pages are committed as they are touched).
+  static constexpr std::size_t loop_stack_bytes = std::size_t(64) << 20;
+  stack_pool loop_stacks_{loop_stack_bytes};
+  void* loop_stack_ = nullptr;
+  bool claimed_ = false;
+  bool refuse_claims_ = false;
+  std::uint64_t block_linear_ = 0;
 
   std::unique_ptr<block_observer> observer_;  // made at the first checked block
   block_observer* observing_ = nullptr;       // observer_ while a checked block runs

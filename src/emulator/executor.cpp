@@ -148,8 +148,14 @@ class worker_pool {
   // After the jump: the block's fibers are dropped unwound, and the launch fails.
   void landed(block_runner& runner, fault::worker& me) {
     fault::landed(me, current.block_idx, current.thread_idx);
+    const bool first_failure = !me.interrupted && !failed_.exchange(true);  // else the launch's error is another's already
+    if (runner.ran_as_loops()) {
+      // Loops keep the running thread's record only where a call may read it.
+      me.seen.thread_known = false;
+      if (first_failure) replay_on_fibers(runner, me);
+    }
     std::exception_ptr fault;
-    if (!me.interrupted && !failed_.load())  // else the launch's error is another's already
+    if (first_failure)
       fault = std::make_exception_ptr(fault_error(
           me.seen, {*plan_->kernel_name, kernel_, runner.stacks(), runner.running_stack(), runner.dynamic_shared(), plan_->dynamic_shared_bytes}));
     runner.abandon_block();
@@ -159,6 +165,27 @@ class worker_pool {
       failed_ = true;
     }
     if (plan_->grid_sync) plan_->grid_sync->stop();
+  }
+
+  // A fault in a block that ran as loops happens again, as a rule, when the
+  // block runs again with a fiber per thread, which names the thread; the
+  // first fault is reported where the second run does not fault. The other
+  // workers have stopped taking blocks (failed_ is set).
+  void replay_on_fibers(block_runner& runner, fault::worker& me) {
+    const fault::record first = me.seen;
+    runner.abandon_block();
+    if (sigsetjmp(me.landing, 0)) {
+      fault::landed(me, current.block_idx, current.thread_idx);
+      if (me.interrupted) me.seen = first;
+      return;
+    }
+    me.armed.store(1, std::memory_order_relaxed);
+    try {
+      runner.run(*plan_, runner.block_linear(), false);
+    } catch (...) {
+    }
+    me.armed.store(0, std::memory_order_relaxed);
+    me.seen = first;
   }
 
   std::mutex mutex_;
@@ -270,7 +297,7 @@ int block_barrier(barrier_reduce reduce, int predicate) {
 }
 
 bool loop_claim_block() { return in_kernel("a kernel split at its barriers").block->claim_for_loops(); }
-void* loop_arena(std::size_t bytes) { return current.block->loop_arena(bytes); }
+void loop_stack_call(void (*body)(void*), void* arg) { current.block->call_on_loop_stack(body, arg); }
 void grid_sync() { in_kernel("grid.sync()").block->grid_sync(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0))); }
 
 void kernel_misuse(const std::string& what) { in_kernel("cooperative_groups").block->fail(what); }

@@ -39,6 +39,9 @@ struct record {
   std::uint64_t error_code = 0;           // x86's page-fault error code: bit 1 is set for a write
   std::uint64_t registers[16] = {};       // rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8-r15: the operand of a fault without si_addr
   uint3 block{0, 0, 0}, thread{0, 0, 0};  // the emulated thread, filled in at the landing
+  // False where the block ran as region loops, whose record of the running
+  // thread lags behind, and running it again on fibers did not fault.
+  bool thread_known = true;
   // SIGABRT only (abort() was called, so the stack is sound): return
   // addresses, innermost first, to find the kernel's line below libc's frames.
   std::uintptr_t frames[16] = {};

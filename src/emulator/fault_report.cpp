@@ -248,12 +248,19 @@ const char* signal_name(int sig) {
   return "a signal";
 }
 
+// "block (0, 0, 0), thread (3, 0, 0)"
+std::string thread_text(const fault::record& r) {
+  return "block " + coordinates_text(r.block) +
+         (r.thread_known ? ", thread " + coordinates_text(r.thread)
+                         : ", a thread the emulator cannot name (the block ran as region loops; run with LOCKSTEP_EMU_ENGINE=fibers to name it)");
+}
+
 // "block (0, 0, 0), thread (3, 0, 0) at kernel.cu:9 (in spin); ..."
 std::string running_threads(const std::vector<fault::record>& stopped) {
   std::string text;
   for (const fault::record& r : stopped) {
     if (!text.empty()) text += "; ";
-    text += "block " + coordinates_text(r.block) + ", thread " + coordinates_text(r.thread) + line_of({r.pc + 1});
+    text += thread_text(r) + line_of({r.pc + 1});
   }
   return text;
 }
@@ -266,7 +273,7 @@ kernel_error fault_error(const fault::record& r, const fault_site& site) {
   static std::mutex one_at_a_time;
   std::lock_guard lock(one_at_a_time);
   const verdict v = classify(r, site);
-  const std::string thread = "block " + coordinates_text(r.block) + ", thread " + coordinates_text(r.thread);
+  const std::string thread = thread_text(r);
   std::string text = (v.headline.empty() ? "kernel '" + site.kernel + "', " + thread : v.headline + ": " + thread) + v.text +
                      " The launch stopped there (" + signal_name(r.signal) + "); what the kernel wrote before stays written.";
   if (v.check_mode_helps) text += check_mode_hint;

@@ -428,6 +428,7 @@ void landed(worker& w, const uint3& block, const uint3& thread) {
   w.armed.store(0, std::memory_order_relaxed);
   w.seen.block = block;
   w.seen.thread = thread;
+  w.seen.thread_known = true;
 }
 
 }  // namespace lockstep::emu::fault

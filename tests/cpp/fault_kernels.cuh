@@ -27,6 +27,29 @@ __global__ void read_through(const float* p, const float* in, float* out) {
   out[i] = who ? p[threadIdx.x] : in[i];
 }
 
+// The same after a barrier: on the emulator a kernel the region-loop
+// compiler splits, whose fault must still name the thread.
+inline constexpr int read_after_barrier_line = __LINE__ + 7;
+__global__ void read_after_barrier(const float* p, const float* in, float* out) {
+  __shared__ float staged[threads];
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  staged[threadIdx.x] = in[i];
+  __syncthreads();
+  const bool who = blockIdx.x == faulting_block && threadIdx.x == faulting_thread;
+  out[i] = who ? p[threadIdx.x] : staged[threads - 1 - threadIdx.x];
+}
+
+// Faults where a counter's value is faulting_thread: a second run of the
+// block, which counts on, does not fault.
+inline constexpr int fault_once_line = __LINE__ + 6;
+__global__ void fault_once(int* counter, float* p, float* out) {
+  __shared__ int seen[threads];
+  seen[threadIdx.x] = atomicAdd(counter, 1);
+  __syncthreads();
+  out[threadIdx.x] = float(seen[threads - 1 - threadIdx.x]);
+  if (seen[threadIdx.x] == int(faulting_thread)) p[threadIdx.x] = 1.0f;
+}
+
 inline constexpr int write_through_line = __LINE__ + 5;
 __global__ void write_through(float* p, float* out) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;

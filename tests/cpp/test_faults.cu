@@ -87,6 +87,38 @@ TEST(Faults, NullPointerRead) {
   expect_device_works(cudaErrorIllegalAddress);
 }
 
+// Split at its barrier, the kernel runs as loops over threads, which do not
+// keep the running thread's record where nothing reads it; the block runs
+// again on fibers to name the thread.
+TEST(Faults, NullPointerReadAfterABarrierNamesTheThread) {
+  device_buffer<float> in(random_vector<float>(threads * blocks)), out(threads * blocks);
+  const std::string what =
+      failure_of([&] { lockstep::launch(read_after_barrier, blocks, threads)(static_cast<const float*>(nullptr), in.get(), out.get()); },
+                 cudaErrorIllegalAddress);
+  EXPECT_HAS(what, faulting_thread_text());
+  EXPECT_HAS(what, "reads address 0x14, a null pointer + 20");
+  EXPECT_HAS(what, line(read_after_barrier_line));
+  expect_device_works(cudaErrorIllegalAddress);
+}
+
+// A fault that the block's second run on fibers does not repeat: the
+// message says the thread is not known, and how to learn it.
+TEST(Faults, AFaultTheSecondRunDoesNotRepeatSaysTheThreadIsUnknown) {
+  device_buffer<int> counter(1, 0);
+  device_buffer<float> out(threads);
+  const std::string what =
+      failure_of([&] { lockstep::launch(fault_once, 1, threads)(counter.get(), static_cast<float*>(nullptr), out.get()); }, cudaErrorIllegalAddress);
+  EXPECT_HAS(what, line(fault_once_line));
+  if (emu::get_options().region_loops) {
+    EXPECT_HAS(what, "a thread the emulator cannot name");
+    EXPECT_HAS(what, "LOCKSTEP_EMU_ENGINE=fibers");
+    EXPECT_EQ(counter.download()[0], int(2 * threads));  // the block ran twice
+  } else {
+    EXPECT_HAS(what, "thread (" + std::to_string(faulting_thread) + ", 0, 0)");
+  }
+  expect_device_works(cudaErrorIllegalAddress);
+}
+
 TEST(Faults, NullPointerWriteKeepsWhatWasWrittenBefore) {
   device_buffer<float> out(threads * blocks, 0);
   const std::string what =

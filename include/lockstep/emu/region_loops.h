@@ -17,8 +17,30 @@ namespace lockstep::emu {
 // kernel as written, one fiber per thread: check mode, the reverse and random
 // thread orders, cooperative launches, and options::region_loops off.
 bool loop_claim_block();
-// `bytes` of storage, 64-byte aligned, that lasts until the block ends.
-void* loop_arena(std::size_t bytes);
+// Calls body(arg) on the worker's loop stack, a large one kept for the
+// claimed blocks: their per-thread arrays are local arrays there, which the
+// host compiler knows no pointer of the kernel's reaches, so it can keep
+// their elements in registers and vectorise across threads.
+void loop_stack_call(void (*body)(void*), void* arg);
+
+template <class F>
+inline void loop_on_block_stack(F&& body) {
+  loop_stack_call([](void* f) { (*static_cast<std::remove_reference_t<F>*>(f))(); }, &body);
+}
+
+// The storage of a per-thread array element: T itself where a local array of
+// T needs no constructor, else raw bytes that the value is assigned into.
+template <class T>
+struct alignas(T) loop_cell {
+  unsigned char bytes[sizeof(T)];
+};
+template <class T>
+using loop_slot = std::conditional_t<std::is_trivially_default_constructible_v<std::remove_cv_t<T>> && std::is_trivially_destructible_v<T>,
+                                     std::remove_cv_t<T>, loop_cell<std::remove_cv_t<T>>>;
+template <class T>
+inline std::remove_cv_t<T>* loop_slots(loop_slot<T>* cells) {
+  return reinterpret_cast<std::remove_cv_t<T>*>(cells);
+}
 
 // A per-thread variable's declaration, renamed, hands its value to the array.
 template <class To, class From>
@@ -33,46 +55,33 @@ inline void loop_store(To& to, const From& from) {
 
 class loop_block {
  public:
-  loop_block() : here_(&current), dim_(current.block_dim), block_(current.block_idx), threads_(dim_.x * dim_.y * dim_.z) {}
+  loop_block() : dim_(current.block_dim), block_(current.block_idx), threads_(dim_.x * dim_.y * dim_.z) {}
 
-  // One T per thread of the block, indexed by the linear thread index.
-  template <class T>
-  std::remove_cv_t<T>* per_thread() {
-    return static_cast<std::remove_cv_t<T>*>(loop_arena(sizeof(T) * threads_));
-  }
-  // The same, made at the first call with this slot (a declaration in a loop
-  // runs again at every iteration, its array is made once).
-  template <class T>
-  std::remove_cv_t<T>* per_thread(void*& slot) {
-    if (!slot) slot = per_thread<T>();
-    return static_cast<std::remove_cv_t<T>*>(slot);
-  }
-  // One flag per thread, cleared: which threads have returned.
-  bool* exit_flags() {
-    bool* flags = per_thread<bool>();
-    std::memset(flags, 0, threads_);
-    return flags;
-  }
+  unsigned threads() const { return threads_; }
+  // The block's extents as ints: the threads' loops count in int, which the
+  // host compiler may assume never wraps, so a guard such as
+  // `if (threadIdx.x < half)` becomes a bound it can split the loop at.
+  int extent_x() const { return int(dim_.x); }
+  int extent_y() const { return int(dim_.y); }
+  int extent_z() const { return int(dim_.z); }
 
   // A region's loop body starts by entering its thread (x, y, z), linear
   // index t: threadIdx reads inside the region follow it, and so does the
-  // thread's record, which device functions, printf and fault reports read.
-  void enter(unsigned x, unsigned y, unsigned z, unsigned t) {
-    index_ = {x, y, z};
-    // Volatile: a fault report reads the record from a signal handler, so the
-    // stores may not be sunk out of the loop as stores nothing reads.
-    volatile thread_context& record = *here_;
-    record.thread_idx.x = x;
-    record.thread_idx.y = y;
-    record.thread_idx.z = z;
-    record.linear_tid = t;
+  // thread's record, which device functions and device asserts read. Plain
+  // stores: the host compiler keeps them wherever a call may read the
+  // record and moves them out of loops that have none. A fault report may
+  // therefore find the record behind: the executor then runs the block again
+  // on fibers to name the thread (executor.cpp).
+  void enter(int x, int y, int z, int t) {
+    index_ = {unsigned(x), unsigned(y), unsigned(z)};
+    current.thread_idx = index_;
+    current.linear_tid = unsigned(t);
   }
   const uint3& thread_idx() const { return index_; }
   const uint3& block_idx() const { return block_; }
   const dim3& block_dim() const { return dim_; }
 
  private:
-  thread_context* here_;
   dim3 dim_;
   uint3 block_;
   unsigned threads_;

@@ -45,10 +45,10 @@ constexpr long long max_per_thread_bytes = 16 * 1024;
 // A region's loop over the block's threads, thread x innermost, with __ls_t
 // the linear index: a loop nest the host compiler sees the bounds of.
 constexpr std::string_view thread_loop =
-    "for (unsigned __ls_z = 0; __ls_z < __ls_block.block_dim().z; ++__ls_z) "
-    "for (unsigned __ls_y = 0; __ls_y < __ls_block.block_dim().y; ++__ls_y) "
-    "for (unsigned __ls_x = 0, __ls_t = (__ls_z * __ls_block.block_dim().y + __ls_y) * __ls_block.block_dim().x; "
-    "__ls_x < __ls_block.block_dim().x; ++__ls_x, ++__ls_t) { __ls_block.enter(__ls_x, __ls_y, __ls_z, __ls_t);";
+    "for (int __ls_z = 0; __ls_z < __ls_block.extent_z(); ++__ls_z) "
+    "for (int __ls_y = 0; __ls_y < __ls_block.extent_y(); ++__ls_y) "
+    "for (int __ls_x = 0, __ls_t = (__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x(); "
+    "__ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) { __ls_block.enter(__ls_x, __ls_y, __ls_z, __ls_t);";
 
 bool is_loop(CXCursorKind k) { return k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt; }
 
@@ -569,6 +569,7 @@ class translation_unit_splitter {
     bool uniform = false;
     bool per_thread = false;
     bool in_register = false;  // copied in and out of its array around each region
+    bool recomputed = false;   // declared again from its initializer in each region that reads it
     int index = 0;
   };
 
@@ -599,7 +600,8 @@ class translation_unit_splitter {
         return may_write(*p);
       case CXCursor_VarDecl:  // an array bound, or a variable initialized from it: only a reference may change it
         return clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(p->cursor))).find('&') != std::string::npos;
-      case CXCursor_ArraySubscriptExpr:  // p[i] changes what p points at, not p
+      case CXCursor_ArraySubscriptExpr:  // p[i] changes what p points at, not p, and never i (a template keeps i an lvalue)
+        if (p->children.size() == 2 && p->children[1].get() == &ref) return false;
         return !(p->children.size() == 2 && p->children[0].get() == &ref &&
                  clang_.clang_getCanonicalType(clang_.clang_getCursorType(ref.cursor)).kind == CXType_Pointer);
       default:
@@ -667,7 +669,10 @@ class translation_unit_splitter {
   // variables now believed uniform: literals, uniform variables and
   // parameters, globals, blockIdx/blockDim/gridDim and arithmetic on them;
   // no memory read through a pointer, no call into the program's own code.
-  bool uniform(const node& n) {
+  // With `per_thread`: the same, but the thread's coordinates and the locals
+  // computed again in each region may appear too (an expression every region
+  // can compute again and get the thread's same value).
+  bool uniform(const node& n, bool per_thread = false) {
     switch (n.kind) {
       case CXCursor_IntegerLiteral:
       case CXCursor_FloatingLiteral:
@@ -684,7 +689,8 @@ class translation_unit_splitter {
         if (variable* v = variable_for(decl)) {
           // A __shared__ or static array: what it stands for is its address.
           const CXTypeKind type = clang_.clang_getCanonicalType(clang_.clang_getCursorType(decl)).kind;
-          return v->uniform || (v->static_storage && (type == CXType_ConstantArray || type == CXType_IncompleteArray));
+          return v->uniform || (per_thread && v->recomputed) ||
+                 (v->static_storage && (type == CXType_ConstantArray || type == CXType_IncompleteArray));
         }
         const CXCursorKind k = clang_.clang_getCursorKind(decl);
         return k == CXCursor_VarDecl || k == CXCursor_EnumConstantDecl || k == CXCursor_NonTypeTemplateParameter || k == CXCursor_FunctionDecl ||
@@ -703,7 +709,7 @@ class translation_unit_splitter {
         if (clang_.clang_Cursor_isNull(callee)) return false;
         const std::string name = qualified_name(callee);
         if (name == "lockstep::emu::builtin_block_idx" || name == "lockstep::emu::builtin_block_dim" || name == "lockstep::emu::builtin_grid_dim" ||
-            name == "lockstep::emu::dynamic_shared_memory")
+            name == "lockstep::emu::dynamic_shared_memory" || (per_thread && name == "lockstep::emu::builtin_thread_idx"))
           return true;
         if (name.rfind("lockstep::emu::", 0) == 0 || name.find("cooperative_groups") != std::string::npos) return false;
         if (in_main_file(clang_.clang_getCursorLocation(callee)) && clang_.clang_getCursorKind(callee) != CXCursor_Constructor) return false;
@@ -730,7 +736,7 @@ class translation_unit_splitter {
         return false;
     }
     for (const auto& c : n.children)
-      if (!uniform(*c)) return false;
+      if (!uniform(*c, per_thread)) return false;
     return true;
   }
 
@@ -881,9 +887,22 @@ class translation_unit_splitter {
     // types may name the constants just written out).
     for (const auto& [key, v] : variables_)
       if (v.per_thread && !v.parameter && v.declared_region == st.region)
-        out += "auto* __ls_" + std::to_string(v.index) + " = __ls_block.per_thread<" +
-               clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(v.decl))) + ">(__ls_slot_" + std::to_string(v.index) + ");\n";
+        out += per_thread_array(v.index, clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(v.decl))));
     out += thread_loop;
+    // The locals computed again, each after those its initializer reads.
+    std::set<const variable*> again;
+    std::function<void(const node&)> reads = [&](const node& n) {
+      if (n.kind == CXCursor_DeclRefExpr)
+        if (const variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor)); v && v->recomputed && v->declared_region != st.region)
+          if (again.insert(v).second) reads(*v->initializer);
+      for (const auto& c : n.children) reads(*c);
+    };
+    for (const node* s : st.statements) reads(*s);
+    for (const auto& [key, v] : variables_)
+      if (again.count(&v)) {
+        const std::string init = edited(v.initializer->begin, v.initializer->end);
+        out += " " + recomputed_type(v) + " " + v.name + (init.starts_with("{") ? "" : " = ") + init + ";";
+      }
     if (exit_flags_) out += " if (__ls_exited[__ls_t]) continue;";
     std::string write_back;
     for (const auto& [key, v] : variables_) {
@@ -905,6 +924,59 @@ class translation_unit_splitter {
     out += " {" + line_directive(clang_.clang_getCursorLocation(st.statements.front()->cursor));
     out += edited(begin, end);
     out += "\n} __ls_next_" + std::to_string(st.region) + ":;" + write_back + " }\n";
+  }
+
+  // A local array of one T per thread (lockstep/emu/region_loops.h), on the loop stack.
+  static std::string per_thread_array(int index, const std::string& type) {
+    const std::string i = std::to_string(index);
+    return "::lockstep::emu::loop_slot<" + type + "> __ls_cells_" + i + "[__ls_block.threads()]; auto* __ls_" + i +
+           " = ::lockstep::emu::loop_slots<" + type + ">(__ls_cells_" + i + ");\n";
+  }
+  std::string recomputed_type(const variable& v) const {
+    const std::string type = clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(v.decl)));
+    return type.find("auto") != std::string::npos ? "auto" : type;
+  }
+
+  // Locals that each region can compute again from the thread's coordinates
+  // (`int row = blockIdx.y * 16 + threadIdx.y;`): never changed, no address
+  // taken, initialised without reading memory, from uniform values that do
+  // not change between the declaration and its uses. Computed again in every
+  // region that reads them, they take no per-thread array, and an index built
+  // from them stays one the host compiler sees is linear in the thread, so it
+  // can vectorise the region's loop.
+  void decide_recomputed() {
+    for (auto& [key, v] : variables_) {
+      const std::string type = clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(v.decl)));
+      v.recomputed = !v.uniform && !v.static_storage && !v.parameter && v.sequence_level && v.declared_region >= 0 && v.initializer &&
+                     std::none_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; }) && can_live_in_register(v) &&
+                     type.find("(lambda") == std::string::npos && type.find("(unnamed") == std::string::npos &&
+                     type.find("(anonymous") == std::string::npos;
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto& [key, v] : variables_)
+        if (v.recomputed && !(uniform(*v.initializer, true) && inputs_stay(*v.initializer, *v.declaration))) {
+          v.recomputed = false;
+          changed = true;
+        }
+    }
+  }
+  // Whether the uniform variables an initializer reads keep their values
+  // from the declaration on: changed nowhere, or only by the header of a
+  // for loop around the declaration (its loop variable), never between the
+  // regions of one iteration.
+  bool inputs_stay(const node& n, const node& declaration) {
+    if (n.kind == CXCursor_DeclRefExpr)
+      if (const variable* u = variable_for(clang_.clang_getCursorReferenced(n.cursor)))
+        for (const reference& r : u->refs)
+          if (r.write && std::none_of(loops_.begin(), loops_.end(), [&](const node* loop) {
+                return loop->kind == CXCursor_ForStmt && declaration.begin > loop->children.back()->begin && declaration.end <= loop->end &&
+                       r.ref->begin >= loop->begin && r.ref->end <= loop->children.back()->begin;
+              }))
+            return false;
+    for (const auto& c : n.children)
+      if (!inputs_stay(*c, declaration)) return false;
+    return true;
   }
 
   // Whether a per-thread variable can live in a local copy while a region
@@ -1009,10 +1081,11 @@ class translation_unit_splitter {
     for (const node* e : block_level)
       if (!uniform(*e)) throw declined{"the condition at " + line_of(*e) + " may differ between the block's threads, and a barrier depends on it"};
 
+    decide_recomputed();
     // Per-thread variables: a thread's values that a later region reads.
     int next_index = 0;
     for (auto& [key, v] : variables_) {
-      if (v.uniform || v.static_storage) continue;
+      if (v.uniform || v.static_storage || v.recomputed) continue;
       const bool crosses = std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region != v.declared_region; });
       const bool written = std::any_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; });
       if (v.parameter ? !written : !(v.sequence_level && crosses)) continue;
@@ -1130,18 +1203,16 @@ class translation_unit_splitter {
     };
     coordinates(*body);
 
-    std::string out = kernel ? moved_statics + "\nif (::lockstep::emu::loop_claim_block()) {\n::lockstep::emu::loop_block __ls_block;\n"
+    // A kernel's loops run on the loop stack, where the per-thread arrays are.
+    std::string out = kernel ? moved_statics +
+                                   "\nif (::lockstep::emu::loop_claim_block()) {\n::lockstep::emu::loop_on_block_stack([&] {\n"
+                                   "::lockstep::emu::loop_block __ls_block;\n"
                              : "\n::lockstep::emu::loop_block __ls_block;\n";
-    if (exit_flags_) out += "bool* __ls_exited = __ls_block.exit_flags();\n";
+    if (exit_flags_) out += "bool __ls_exited[__ls_block.threads()]; ::std::memset(__ls_exited, 0, sizeof(bool) * __ls_block.threads());\n";
     for (const auto& [key, v] : variables_) {
-      if (!v.per_thread) continue;
-      const std::string array = "__ls_" + std::to_string(v.index);
-      if (v.parameter) {
-        out += "auto* " + array + " = __ls_block.per_thread<decltype(" + v.name + ")>();\n";
-        out += std::string(thread_loop) + " " + array + "[__ls_t] = " + v.name + "; }\n";
-      } else {
-        out += "void* __ls_slot_" + std::to_string(v.index) + " = nullptr;\n";
-      }
+      if (!v.per_thread || !v.parameter) continue;
+      out += per_thread_array(v.index, "decltype(" + v.name + ")");
+      out += std::string(thread_loop) + " __ls_" + std::to_string(v.index) + "[__ls_t] = " + v.name + "; }\n";
     }
     write_sequence(*top, out);
     if (!kernel) {
@@ -1153,7 +1224,7 @@ class translation_unit_splitter {
                             "__ls_block" + std::string(text(name_at + name.size(), body->begin)) + "{" + out + "}\n";
       return {{kernel_end_, kernel_end_, std::move(variant) + line_directive(clang_.clang_getRangeEnd(range))}};
     }
-    out += "\nreturn;\n}";
+    out += "\n});\nreturn;\n}";
     // The rest of the line the insertion splits keeps its number.
     out += line_directive(clang_.clang_getCursorLocation(body->cursor));
     tu_edits.push_back({insert_at, insert_at, std::move(out)});
