@@ -1,12 +1,15 @@
 // The lectures' kernels timed on whatever this file was built for: the
 // emulator (host compiler) or the GPU (nvcc). Each row is compared in the same
 // run with the same computation as a plain single-threaded C++ loop, which is
-// also the reference its result is checked against.
+// also the reference its result is checked against, and, on the emulator,
+// with the same kernel as OpenCL C run by PoCL where it is installed
+// (opencl_reference.h), checked against the same reference.
 //
-//   emulator_bench [--repeats N] [--workers N]
+//   emulator_bench [--repeats N] [--workers N] [--tsv]
 //
-// --workers sets the emulator's OS threads (default: one per core); with 1
-// the ratios are per core, as the host loop runs on one.
+// --workers sets the emulator's OS threads and PoCL's (default: one per
+// core); with 1 the ratios are per core, as the host loop runs on one.
+// --tsv prints the rows tab-separated, for `lockstep bench`.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +23,9 @@
 
 #if !defined(__CUDACC__)
 #include "lockstep/emu/options.h"
+#endif
+#if defined(LOCKSTEP_BENCH_OPENCL)
+#include "opencl_reference.h"
 #endif
 
 #include "grayscale.cu"
@@ -84,7 +90,49 @@ struct device_array {
 struct row {
   std::string name, reference_name;
   double seconds, reference_seconds, max_error;
+  double pocl_seconds = 0, pocl_max_error = 0;  // 0 seconds: PoCL did not run it
 };
+
+template <class T>
+double max_abs_diff(const std::vector<T>& a, const std::vector<T>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
+  return worst;
+}
+
+// The same kernel on PoCL: `inputs` uploaded, `output` (sized as `expected`)
+// poisoned first, then compared with it.
+struct pocl_launch {
+  const char* kernel;
+  std::vector<std::size_t> global, local;
+  std::size_t local_bytes = 0;  // a __local buffer as the last argument
+};
+#if defined(LOCKSTEP_BENCH_OPENCL)
+opencl_reference::session* pocl = nullptr;
+
+template <class Out, class In, class... Values>
+void run_on_pocl(row& r, const pocl_launch& launch, const std::vector<Out>& expected, bool output_first, const std::vector<std::vector<In>>& inputs,
+                 int repeats, Values... values) {
+  if (!pocl) return;
+  namespace cl = opencl_reference;
+  std::vector<cl::argument> arguments;
+  const std::vector<Out> poison(expected.size(), Out(77));
+  const int out = pocl->upload(poison.data(), poison.size() * sizeof(Out));
+  if (output_first) arguments.push_back(cl::buffer(out));
+  for (const auto& in : inputs) arguments.push_back(cl::buffer(pocl->upload(in.data(), in.size() * sizeof(In))));
+  if (!output_first) arguments.push_back(cl::buffer(out));
+  (arguments.push_back(cl::value(values)), ...);
+  if (launch.local_bytes) arguments.push_back(cl::local(launch.local_bytes));
+  r.pocl_seconds = pocl->time(launch.kernel, launch.global, launch.local, arguments, repeats);
+  std::vector<Out> got(expected.size());
+  pocl->download(out, got.data(), got.size() * sizeof(Out));
+  r.pocl_max_error = max_abs_diff(got, expected);
+  pocl->release_buffers();
+}
+#else
+template <class... Any>
+void run_on_pocl(row&, const pocl_launch&, Any&&...) {}
+#endif
 
 std::vector<float> random_floats(std::size_t n, std::mt19937& rng) {
   std::uniform_real_distribution<float> d(-1, 1);
@@ -98,6 +146,21 @@ std::vector<T> download(const T* device, std::size_t n) {
   std::vector<T> host(n);
   check(cudaMemcpy(host.data(), device, n * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
   return host;
+}
+
+// The plain C++ references, each a function of its own, so that what the
+// bench does around them cannot change how the host compiler builds them;
+// written plainly (no __restrict__: bench/RESULTS.md has what it changes).
+[[gnu::noinline]] void host_matmul(const float* a, const float* b, float* c, int m, int n, int k) {
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p) {
+      const float aip = a[std::size_t(i) * k + p];
+      for (int j = 0; j < n; ++j) c[std::size_t(i) * n + j] += aip * b[std::size_t(p) * n + j];
+    }
+}
+
+[[gnu::noinline]] void host_grayscale(const unsigned char* rgb, unsigned char* gray, int pixels) {
+  for (int i = 0; i < pixels; ++i) gray[i] = static_cast<unsigned char>(0.2989f * rgb[i] + 0.5870f * rgb[i + pixels] + 0.1140f * rgb[i + 2 * pixels]);
 }
 
 row bench_matmul(const char* variant, int size, int repeats, std::mt19937& rng) {
@@ -118,16 +181,14 @@ row bench_matmul(const char* variant, int size, int repeats, std::mt19937& rng) 
   // Reference: the same product as a plain host loop, in i-k-j order.
   const double reference_seconds = median_seconds(repeats, [&] {
     std::fill(c_host.begin(), c_host.end(), 0.0f);
-    for (int i = 0; i < m; ++i)
-      for (int p = 0; p < k; ++p) {
-        const float aip = a[std::size_t(i) * k + p];
-        for (int j = 0; j < n; ++j) c_host[std::size_t(i) * n + j] += aip * b[std::size_t(p) * n + j];
-      }
+    host_matmul(a.data(), b.data(), c_host.data(), m, n, k);
   });
-  auto c = download(dc.ptr, c_host.size());
-  double max_error = 0;
-  for (std::size_t i = 0; i < c.size(); ++i) max_error = std::max(max_error, double(std::abs(c[i] - c_host[i])));
-  return {std::string("matmul ") + variant + " 16x16, " + std::to_string(size) + "^3", "host loop", seconds, reference_seconds, max_error};
+  row r{std::string("matmul ") + variant + " 16x16, " + std::to_string(size) + "^3", "host loop", seconds, reference_seconds,
+        max_abs_diff(download(dc.ptr, c_host.size()), c_host)};
+  const std::string kernel = which == "naive" ? "matmul_naive" : which == "tiled static" ? "matmul_tiled_static" : "matmul_tiled_dynamic";
+  const pocl_launch launch{kernel.c_str(), {grid.x * 16u, grid.y * 16u}, {16, 16}, which == "tiled dynamic" ? 2 * 16 * 16 * sizeof(float) : 0};
+  run_on_pocl(r, launch, c_host, false, std::vector<std::vector<float>>{a, b}, repeats, m, n, k);
+  return r;
 }
 
 row bench_grayscale(bool two_d, int height, int width, int repeats, std::mt19937& rng) {
@@ -142,15 +203,16 @@ row bench_grayscale(bool two_d, int height, int width, int repeats, std::mt19937
     else
       lockstep::launch(rgb_to_grayscale_1d, (pixels + 255) / 256, 256)(out.ptr, in.ptr, pixels);
   });
-  const double reference_seconds = median_seconds(repeats, [&] {
-    for (int i = 0; i < pixels; ++i)
-      gray_host[i] = static_cast<unsigned char>(0.2989f * rgb[i] + 0.5870f * rgb[i + pixels] + 0.1140f * rgb[i + 2 * pixels]);
-  });
-  auto gray = download(out.ptr, gray_host.size());
-  double max_error = 0;
-  for (int i = 0; i < pixels; ++i) max_error = std::max(max_error, std::abs(double(gray[i]) - gray_host[i]));
-  return {std::string("grayscale ") + (two_d ? "2-D 16x16" : "1-D 256") + ", " + std::to_string(height) + "x" + std::to_string(width), "host loop",
-          seconds, reference_seconds, max_error};
+  const double reference_seconds = median_seconds(repeats, [&] { host_grayscale(rgb.data(), gray_host.data(), pixels); });
+  row r{std::string("grayscale ") + (two_d ? "2-D 16x16" : "1-D 256") + ", " + std::to_string(height) + "x" + std::to_string(width), "host loop",
+        seconds, reference_seconds, max_abs_diff(download(out.ptr, gray_host.size()), gray_host)};
+  const std::vector<std::vector<unsigned char>> inputs{rgb};
+  if (two_d)
+    run_on_pocl(r, {"rgb_to_grayscale_2d", {std::size_t(width + 15) / 16 * 16, std::size_t(height + 15) / 16 * 16}, {16, 16}}, gray_host, true,
+                inputs, repeats, width, height);
+  else
+    run_on_pocl(r, {"rgb_to_grayscale_1d", {std::size_t(pixels + 255) / 256 * 256}, {256}}, gray_host, true, inputs, repeats, pixels);
+  return r;
 }
 
 // A block's sum by a tree in shared memory: 9 barriers per block of 512 threads.
@@ -166,6 +228,15 @@ __global__ void block_sum(float* block_sums, const float* in, int n) {
   if (threadIdx.x == 0) block_sums[blockIdx.x] = partial[0];
 }
 
+[[gnu::noinline]] void host_block_sums(const float* in, float* sums, float* partial, int n, int blocks) {
+  for (int b = 0; b < blocks; ++b) {
+    for (int t = 0; t < sum_threads; ++t) partial[t] = b * sum_threads + t < n ? in[std::size_t(b) * sum_threads + t] : 0.0f;
+    for (int half = sum_threads / 2; half > 0; half /= 2)
+      for (int t = 0; t < half; ++t) partial[t] += partial[t + half];
+    sums[b] = partial[0];
+  }
+}
+
 row bench_block_sum(int n, int repeats, std::mt19937& rng) {
   const int blocks = (n + sum_threads - 1) / sum_threads;
   auto in = random_floats(n, rng);
@@ -174,27 +245,24 @@ row bench_block_sum(int n, int repeats, std::mt19937& rng) {
   const double seconds = median_seconds(repeats, [&] { lockstep::launch(block_sum, blocks, sum_threads)(dsums.ptr, din.ptr, n); });
   // Reference: the same tree per block, as a host loop.
   std::vector<float> partial(sum_threads);
-  const double reference_seconds = median_seconds(repeats, [&] {
-    for (int b = 0; b < blocks; ++b) {
-      for (int t = 0; t < sum_threads; ++t) partial[t] = b * sum_threads + t < n ? in[std::size_t(b) * sum_threads + t] : 0.0f;
-      for (int half = sum_threads / 2; half > 0; half /= 2)
-        for (int t = 0; t < half; ++t) partial[t] += partial[t + half];
-      sums_host[b] = partial[0];
-    }
-  });
-  auto sums = download(dsums.ptr, sums_host.size());
-  double max_error = 0;
-  for (int b = 0; b < blocks; ++b) max_error = std::max(max_error, double(std::abs(sums[b] - sums_host[b])));
-  return {"block sum 512 threads, 9 barriers, " + std::to_string(n), "host loop", seconds, reference_seconds, max_error};
+  const double reference_seconds = median_seconds(repeats, [&] { host_block_sums(in.data(), sums_host.data(), partial.data(), n, blocks); });
+  row r{"block sum 512 threads, 9 barriers, " + std::to_string(n), "host loop", seconds, reference_seconds,
+        max_abs_diff(download(dsums.ptr, sums_host.size()), sums_host)};
+  run_on_pocl(r, {"block_sum", {std::size_t(blocks) * sum_threads}, {std::size_t(sum_threads)}}, sums_host, true, std::vector<std::vector<float>>{in},
+              repeats, n);
+  return r;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   int repeats = 5;
+  bool tsv = false;
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
       repeats = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--tsv") == 0) {
+      tsv = true;
     } else if (std::strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
 #if !defined(__CUDACC__)
       auto opts = lockstep::emu::get_options();
@@ -204,6 +272,19 @@ int main(int argc, char** argv) {
       ++i;
 #endif
     }
+#if defined(__CUDACC__)
+  const std::string pocl_note = "PoCL: not run on the GPU build";
+#else
+  const unsigned chosen = lockstep::emu::get_options().workers, workers = chosen ? chosen : std::thread::hardware_concurrency();
+#if defined(LOCKSTEP_BENCH_OPENCL)
+  std::string why_not;
+  const auto session = opencl_reference::session::open(workers, why_not);
+  pocl = session.get();
+  const std::string pocl_note = session ? "PoCL: " + session->device_name() + ", " + std::to_string(workers) + " threads" : "PoCL: " + why_not;
+#else
+  const std::string pocl_note = "PoCL: not built (no OpenCL headers, CL/cl.h, at configure time)";
+#endif
+#endif
   std::mt19937 rng(std::random_device{}());
   std::vector<row> rows;
   for (int size : {64, 256})
@@ -212,15 +293,28 @@ int main(int argc, char** argv) {
   rows.push_back(bench_grayscale(true, 1066, 1600, repeats, rng));
   rows.push_back(bench_block_sum(1 << 22, repeats, rng));
 
+  if (tsv) {
+    std::printf("kernel\tseconds\thost_loop_seconds\tpocl_seconds\tmax_abs_diff\tpocl_max_abs_diff\n");
+    for (const row& r : rows)
+      std::printf("%s\t%.9g\t%.9g\t%.9g\t%.3g\t%.3g\n", r.name.c_str(), r.seconds, r.reference_seconds, r.pocl_seconds, r.max_error,
+                  r.pocl_max_error);
+    return 0;
+  }
 #if defined(__CUDACC__)
   std::printf("lockstep emulator_bench on %s, median of %d runs\n\n", target, repeats);
 #else
-  const unsigned chosen = lockstep::emu::get_options().workers, workers = chosen ? chosen : std::thread::hardware_concurrency();
-  std::printf("lockstep emulator_bench on %s, %u workers, median of %d runs\n\n", target, workers, repeats);
+  std::printf("lockstep emulator_bench on %s, %u workers, median of %d runs; %s\n\n", target, workers, repeats, pocl_note.c_str());
 #endif
-  std::printf("| kernel | time (ms) | host loop (ms) | time / host loop | max abs diff |\n|---|---:|---:|---:|---:|\n");
-  for (const row& r : rows)
-    std::printf("| %s | %.3f | %.3f | %.3g | %.2g |\n", r.name.c_str(), r.seconds * 1e3, r.reference_seconds * 1e3, r.seconds / r.reference_seconds,
-                r.max_error);
+  std::printf(
+      "| kernel | time (ms) | host loop (ms) | PoCL (ms) | time / host loop | time / PoCL | max abs diff | PoCL max abs diff |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const row& r : rows) {
+    std::printf("| %s | %.3f | %.3f | ", r.name.c_str(), r.seconds * 1e3, r.reference_seconds * 1e3);
+    if (r.pocl_seconds > 0)
+      std::printf("%.3f | %.3g | %.3g | %.2g | %.2g |\n", r.pocl_seconds * 1e3, r.seconds / r.reference_seconds, r.seconds / r.pocl_seconds,
+                  r.max_error, r.pocl_max_error);
+    else
+      std::printf("- | %.3g | - | %.2g | - |\n", r.seconds / r.reference_seconds, r.max_error);
+  }
   return 0;
 }

@@ -10,6 +10,9 @@ same run.
 - memory-bound kernels (GPU): grayscale, elementwise relu and add, and a full
   sum against the device's copy bandwidth (bytes read plus written by a
   device-to-device copy);
+- the emulator's own speed (group "emulator"): the lectures' kernels on one
+  core against the same computation as a plain C++ loop and against PoCL
+  (OpenCL on the CPU) running the same kernels, where it is installed;
 - kernels written in Python (lockstep.cuda): the lecture's numba tiled matmul
   on the emulator against numba's simulator (where numba is installed) and
   against the same kernel in CUDA C++ through lockstep.compile; on a GPU
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import csv
 import pathlib
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -271,6 +275,7 @@ def run(quick: bool = False) -> list[Row]:
 
     _fusion_jobs(job, rows, rng, repeats, quick, gpu, torch)
     _python_kernel_jobs(job, rows, rng, repeats, quick, gpu)
+    job("the emulator against plain C++ and PoCL, one core")(lambda: rows.extend(emulator_rows(repeats)))
 
     progress = _Progress(len(jobs))
     try:
@@ -510,6 +515,33 @@ def _python_kernel_jobs(job: Callable, rows: list[Row], rng: np.random.Generator
         rows.append(
             Row("python kernels", "launch overhead, lockstep.cuda (host time per launch)", dev, "empty kernel", seconds, 0.0, "numba-cuda", numba_s)
         )
+
+
+EMULATOR_BENCH = pathlib.Path(__file__).parent / "emulator_bench"
+
+
+def emulator_rows(repeats: int, program: pathlib.Path = EMULATOR_BENCH) -> list[Row]:
+    """The lectures' kernels on the emulator, one worker, each against the same
+    computation as a plain C++ loop and as OpenCL run by PoCL (one thread),
+    from the ``emulator_bench`` program built beside the package (bench/emulator_bench.cu).
+    A result that differs from the C++ loop's raises."""
+    if not program.exists():
+        print(f"the emulator rows are left out: {program} is not there (build with LOCKSTEP_BUILD_PYTHON or LOCKSTEP_BUILD_BENCH)")
+        return []
+    done = subprocess.run([str(program), "--workers", "1", "--repeats", str(repeats), "--tsv"], capture_output=True, text=True, check=True)
+    lines = done.stdout.strip().splitlines()
+    header = lines[0].split("\t")
+    rows = []
+    for line in lines[1:]:
+        field = dict(zip(header, line.split("\t")))
+        kernel, size = field["kernel"].rsplit(", ", 1)
+        if float(field["max_abs_diff"]) > 1e-3 or float(field["pocl_max_abs_diff"]) > 1e-3:
+            raise RuntimeError(f"emulator_bench: {field['kernel']} differs from the plain C++ loop's result: {line}")
+        seconds = float(field["seconds"])
+        rows.append(Row("emulator", kernel, "cpu", size, seconds, 0.0, "plain C++, 1 core", float(field["host_loop_seconds"])))
+        if float(field["pocl_seconds"]) > 0:
+            rows.append(Row("emulator", kernel, "cpu", size, seconds, 0.0, "PoCL, 1 thread", float(field["pocl_seconds"])))
+    return rows
 
 
 def report(rows: list[Row], out: pathlib.Path) -> None:

@@ -240,6 +240,7 @@ inline void block_runner::suspend() {
 }
 
 void block_runner::yield_thread() {
+  if (claimed_) unseen_wait("a wait for other threads (__nanosleep, a yield)");
   yielded_.push_back(running_);
   suspend();
 }
@@ -345,7 +346,17 @@ void block_runner::exited_during_warp_rounds(unsigned t) {
   }
 }
 
+// A kernel split into region loops reaching a barrier or warp collective the
+// splitter did not see (through code it could not follow): an error, never a
+// barrier that one thread passes alone.
+[[noreturn]] void block_runner::unseen_wait(const char* what) const {
+  throw kernel_error(cudaErrorLaunchFailure, "kernel '" + *plan_->kernel_name + "' ran as region loops but reached " + what +
+                                                 " that the region-loop compiler did not see (in code it could not follow). Run it with "
+                                                 "LOCKSTEP_EMU_ENGINE=fibers, and please report the kernel");
+}
+
 int block_runner::barrier(barrier_reduce reduce, int predicate, std::uintptr_t pc) {
+  if (claimed_) unseen_wait("a barrier");
   const unsigned t = running_->thread;
   state_[t] = state::at_barrier;
   if (observing_) barrier_pc_[t] = pc;
@@ -412,6 +423,7 @@ bool block_runner::release_active_masks() {
 }
 
 std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width, std::uintptr_t pc) {
+  if (claimed_) unseen_wait("a warp-level operation");
   const unsigned t = running_->thread, w = t / 32, lane = t % 32;
   const std::uint32_t present = lanes_in_warp(threads_, w);
   if (op == warp_op::active) mask = present & ~exited_[w];

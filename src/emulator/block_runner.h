@@ -78,6 +78,7 @@ class block_runner {
   void call_on_loop_stack(void (*body)(void*), void* arg);
   std::uint64_t block_linear() const { return block_linear_; }
   [[noreturn]] void fail(const std::string& what) const;  // kernel_error naming this thread
+  [[noreturn]] void unseen_wait(const char* what) const;
   // Check mode: ends the running thread where it is, without unwinding it
   // (a checker found an access that must not happen), and with it the block,
   // which fails with `why` (stop_running_thread, for the checker).

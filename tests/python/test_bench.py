@@ -1,6 +1,7 @@
 """``lockstep bench``: the ladder runs and reports every rung it measured."""
 
 import csv
+import pathlib
 
 import pytest
 
@@ -20,6 +21,13 @@ def test_quick_ladder_measures_and_reports_every_rung(tmp_path, capsys):
     assert python_rows["numba simulator"].fraction_of_reference > 10
     # @lockstep.fuse's chain and the same ops one by one, on the emulator.
     assert {"emulator eager chain (5 ops)", "emulator fused chain (5 ops)"} <= set(rungs)
+    # The emulator's kernels against plain C++ (and PoCL, which the test command installs), results checked by emulator_bench.
+    emulator = [r for r in rows if r.group == "emulator"]
+    kernels = {r.rung for r in emulator}
+    assert {"matmul tiled static 16x16", "block sum 512 threads, 9 barriers", "grayscale 1-D 256"} <= kernels
+    assert {r.rung for r in emulator if r.reference == "plain C++, 1 core"} == kernels
+    if pathlib.Path("/etc/OpenCL/vendors/pocl.icd").exists():
+        assert {r.rung for r in emulator if r.reference == "PoCL, 1 thread"} == kernels
     # The interpreted loop is far behind NumPy on any machine.
     assert rows[0].fraction_of_reference < 0.1
     progress = capsys.readouterr().err

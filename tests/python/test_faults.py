@@ -293,7 +293,8 @@ def test_time_limit_stops_a_spinning_kernel(mod):
     assert message.startswith(
         "cudaErrorLaunchTimeout: kernel 'spin(int volatile*, int volatile*)' ran longer than the emulator's time limit of 0.3 s"
     )
-    assert re.search(r"block \(\d, 0, 0\), thread \(0, 0, 0\) at kernel\.cu:(\d+)", message)
+    # Run as region loops, the block's record of its running thread lags behind: the message says so.
+    assert re.search(r"block \(\d, 0, 0\), (thread \(0, 0, 0\)|a thread the emulator cannot name \(.*\)) at kernel\.cu:(\d+)", message)
     assert line_of("while (flag[0] == 0) {") in message
     assert lockstep.emulator_options()["timeout"] == 0
     device_works(mod)

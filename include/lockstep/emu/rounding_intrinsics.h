@@ -369,10 +369,16 @@ Int to_integer(T v, rounding mode) {
 }
 
 // x, hidden from the optimiser: an operation on it is done as written, not
-// fused with its neighbours into an FMA, reassociated or approximated.
+// fused with its neighbours into an FMA, reassociated or approximated. Only
+// where the build allows that (-ffast-math, or FMA instructions that
+// contraction may use): otherwise the host's own operation is already the
+// one rounding CUDA's _rn names, and hiding the values would stop the host
+// compiler from vectorising the loops around them.
 template <class T>
 inline T opaque(T x) {
-#if defined(__x86_64__)
+#if !defined(__FAST_MATH__) && !defined(__FMA__) && !defined(__FP_FAST_FMA) && !defined(__FP_FAST_FMAF)
+  return x;
+#elif defined(__x86_64__)
   __asm__ volatile("" : "+x"(x));
 #elif defined(__aarch64__)
   __asm__ volatile("" : "+w"(x));

@@ -293,10 +293,16 @@ class translation_unit_splitter {
     const CXSourceLocation at = clang_.clang_getCursorLocation(definition);
     // A library's own waits (libcu++'s cuda::barrier, cuda::pipeline) spin
     // through code not followed here: known by their names, as CUDA's are.
-    if (file.find("/lockstep/") == std::string::npos && (!in_main_file(at) || clang_.clang_Location_isInSystemHeader(at)) &&
+    // lockstep's own too: a template's body (the shuffles) calls the
+    // primitives with dependent arguments, which no cursor resolves.
+    // (In a preprocessed source, lockstep's headers are named by its line markers.)
+    if ((!in_main_file(at) || clang_.clang_Location_isInSystemHeader(at) || presumed(at).first.find("/lockstep/emu/") != std::string::npos) &&
         waits_by_name(clang_.string(clang_.clang_getCursorSpelling(function))))
       return synchronizes_[usr] = true;
-    if (!in_main_file(at) && file.find("/lockstep/") == std::string::npos) return false;
+    // Followed everywhere but in system headers: a kernel that looks free of
+    // barriers runs as one loop, so one hidden in a header must be seen.
+    // (lockstep's own headers may be system headers to a program's build.)
+    if (clang_.clang_Location_isInSystemHeader(at) && presumed(at).first.find("/lockstep/") == std::string::npos) return false;
     const bool result = body_may_synchronize(definition, depth + 1);
     synchronizes_[usr] = result;
     return result;
@@ -316,6 +322,19 @@ class translation_unit_splitter {
             s->found = true;
             return CXChildVisit_Break;
           }
+          // A call in a template that resolves to nothing yet: each function
+          // its name may mean, and CUDA's warp-level operations by name.
+          if (k == CXCursor_OverloadedDeclRef)
+            for (unsigned i = 0; i < s->self->clang_.clang_getNumOverloadedDecls(child); ++i)
+              if (s->self->may_synchronize(s->self->clang_.clang_getOverloadedDecl(child, i), s->depth)) {
+                s->found = true;
+                return CXChildVisit_Break;
+              }
+          if ((k == CXCursor_CallExpr || k == CXCursor_MemberRefExpr || k == CXCursor_OverloadedDeclRef || k == CXCursor_DeclRefExpr) &&
+              warp_level_name(s->self->clang_.string(s->self->clang_.clang_getCursorSpelling(child)))) {
+            s->found = true;
+            return CXChildVisit_Break;
+          }
           return CXChildVisit_Recurse;
         },
         &s);
@@ -327,6 +346,7 @@ class translation_unit_splitter {
   bool unresolved_call_may_synchronize(const node& call) {
     const std::string name = clang_.string(clang_.clang_getCursorSpelling(call.cursor));
     if (name.rfind("operator", 0) == 0) return false;
+    if (waits_by_name(name)) return true;
     const node* callee = callee_expression(call);
     if (!callee || callee->kind == CXCursor_TypeRef) return false;  // T(x): a conversion
     if (callee->kind == CXCursor_OverloadedDeclRef) {
@@ -368,6 +388,62 @@ class translation_unit_splitter {
                                                    "count_down"};
     return name.find("sync") != std::string::npos || name.rfind("__shfl", 0) == 0 || collectives.count(name) > 0;
   }
+  // The names of CUDA's warp-level operations (intrinsics and cooperative
+  // groups' tiles), which the loops do not run yet: a function that names one
+  // stays on fibers, however the call is written (a template's calls
+  // resolve to nothing until it is instantiated).
+  static bool warp_level_name(std::string_view name) {
+    static const std::set<std::string_view> names{"__shfl",
+                                                  "__shfl_up",
+                                                  "__shfl_down",
+                                                  "__shfl_xor",
+                                                  "__shfl_sync",
+                                                  "__shfl_up_sync",
+                                                  "__shfl_down_sync",
+                                                  "__shfl_xor_sync",
+                                                  "__ballot",
+                                                  "__ballot_sync",
+                                                  "__any_sync",
+                                                  "__all_sync",
+                                                  "__uni_sync",
+                                                  "__activemask",
+                                                  "__syncwarp",
+                                                  "__match_any_sync",
+                                                  "__match_all_sync",
+                                                  "__reduce_add_sync",
+                                                  "__reduce_min_sync",
+                                                  "__reduce_max_sync",
+                                                  "__reduce_and_sync",
+                                                  "__reduce_or_sync",
+                                                  "__reduce_xor_sync",
+                                                  "shfl",
+                                                  "shfl_up",
+                                                  "shfl_down",
+                                                  "shfl_xor",
+                                                  "ballot",
+                                                  "match_any",
+                                                  "match_all",
+                                                  "tiled_partition",
+                                                  "coalesced_threads",
+                                                  "labeled_partition",
+                                                  "binary_partition",
+                                                  "thread_block_tile",
+                                                  "coalesced_group",
+                                                  "this_grid",
+                                                  "grid_group",
+                                                  "memcpy_async",
+                                                  "wmma",
+                                                  "inclusive_scan",
+                                                  "exclusive_scan"};
+    return names.count(name) > 0;
+  }
+  void decline_warp_level(const node& function) const {
+    for (std::size_t i = token_at(function.begin); i < tokens_.size() && tokens_[i].offset < function.end; ++i)
+      if (tokens_[i].is(toolchain::token_kind::identifier) && warp_level_name(tokens_[i].text))
+        throw declined{"it uses " + std::string(tokens_[i].text) + " (line " + std::to_string(tokens_[i].line) +
+                       " of the source): warp-level operations run on fibers"};
+  }
+
   bool contains_synchronization(const node& n) {
     if (n.kind == CXCursor_CallExpr) {
       const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
@@ -655,6 +731,8 @@ class translation_unit_splitter {
       }
       variables_.emplace(key_of(offset_of(clang_.clang_getCursorLocation(n.cursor)), v.parameter), std::move(v));
     }
+    // A lambda's parameters and locals are its own: each call has them afresh.
+    if (n.kind == CXCursor_LambdaExpr) return;
     for (const auto& c : n.children) collect_declarations(*c);
   }
 
@@ -1048,8 +1126,12 @@ class translation_unit_splitter {
     kernel_end_ = offset_of(clang_.clang_getRangeEnd(range));
     const std::unique_ptr<node> function = make_node(function_cursor, nullptr);
     const node* body = function->children.empty() ? nullptr : function->children.back().get();
-    if (!body || body->kind != CXCursor_CompoundStmt || !contains_synchronization(*body)) return {};
+    // A kernel without barriers runs as one region, one loop over the block's
+    // threads that the host compiler can vectorise; a device function
+    // without them needs no block variant.
+    if (!body || body->kind != CXCursor_CompoundStmt || (!kernel && !contains_synchronization(*body))) return {};
     if (text(body->begin, body->begin + 1) != "{") throw declined{"a body written through a macro"};
+    decline_warp_level(*body);
     if (!kernel && clang_.clang_getCursorResultType(function_cursor).kind != CXType_Void)
       throw declined{"it returns a value and has barriers (only void device functions are called once for the block)"};
 
@@ -1266,7 +1348,6 @@ bool available() {
 split_result split_kernels(const std::string& source, const std::string& source_name, const std::vector<std::string>& parse_flags) {
   split_result result;
   result.source = source;
-  if (!mentions_barriers(source)) return result;
   std::string why_not;
   const libclang_api* clang = load_libclang(&why_not);
   if (!clang) {

@@ -27,7 +27,10 @@ struct split_result {
 
 // `source` is a whole translation unit as the host compiler will see it;
 // `parse_flags` are its -I, -D and -std flags. Never throws for the source's
-// sake: a source Clang cannot parse comes back unchanged, with a note.
+// sake: a source Clang cannot parse comes back unchanged, with a note. Every
+// kernel is a candidate, those without barriers too (one loop over the
+// block's threads); the callers that must keep compiling cheap parse only
+// sources that mention_barriers.
 split_result split_kernels(const std::string& source, const std::string& source_name, const std::vector<std::string>& parse_flags);
 
 // Whether the source may have a block barrier at all (the cheap test before a

@@ -104,15 +104,27 @@ __global__ void warp_sum(float* a) {
 }
 )");
   EXPECT_TRUE(shuffle.split.empty());
-  EXPECT_TRUE(notes_mention(shuffle, "warp collective"));
+  EXPECT_TRUE(notes_mention(shuffle, "uses __shfl_down_sync"));
+  EXPECT_TRUE(notes_mention(shuffle, "warp-level operations run on fibers"));
 }
 
-TEST(RegionLoops, ASourceWithoutBarriersIsNotParsed) {
-  const std::string source = "__global__ void k(float* a) { a[threadIdx.x] = 1; }\n";
-  const auto r = region_loops::split_kernels(source, "k.cu", {});
-  EXPECT_EQ(r.source, source);
-  EXPECT_TRUE(r.notes.empty());
-  EXPECT_TRUE(r.split.empty());
+// A kernel without barriers is one region: a loop over the block's threads;
+// one with warp shuffles (templates whose bodies no cursor resolves) stays on fibers.
+TEST(RegionLoops, AKernelWithoutBarriersIsOneLoopAndShufflesStayOnFibers) {
+  const auto r = split(R"(
+__global__ void scale(float* a, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] *= 2.0f;
+}
+template <class T>
+__global__ void rotate(T* a) {
+  a[threadIdx.x] = __shfl_sync(0xffffffffu, a[threadIdx.x], threadIdx.x + 1);
+}
+__global__ void rotate_floats(float* a) { a[threadIdx.x] = __shfl_down_sync(0xffffffffu, a[threadIdx.x], 1); }
+)");
+  EXPECT_EQ(r.split, std::vector<std::string>{"scale"});
+  EXPECT_TRUE(notes_mention(r, "kernel rotate ")) << r.notes.size();
+  EXPECT_TRUE(notes_mention(r, "kernel rotate_floats ")) << r.notes.size();
 }
 
 // Kernels whose threads keep values across barriers in every way the
