@@ -251,12 +251,6 @@ class translation_unit_splitter {
     }
     return name;
   }
-  std::string file_of(CXCursor c) const {
-    CXFile file;
-    unsigned line, column, offset;
-    clang_.clang_getExpansionLocation(clang_.clang_getCursorLocation(c), &file, &line, &column, &offset);
-    return file ? clang_.string(clang_.clang_getFileName(file)) : "";
-  }
   // __syncthreads(), or a cooperative-groups block's sync: block.sync(),
   // cg::sync(block), this_thread_block().sync().
   bool is_barrier_call(const node& n) const {
@@ -289,7 +283,6 @@ class translation_unit_splitter {
     synchronizes_[usr] = false;  // a recursion's answer comes from the rest of the body
     const CXCursor definition = clang_.clang_getCursorDefinition(function);
     if (clang_.clang_Cursor_isNull(definition) || depth > 24) return false;
-    const std::string file = file_of(definition);
     const CXSourceLocation at = clang_.clang_getCursorLocation(definition);
     // A library's own waits (libcu++'s cuda::barrier, cuda::pipeline) spin
     // through code not followed here: known by their names, as CUDA's are.
@@ -393,49 +386,13 @@ class translation_unit_splitter {
   // stays on fibers, however the call is written (a template's calls
   // resolve to nothing until it is instantiated).
   static bool warp_level_name(std::string_view name) {
-    static const std::set<std::string_view> names{"__shfl",
-                                                  "__shfl_up",
-                                                  "__shfl_down",
-                                                  "__shfl_xor",
-                                                  "__shfl_sync",
-                                                  "__shfl_up_sync",
-                                                  "__shfl_down_sync",
-                                                  "__shfl_xor_sync",
-                                                  "__ballot",
-                                                  "__ballot_sync",
-                                                  "__any_sync",
-                                                  "__all_sync",
-                                                  "__uni_sync",
-                                                  "__activemask",
-                                                  "__syncwarp",
-                                                  "__match_any_sync",
-                                                  "__match_all_sync",
-                                                  "__reduce_add_sync",
-                                                  "__reduce_min_sync",
-                                                  "__reduce_max_sync",
-                                                  "__reduce_and_sync",
-                                                  "__reduce_or_sync",
-                                                  "__reduce_xor_sync",
-                                                  "shfl",
-                                                  "shfl_up",
-                                                  "shfl_down",
-                                                  "shfl_xor",
-                                                  "ballot",
-                                                  "match_any",
-                                                  "match_all",
-                                                  "tiled_partition",
-                                                  "coalesced_threads",
-                                                  "labeled_partition",
-                                                  "binary_partition",
-                                                  "thread_block_tile",
-                                                  "coalesced_group",
-                                                  "this_grid",
-                                                  "grid_group",
-                                                  "memcpy_async",
-                                                  "wmma",
-                                                  "inclusive_scan",
-                                                  "exclusive_scan"};
-    return names.count(name) > 0;
+    static const std::set<std::string_view> names{
+        "__activemask",      "__syncwarp",        "__any_sync",       "__all_sync",        "__uni_sync",      "shfl",      "shfl_up",
+        "shfl_down",         "shfl_xor",          "ballot",           "match_any",         "match_all",       "wmma",      "tiled_partition",
+        "coalesced_threads", "labeled_partition", "binary_partition", "thread_block_tile", "coalesced_group", "this_grid", "grid_group",
+        "memcpy_async",      "inclusive_scan",    "exclusive_scan"};
+    return name.starts_with("__shfl") || name.starts_with("__ballot") || name.starts_with("__match_") || name.starts_with("__reduce_") ||
+           names.count(name) > 0;
   }
   void decline_warp_level(const node& function) const {
     for (std::size_t i = token_at(function.begin); i < tokens_.size() && tokens_[i].offset < function.end; ++i)
