@@ -30,8 +30,8 @@ inline argument local(std::size_t bytes) { return {-1, {}, bytes}; }
 class session {
  public:
   // PoCL's first CPU device with at most `compute_units` (0: all) OS
-  // threads, the kernels of opencl_kernels.cl built; null, with `why_not`
-  // set, when there is no OpenCL library or CPU device.
+  // threads, with the bench's kernels built (opencl_reference.cpp); null, with
+  // `why_not` set, when there is no OpenCL library or CPU device.
   static std::unique_ptr<session> open(unsigned compute_units, std::string& why_not);
   virtual ~session() = default;
   virtual std::string device_name() const = 0;

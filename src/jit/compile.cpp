@@ -119,7 +119,9 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
   for (auto& f : flags) key << ' ' << f;
   for (auto& f : link_inputs) key << ' ' << f;
   key << "\n" << tu;
-  // Kernels with barriers are split into region loops (not in check mode, which runs on fibers).
+  // A source that names a barrier is parsed and its kernels split into region
+  // loops (not in check mode, which runs on fibers); the parse costs about as
+  // much as the compile, so sources without barriers are not parsed.
   const bool split = !checked && emu::region_loops::mentions_barriers(tu);
   if (split) key << "\nregion loops " << emu::region_loops::version << (emu::region_loops::available() ? "" : " (no libclang)");
   const auto artifact = jit::cache_lookup_or_build(key.str(), ".so", [&](const fs::path& out) {

@@ -921,8 +921,7 @@ class translation_unit_splitter {
     // The arrays of the variables this region declares, once per block (their
     // types may name the constants just written out).
     for (const auto& [key, v] : variables_)
-      if (v.per_thread && !v.parameter && v.declared_region == st.region)
-        out += per_thread_array(v.index, clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(v.decl))));
+      if (v.per_thread && !v.parameter && v.declared_region == st.region) out += per_thread_array(v.index, type_of(v));
     out += thread_loop;
     // The locals computed again, each after those its initializer reads.
     std::set<const variable*> again;
@@ -967,8 +966,13 @@ class translation_unit_splitter {
     return "::lockstep::emu::loop_slot<" + type + "> __ls_cells_" + i + "[__ls_block.threads()]; auto* __ls_" + i +
            " = ::lockstep::emu::loop_slots<" + type + ">(__ls_cells_" + i + ");\n";
   }
+  std::string type_of(const variable& v) const { return clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(v.decl))); }
+  // A type the generated code cannot spell: a lambda's, an unnamed struct's or enum's.
+  static bool unnamed_type(const std::string& type) {
+    return type.find("(lambda") != std::string::npos || type.find("(unnamed") != std::string::npos || type.find("(anonymous") != std::string::npos;
+  }
   std::string recomputed_type(const variable& v) const {
-    const std::string type = clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(v.decl)));
+    const std::string type = type_of(v);
     return type.find("auto") != std::string::npos ? "auto" : type;
   }
 
@@ -980,13 +984,10 @@ class translation_unit_splitter {
   // from them stays one the host compiler sees is linear in the thread, so it
   // can vectorise the region's loop.
   void decide_recomputed() {
-    for (auto& [key, v] : variables_) {
-      const std::string type = clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(v.decl)));
+    for (auto& [key, v] : variables_)
       v.recomputed = !v.uniform && !v.static_storage && !v.parameter && v.sequence_level && v.declared_region >= 0 && v.initializer &&
                      std::none_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; }) && can_live_in_register(v) &&
-                     type.find("(lambda") == std::string::npos && type.find("(unnamed") == std::string::npos &&
-                     type.find("(anonymous") == std::string::npos;
-    }
+                     !unnamed_type(type_of(v));
     for (bool changed = true; changed;) {
       changed = false;
       for (auto& [key, v] : variables_)
@@ -1128,9 +1129,8 @@ class translation_unit_splitter {
       const bool crosses = std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region != v.declared_region; });
       const bool written = std::any_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; });
       if (v.parameter ? !written : !(v.sequence_level && crosses)) continue;
-      const std::string type = clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(v.decl)));
-      if (type.find('&') != std::string::npos || type.find("(lambda") != std::string::npos || type.find("(unnamed") != std::string::npos ||
-          type.find("(anonymous") != std::string::npos || type.find("auto") != std::string::npos)
+      const std::string type = type_of(v);
+      if (type.find('&') != std::string::npos || unnamed_type(type) || type.find("auto") != std::string::npos)
         throw declined{"'" + v.name + "' (" + type + ") keeps its value across a barrier and cannot be kept per thread"};
       const long long bytes = clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(v.decl));
       if (bytes > max_per_thread_bytes)
