@@ -23,9 +23,11 @@ bool loop_claim_block();
 // their elements in registers and vectorise across threads.
 void loop_stack_call(void (*body)(void*), void* arg);
 
-template <class F>
-inline void loop_on_block_stack(F&& body) {
-  loop_stack_call([](void* f) { (*static_cast<std::remove_reference_t<F>*>(f))(); }, &body);
+// The arguments (the kernel's parameters) are copied into body's frame there.
+template <class F, class... Args>
+inline void loop_on_block_stack(F&& body, const Args&... args) {
+  auto call = [&] { body(args...); };
+  loop_stack_call([](void* f) { (*static_cast<decltype(call)*>(f))(); }, &call);
 }
 
 // The storage of a per-thread array element: T itself where a local array of
@@ -53,6 +55,21 @@ inline void loop_store(To& to, const From& from) {
   }
 }
 
+// `int i = blockIdx.x * blockDim.x + threadIdx.x;` sums in unsigned
+// arithmetic, which may wrap, so the host compiler cannot tell that i moves
+// by one from thread to thread and leaves loops indexed by it scalar. In
+// region loops the coordinate in such a sum, where the program converts the
+// sum to int at once, is a thread_offset, summed in int: the same value
+// wherever the int the program asked for is not negative by wrap-around
+// (an index past 2^31 - 1, wrong on a GPU too), and linear in the loop.
+struct thread_offset {
+  int index;
+};
+inline unsigned operator+(unsigned shared, thread_offset thread) { return unsigned(int(shared) + thread.index); }
+inline unsigned operator+(thread_offset thread, unsigned shared) { return shared + thread; }
+inline unsigned operator+(int shared, thread_offset thread) { return unsigned(shared + thread.index); }
+inline unsigned operator+(thread_offset thread, int shared) { return shared + thread; }
+
 class loop_block {
  public:
   loop_block() : dim_(current.block_dim), block_(current.block_idx), threads_(dim_.x * dim_.y * dim_.z) {}
@@ -73,13 +90,22 @@ class loop_block {
   // therefore find the record behind: the executor then runs the block again
   // on fibers to name the thread (executor.cpp).
   void enter(int x, int y, int z, int t) {
-    index_ = {unsigned(x), unsigned(y), unsigned(z)};
+    move_to(x, y, z, t);
     current.thread_idx = index_;
     current.linear_tid = unsigned(t);
   }
+  // Enters the thread for the region's own reads only: a region that calls
+  // nothing that reads the record (the region-loop compiler follows the
+  // calls) leaves it alone, so stores through a char pointer, which may
+  // alias the record, do not keep the loop from being vectorised.
+  void move_to(int x, int y, int z, int) { index_ = {unsigned(x), unsigned(y), unsigned(z)}; }
   const uint3& thread_idx() const { return index_; }
   const uint3& block_idx() const { return block_; }
   const dim3& block_dim() const { return dim_; }
+  // A thread coordinate added to a value the block shares (see thread_offset).
+  thread_offset offset_x() const { return {int(index_.x)}; }
+  thread_offset offset_y() const { return {int(index_.y)}; }
+  thread_offset offset_z() const { return {int(index_.z)}; }
 
  private:
   dim3 dim_;

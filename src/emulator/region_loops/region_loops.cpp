@@ -44,11 +44,15 @@ constexpr long long max_per_thread_bytes = 16 * 1024;
 
 // A region's loop over the block's threads, thread x innermost, with __ls_t
 // the linear index: a loop nest the host compiler sees the bounds of.
-constexpr std::string_view thread_loop =
-    "for (int __ls_z = 0; __ls_z < __ls_block.extent_z(); ++__ls_z) "
-    "for (int __ls_y = 0; __ls_y < __ls_block.extent_y(); ++__ls_y) "
-    "for (int __ls_x = 0, __ls_t = (__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x(); "
-    "__ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) { __ls_block.enter(__ls_x, __ls_y, __ls_z, __ls_t);";
+// `enter` also writes the thread's record, which a region must have where it
+// calls code that reads the thread's coordinates from it (loop_block::enter).
+std::string thread_loop(std::string_view enter = "enter") {
+  return "for (int __ls_z = 0; __ls_z < __ls_block.extent_z(); ++__ls_z) "
+         "for (int __ls_y = 0; __ls_y < __ls_block.extent_y(); ++__ls_y) "
+         "for (int __ls_x = 0, __ls_t = (__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x(); "
+         "__ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) { __ls_block." +
+         std::string(enter) + "(__ls_x, __ls_y, __ls_z, __ls_t);";
+}
 
 bool is_loop(CXCursorKind k) { return k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt; }
 
@@ -765,6 +769,7 @@ class translation_unit_splitter {
       case CXCursor_CXXStaticCastExpr:
       case CXCursor_CXXFunctionalCastExpr:
       case CXCursor_CXXConstCastExpr:
+      case CXCursor_CXXReinterpretCastExpr:
       case CXCursor_InitListExpr:
         break;
       default:
@@ -922,7 +927,6 @@ class translation_unit_splitter {
     // types may name the constants just written out).
     for (const auto& [key, v] : variables_)
       if (v.per_thread && !v.parameter && v.declared_region == st.region) out += per_thread_array(v.index, type_of(v));
-    out += thread_loop;
     // The locals computed again, each after those its initializer reads.
     std::set<const variable*> again;
     std::function<void(const node&)> reads = [&](const node& n) {
@@ -932,12 +936,14 @@ class translation_unit_splitter {
       for (const auto& c : n.children) reads(*c);
     };
     for (const node* s : st.statements) reads(*s);
+    std::string recomputed;
     for (const auto& [key, v] : variables_)
       if (again.count(&v)) {
         const std::string init = edited(v.initializer->begin, v.initializer->end);
-        out += " " + recomputed_type(v) + " " + v.name + (init.starts_with("{") ? "" : " = ") + init + ";";
+        recomputed += " " + recomputed_type(v) + " " + v.name + (init.starts_with("{") ? "" : " = ") + init + ";";
       }
-    if (exit_flags_) out += " if (__ls_exited[__ls_t]) continue;";
+    std::string prologue = recomputed;
+    if (exit_flags_) prologue += " if (__ls_exited[__ls_t]) continue;";
     std::string write_back;
     for (const auto& [key, v] : variables_) {
       if (!v.per_thread) continue;
@@ -946,18 +952,225 @@ class translation_unit_splitter {
       if (!declared_here && !used_here) continue;
       const std::string slot = "__ls_" + std::to_string(v.index) + "[__ls_t]";
       if (!v.in_register) {
-        out += " auto& " + v.name + " = " + slot + ";";
+        prologue += " auto& " + v.name + " = " + slot + ";";
         continue;
       }
       // A copy the host compiler can keep in a register (the array may alias
       // the kernel's own arrays of the same type), written back if it changed.
-      out += " auto " + v.name + " = " + slot + ";";
+      prologue += " auto " + v.name + " = " + slot + ";";
       if (declared_here || std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region == st.region && r.write; }))
         write_back += " " + slot + " = " + v.name + ";";
     }
-    out += " {" + line_directive(clang_.clang_getCursorLocation(st.statements.front()->cursor));
-    out += edited(begin, end);
-    out += "\n} __ls_next_" + std::to_string(st.region) + ":;" + write_back + " }\n";
+    const std::string line = line_directive(clang_.clang_getCursorLocation(st.statements.front()->cursor));
+    const std::string next = "__ls_next_" + std::to_string(st.region);
+    const node* guard = prefix_guard(st);
+    const std::string enter =
+        std::any_of(st.statements.begin(), st.statements.end(), [&](const node* s) { return region_reads_record(*s); }) ? "enter" : "move_to";
+    if (!guard) {
+      out += thread_loop(enter) + prologue + " {" + line + edited(begin, end) + "\n} " + next + ":;" + write_back + " }\n";
+      return;
+    }
+    // A region that is `declarations; if (guard) body` with a guard that
+    // reads no memory (`if (i < n)`): each row of threads first asks whether
+    // all its threads pass the guard (a reduction, which vectorises), and if
+    // so runs the body without the branch, a loop the host compiler can
+    // vectorise; else the region as written. Threads run in the same order.
+    const node& condition = *guard->children[0];
+    std::string body = edited(guard->children[1]->begin, end);
+    for (std::size_t at = 0; (at = body.find("goto " + next + ";", at)) != std::string::npos;) body.replace(at + 5, next.size(), next + "_guarded");
+    const std::string declarations = edited(begin, guard->begin);
+    const std::string row = "(__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x()";
+    const std::string threads_of_row = "for (int __ls_x = 0, __ls_t = " + row +
+                                       "; __ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) { __ls_block." + enter +
+                                       "(__ls_x, __ls_y, __ls_z, __ls_t);" + prologue + " {" + line;
+    out +=
+        "for (int __ls_z = 0; __ls_z < __ls_block.extent_z(); ++__ls_z) for (int __ls_y = 0; __ls_y < __ls_block.extent_y(); ++__ls_y) {"
+        " int __ls_failing = 0; for (int __ls_g = 0; __ls_g < __ls_block.extent_x(); ++__ls_g) { __ls_block.move_to(__ls_g, __ls_y, __ls_z, " +
+        row + " + __ls_g);" + recomputed + line + declarations + "\n__ls_failing |= !(" + edited(condition.begin, condition.end) + "); }\n";
+    out += "if (!__ls_failing) " + threads_of_row + declarations + body + "\n} " + next + "_guarded:;" + write_back + " }\n";
+    out += "else " + threads_of_row + edited(begin, end) + "\n} " + next + ":;" + write_back + " }\n}\n";
+  }
+
+  // Whether code of a region may read the thread's record (threadIdx through
+  // a device function, printf, an assert): a call, other than the thread
+  // coordinates the region reads from its loop, to a function that may.
+  bool region_reads_record(const node& n) {
+    if (n.kind == CXCursor_OverloadedDeclRef) return true;  // a call not resolved yet
+    if (n.kind == CXCursor_CallExpr) {
+      const auto edit = edits_.find(n.begin);
+      const bool from_loop = edit != edits_.end() && edit->second.first >= n.end && edit->second.second.starts_with("__ls_block.");
+      if (!from_loop && reads_record(clang_.clang_getCursorReferenced(n.cursor))) return true;
+    }
+    for (const auto& c : n.children)
+      if (region_reads_record(*c)) return true;
+    return false;
+  }
+  bool reads_record(CXCursor function, int depth = 0) {
+    if (clang_.clang_Cursor_isNull(function)) return true;  // through a pointer
+    const CXCursorKind kind = clang_.clang_getCursorKind(function);
+    if (kind != CXCursor_FunctionDecl && kind != CXCursor_CXXMethod && kind != CXCursor_FunctionTemplate && kind != CXCursor_Constructor &&
+        kind != CXCursor_ConversionFunction)
+      return true;
+    const std::string name = qualified_name(function);
+    if (name == "lockstep::emu::builtin_thread_idx") return true;
+    if (name == "lockstep::emu::builtin_block_idx" || name == "lockstep::emu::builtin_block_dim" || name == "lockstep::emu::builtin_grid_dim")
+      return false;  // the block's, unchanged by its loops
+    const std::string usr = clang_.string(clang_.clang_getCursorUSR(function));
+    if (auto it = reads_record_.find(usr); it != reads_record_.end()) return it->second;
+    reads_record_[usr] = false;  // a recursion's answer comes from the rest of the body
+    const CXCursor definition = clang_.clang_getCursorDefinition(function);
+    const CXSourceLocation at = clang_.clang_getCursorLocation(clang_.clang_Cursor_isNull(definition) ? function : definition);
+    // The C and C++ libraries know nothing of threads; lockstep's own
+    // headers may be system headers to a program's build.
+    bool result = false;
+    if (clang_.clang_Location_isInSystemHeader(at) && presumed(at).first.find("/lockstep/") == std::string::npos)
+      result = false;
+    else if (clang_.clang_Cursor_isNull(definition) || depth > 24)
+      result = true;  // defined elsewhere: lockstep's runtime, another file
+    else
+      result = body_reads_record(definition, depth + 1);
+    return reads_record_[usr] = result;
+  }
+  bool body_reads_record(CXCursor c, int depth) {
+    struct search {
+      translation_unit_splitter* self;
+      int depth;
+      bool found = false;
+    } s{this, depth};
+    clang_.clang_visitChildren(
+        c,
+        [](CXCursor child, CXCursor, CXClientData data) {
+          auto* s = static_cast<search*>(data);
+          const auto& clang = s->self->clang_;
+          const CXCursorKind k = clang.clang_getCursorKind(child);
+          const CXCursor target = clang.clang_getCursorReferenced(child);
+          // A name a template's call may mean: each function it names.
+          bool overloads_read = false;
+          if (k == CXCursor_OverloadedDeclRef)
+            for (unsigned i = 0; i < clang.clang_getNumOverloadedDecls(child) && !overloads_read; ++i)
+              overloads_read = s->self->reads_record(clang.clang_getOverloadedDecl(child, i), s->depth);
+          const bool reads = overloads_read || (k == CXCursor_CallExpr && s->self->reads_record(target, s->depth)) ||
+                             (k == CXCursor_DeclRefExpr && clang.clang_getCursorKind(target) == CXCursor_VarDecl &&
+                              s->self->qualified_name(target) == "lockstep::emu::current");
+          if (!reads) return CXChildVisit_Recurse;
+          s->found = true;
+          return CXChildVisit_Break;
+        },
+        &s);
+    return s.found;
+  }
+
+  // The if statement ending a region that can run its first passing threads
+  // without the branch (write_region), else null: every statement before it
+  // declares locals computed from the thread's coordinates, and its guard
+  // reads no memory and changes nothing, so it can be evaluated ahead.
+  const node* prefix_guard(const step& st) {
+    const node* guard = st.statements.back();
+    if (guard->kind != CXCursor_IfStmt || guard->children.size() != 2 || !pure(*guard->children[0])) return nullptr;
+    // A guard on the coordinates themselves (`if (threadIdx.x < half)`) the
+    // host compiler splits the loop at by itself; one on a local computed
+    // from them (`int i = ...; if (i < n)`) it does not.
+    std::function<bool(const node&)> reads_computed = [&](const node& n) {
+      if (n.kind == CXCursor_DeclRefExpr)
+        if (const variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor)); v && v->recomputed) return true;
+      return std::any_of(n.children.begin(), n.children.end(), [&](const auto& c) { return reads_computed(*c); });
+    };
+    if (!reads_computed(*guard->children[0])) return nullptr;
+    for (const node* s : st.statements) {
+      if (s == guard || hoisted_.count(s)) continue;
+      if (s->kind != CXCursor_DeclStmt) return nullptr;
+      for (const auto& c : s->children) {
+        const variable* v = variable_for(c->cursor);
+        if (!v || !v->recomputed || !pure(*v->initializer)) return nullptr;
+      }
+    }
+    // The guard's text is cut out of the statement: no rewrite may span the cut.
+    for (auto it = edits_.lower_bound(guard->begin); it != edits_.end() && it->first < guard->children[1]->begin; ++it)
+      if (it->second.first > guard->children[1]->begin) return nullptr;
+    return guard;
+  }
+  // An expression of values the block shares, locals computed again and the
+  // thread's coordinates that reads no memory, calls nothing and changes
+  // nothing.
+  bool pure(const node& n) {
+    switch (n.kind) {
+      case CXCursor_IntegerLiteral:
+      case CXCursor_FloatingLiteral:
+      case CXCursor_CharacterLiteral:
+      case CXCursor_CXXBoolLiteralExpr:
+      case CXCursor_UnaryExpr:  // sizeof, alignof
+        return true;
+      case CXCursor_DeclRefExpr: {
+        const CXCursor decl = clang_.clang_getCursorReferenced(n.cursor);
+        if (const variable* v = variable_for(decl)) return !v->static_storage && (v->uniform || v->recomputed);
+        const CXCursorKind k = clang_.clang_getCursorKind(decl);
+        return k == CXCursor_EnumConstantDecl || k == CXCursor_NonTypeTemplateParameter ||
+               (k == CXCursor_VarDecl && clang_.clang_isConstQualifiedType(clang_.clang_getCursorType(decl)));
+      }
+      case CXCursor_CallExpr: {
+        const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
+        if (clang_.clang_Cursor_isNull(callee)) return false;
+        const std::string name = qualified_name(callee);
+        return name == "lockstep::emu::builtin_thread_idx" || name == "lockstep::emu::builtin_block_idx" ||
+               name == "lockstep::emu::builtin_block_dim" || name == "lockstep::emu::builtin_grid_dim";
+      }
+      case CXCursor_UnaryOperator: {
+        const std::string_view written = text(n.begin, n.end);
+        if (written.starts_with("*") || written.starts_with("&") || written.find("++") != std::string_view::npos ||
+            written.find("--") != std::string_view::npos)
+          return false;
+        break;
+      }
+      case CXCursor_BinaryOperator: {
+        if (n.children.size() != 2) return false;
+        const std::string_view op = trimmed(text(n.children[0]->end, n.children[1]->begin));
+        if (op == "=" || op == ",") return false;
+        break;
+      }
+      case CXCursor_MemberRefExpr:
+        if (!n.children.empty() && text(n.children[0]->end, n.end).find("->") != std::string_view::npos) return false;
+        break;
+      case CXCursor_ParenExpr:
+      case CXCursor_UnexposedExpr:
+      case CXCursor_ConditionalOperator:
+      case CXCursor_CStyleCastExpr:
+      case CXCursor_CXXStaticCastExpr:
+      case CXCursor_CXXFunctionalCastExpr:
+        break;
+      default:
+        return false;
+    }
+    for (const auto& c : n.children)
+      if (!pure(*c)) return false;
+    return true;
+  }
+
+  // `threadIdx.x` (y, z) written as a term of an unsigned 32-bit sum whose
+  // other term the block shares and which is converted to int (`int i =
+  // blockIdx.x * blockDim.x + threadIdx.x;`), else null: such a coordinate
+  // becomes a thread_offset (lockstep/emu/region_loops.h), whose sum the
+  // host compiler sees is linear in the thread.
+  const node* offset_term(const node& call) {
+    const std::string_view written = text(call.begin, call.end);
+    if (written != "threadIdx" && written != "::lockstep::emu::builtin_thread_idx()") return nullptr;
+    const node* member = call.parent;
+    while (member && member->kind == CXCursor_ParenExpr && member->end == call.end) member = member->parent;  // the macro's parentheses
+    if (!member || member->kind != CXCursor_MemberRefExpr) return nullptr;
+    const std::string_view field = trimmed(text(call.end, member->end));
+    if (field != ".x" && field != ".y" && field != ".z") return nullptr;
+    const node* term = member;
+    const node* sum = member->parent;
+    while (sum && (sum->kind == CXCursor_UnexposedExpr || sum->kind == CXCursor_ParenExpr)) term = sum, sum = sum->parent;
+    if (!sum || sum->kind != CXCursor_BinaryOperator || sum->children.size() != 2) return nullptr;
+    if (trimmed(text(sum->children[0]->end, sum->children[1]->begin)) != "+") return nullptr;
+    const node& other = *(sum->children[0].get() == term ? sum->children[1] : sum->children[0]);
+    const auto kind = [&](const node& n) { return clang_.clang_getCanonicalType(clang_.clang_getCursorType(n.cursor)).kind; };
+    if (kind(*sum) != CXType_UInt || (kind(other) != CXType_UInt && kind(other) != CXType_Int)) return nullptr;
+    // Only a sum the program converts to int at once (`int i = ...`).
+    const node* use = sum->parent;
+    while (use && use->kind == CXCursor_ParenExpr) use = use->parent;
+    if (!use || use->kind != CXCursor_UnexposedExpr || kind(*use) != CXType_Int) return nullptr;
+    return uniform(other) ? member : nullptr;
   }
 
   // A local array of one T per thread (lockstep/emu/region_loops.h), on the loop stack.
@@ -1230,6 +1443,10 @@ class translation_unit_splitter {
         const std::string name = clang_.clang_Cursor_isNull(callee) ? "" : qualified_name(callee);
         static constexpr std::pair<std::string_view, std::string_view> builtins[] = {
             {"threadIdx", "thread_idx"}, {"blockIdx", "block_idx"}, {"blockDim", "block_dim"}};
+        if (const node* member = offset_term(n); member && !edits_.count(n.begin)) {
+          edit(n.begin, member->end, std::string("__ls_block.offset_") + text(member->begin, member->end).back() + "()");
+          return;
+        }
         for (const auto& [builtin, read] : builtins) {
           const std::string reader = "lockstep::emu::builtin_" + std::string(read);
           const std::string_view written = text(n.begin, n.end);
@@ -1243,15 +1460,27 @@ class translation_unit_splitter {
     coordinates(*body);
 
     // A kernel's loops run on the loop stack, where the per-thread arrays are.
-    std::string out = kernel ? moved_statics +
-                                   "\nif (::lockstep::emu::loop_claim_block()) {\n::lockstep::emu::loop_on_block_stack([&] {\n"
-                                   "::lockstep::emu::loop_block __ls_block;\n"
+    // Its parameters go there as the lambda's own, of the same names: read
+    // through the closure, they would be reloaded after every call the host
+    // compiler cannot see into (an atomic in a loop, say).
+    std::string parameters, arguments;
+    for (const auto& [key, v] : variables_) {
+      if (!v.parameter || v.name.empty()) continue;
+      if (type_of(v).find("...") != std::string::npos) {  // a pack: stays in the closure
+        parameters.clear(), arguments.clear();
+        break;
+      }
+      parameters += (parameters.empty() ? "" : ", ") + ("decltype(" + v.name + ") ") + v.name;
+      arguments += ", " + v.name;
+    }
+    std::string out = kernel ? moved_statics + "\nif (::lockstep::emu::loop_claim_block()) {\n::lockstep::emu::loop_on_block_stack([&](" +
+                                   parameters + ") {\n::lockstep::emu::loop_block __ls_block;\n"
                              : "\n::lockstep::emu::loop_block __ls_block;\n";
     if (exit_flags_) out += "bool __ls_exited[__ls_block.threads()]; ::std::memset(__ls_exited, 0, sizeof(bool) * __ls_block.threads());\n";
     for (const auto& [key, v] : variables_) {
       if (!v.per_thread || !v.parameter) continue;
       out += per_thread_array(v.index, "decltype(" + v.name + ")");
-      out += std::string(thread_loop) + " __ls_" + std::to_string(v.index) + "[__ls_t] = " + v.name + "; }\n";
+      out += thread_loop("move_to") + " __ls_" + std::to_string(v.index) + "[__ls_t] = " + v.name + "; }\n";
     }
     write_sequence(*top, out);
     if (!kernel) {
@@ -1263,7 +1492,7 @@ class translation_unit_splitter {
                             "__ls_block" + std::string(text(name_at + name.size(), body->begin)) + "{" + out + "}\n";
       return {{kernel_end_, kernel_end_, std::move(variant) + line_directive(clang_.clang_getRangeEnd(range))}};
     }
-    out += "\n});\nreturn;\n}";
+    out += "\n}" + arguments + ");\nreturn;\n}";
     // The rest of the line the insertion splits keeps its number.
     out += line_directive(clang_.clang_getCursorLocation(body->cursor));
     tu_edits.push_back({insert_at, insert_at, std::move(out)});
@@ -1278,7 +1507,8 @@ class translation_unit_splitter {
   std::set<std::string> variants_;   // USRs of the functions given a block variant
   std::set<std::string> attempted_;  // and of those already decided either way
   std::map<std::string, bool> synchronizes_;
-  std::set<std::string> collected_;  // USRs of functions_
+  std::map<std::string, bool> reads_record_;  // by USR: whether a function may read the thread's record
+  std::set<std::string> collected_;           // USRs of functions_
 
   // Per kernel:
   std::size_t kernel_begin_ = 0, kernel_end_ = 0;

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <csignal>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -388,6 +390,86 @@ TEST_F(RegionLoopsRun, CountersEveryThreadChangesAlikeRunOnceForTheBlock) {
   EXPECT_NEAR(sum, reference, 1e-3);
   for (int blk = 0; blk < blocks; ++blk)
     for (int t = 0; t < threads; ++t) ASSERT_EQ(loops.second[blk * threads + t], ((t + 1) % threads) * 3 + t + 1) << blk << ", " << t;
+}
+
+// Regions `int i = ...; if (guard on i) body`: rows whose threads all pass run
+// without the branch, the others as written (a guard that fails mid-row, one
+// that fails and passes again, a return in the body); an index summed in int
+// where the program converts it to int (negative terms too); and a device
+// function that reads threadIdx still sees each thread's own.
+const char* guarded = R"(
+__device__ int thread_code() { return int(threadIdx.x) * 3 + 1; }
+__device__ float twice(float v) { return 2.0f * v; }
+__global__ void scale_tail(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = twice(in[i]);
+}
+__global__ void codes(int* out, int n) {
+  const int i = threadIdx.x + blockDim.x * blockIdx.x;
+  if (i < n) out[i] = thread_code();
+}
+__global__ void every_third_skipped(float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i % 3 != 1) {
+    if (i >= n) return;
+    out[i] = float(i);
+  }
+}
+__global__ void shifted_index(int* out, int first_block) {
+  int i = (blockIdx.x - first_block) * blockDim.x + threadIdx.x;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = i;
+}
+)";
+
+TEST_F(RegionLoopsRun, GuardedRegionsRunTheirPassingRowsWithoutTheBranch) {
+  const auto decided = split(guarded);
+  EXPECT_EQ(decided.split.size(), 4u) << (decided.notes.empty() ? "" : decided.notes.back());
+  EXPECT_NE(decided.source.find("__ls_failing"), std::string::npos);
+  EXPECT_NE(decided.source.find("offset_x()"), std::string::npos);
+  // scale_tail calls only a function that does not read the record; codes one that does.
+  const std::size_t scale_at = decided.source.find("void scale_tail"), codes_at = decided.source.find("void codes");
+  ASSERT_LT(scale_at, codes_at);
+  EXPECT_NE(decided.source.substr(scale_at, codes_at - scale_at).find("move_to(__ls_x"), std::string::npos);
+  EXPECT_NE(decided.source.substr(codes_at).find("enter(__ls_x"), std::string::npos);
+
+  const lockstep::module m = lockstep::compile(guarded, {}, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  const int n = 5 * 128 + 37, blocks = 6, threads = 128;
+  std::vector<float> in(blocks * threads);
+  for (float& x : in) x = value(rng);
+  auto run = [&](bool on) {
+    use_loops(on);
+    buffer din(cpu, in.size() * 4), scaled(cpu, in.size() * 4), coded(cpu, in.size() * 4), skipped(cpu, in.size() * 4), shifted(cpu, in.size() * 4);
+    din.copy_from_host(in.data(), in.size() * 4);
+    for (buffer* b : {&scaled, &coded, &skipped, &shifted}) b->fill_bytes(0xff);
+    m.get("scale_tail")(dim3(blocks), dim3(threads), 0, scaled.data_as<float>(), din.data_as<const float>(), n);
+    m.get("codes")(dim3(blocks), dim3(threads), 0, coded.data_as<int>(), n);
+    m.get("every_third_skipped")(dim3(blocks), dim3(threads), 0, skipped.data_as<float>(), n);
+    m.get("shifted_index")(dim3(blocks), dim3(threads), 0, shifted.data_as<int>(), 2);
+    std::vector<std::uint32_t> out(4 * in.size());
+    for (int k = 0; buffer * b : {&scaled, &coded, &skipped, &shifted}) b->copy_to_host(out.data() + in.size() * k++, in.size() * 4);
+    return out;
+  };
+  const std::vector<std::uint32_t> loops = run(true), fibers = run(false);
+  ASSERT_EQ(loops, fibers);
+  const std::size_t total = in.size();
+  for (std::size_t i = 0; i < total; ++i) {
+    float scaled, skipped;
+    std::memcpy(&scaled, &loops[i], 4);
+    std::memcpy(&skipped, &loops[2 * total + i], 4);
+    const bool written = int(i) < n;
+    if (written)
+      EXPECT_EQ(scaled, 2.0f * in[i]) << i;
+    else
+      EXPECT_EQ(loops[i], 0xffffffffu) << i;  // still poisoned
+    EXPECT_EQ(loops[total + i], written ? std::uint32_t(int(i % threads) * 3 + 1) : 0xffffffffu) << i;
+    if (written && i % 3 != 1)
+      EXPECT_EQ(skipped, float(i)) << i;
+    else
+      EXPECT_EQ(loops[2 * total + i], 0xffffffffu) << i;
+    EXPECT_EQ(int(loops[3 * total + i]), int(i) - 2 * threads) << i;
+  }
 }
 
 }  // namespace
