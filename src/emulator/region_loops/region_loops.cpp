@@ -979,6 +979,12 @@ class translation_unit_splitter {
     std::string body = edited(guard->children[1]->begin, end);
     for (std::size_t at = 0; (at = body.find("goto " + next + ";", at)) != std::string::npos;) body.replace(at + 5, next.size(), next + "_guarded");
     const std::string declarations = edited(begin, guard->begin);
+    std::string unused;  // locals the guard does not read, said to be used (no -Wunused warning for the first loop)
+    for (const node* s : st.statements)
+      if (s != guard && !hoisted_.count(s))
+        for (const auto& c : s->children)
+          if (const variable* v = variable_for(c->cursor)) unused += " (void)" + v->name + ";";
+    for (const variable* v : again) unused += " (void)" + v->name + ";";
     const std::string row = "(__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x()";
     const std::string threads_of_row = "for (int __ls_x = 0, __ls_t = " + row +
                                        "; __ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) { __ls_block." + enter +
@@ -986,7 +992,8 @@ class translation_unit_splitter {
     out +=
         "for (int __ls_z = 0; __ls_z < __ls_block.extent_z(); ++__ls_z) for (int __ls_y = 0; __ls_y < __ls_block.extent_y(); ++__ls_y) {"
         " int __ls_failing = 0; for (int __ls_g = 0; __ls_g < __ls_block.extent_x(); ++__ls_g) { __ls_block.move_to(__ls_g, __ls_y, __ls_z, " +
-        row + " + __ls_g);" + recomputed + line + declarations + "\n__ls_failing |= !(" + edited(condition.begin, condition.end) + "); }\n";
+        row + " + __ls_g);" + recomputed + line + declarations + "\n" + unused + " __ls_failing |= !(" + edited(condition.begin, condition.end) +
+        "); }\n";
     out += "if (!__ls_failing) " + threads_of_row + declarations + body + "\n} " + next + "_guarded:;" + write_back + " }\n";
     out += "else " + threads_of_row + edited(begin, end) + "\n} " + next + ":;" + write_back + " }\n}\n";
   }
