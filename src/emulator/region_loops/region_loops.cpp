@@ -963,11 +963,17 @@ class translation_unit_splitter {
     }
     const std::string line = line_directive(clang_.clang_getCursorLocation(st.statements.front()->cursor));
     const std::string next = "__ls_next_" + std::to_string(st.region);
+    const std::string label_end = ": __attribute__((unused));";  // where no return jumps to it
+    // Locals declared here for later regions, which declare them again, are
+    // said to be used (no -Wunused warnings in -Wall builds).
+    std::string declared_for_later;
+    for (const auto& [key, v] : variables_)
+      if (v.recomputed && v.declared_region == st.region) declared_for_later += " (void)" + v.name + ";";
     const node* guard = prefix_guard(st);
     const std::string enter =
         std::any_of(st.statements.begin(), st.statements.end(), [&](const node* s) { return region_reads_record(*s); }) ? "enter" : "move_to";
     if (!guard) {
-      out += thread_loop(enter) + prologue + " {" + line + edited(begin, end) + "\n} " + next + ":;" + write_back + " }\n";
+      out += thread_loop(enter) + prologue + " {" + line + edited(begin, end) + declared_for_later + "\n} " + next + label_end + write_back + " }\n";
       return;
     }
     // A region that is `declarations; if (guard) body` with a guard that
@@ -994,8 +1000,9 @@ class translation_unit_splitter {
         " int __ls_failing = 0; for (int __ls_g = 0; __ls_g < __ls_block.extent_x(); ++__ls_g) { __ls_block.move_to(__ls_g, __ls_y, __ls_z, " +
         row + " + __ls_g);" + recomputed + line + declarations + "\n" + unused + " __ls_failing |= !(" + edited(condition.begin, condition.end) +
         "); }\n";
-    out += "if (!__ls_failing) " + threads_of_row + declarations + body + "\n} " + next + "_guarded:;" + write_back + " }\n";
-    out += "else " + threads_of_row + edited(begin, end) + "\n} " + next + ":;" + write_back + " }\n}\n";
+    out += "if (!__ls_failing) " + threads_of_row + declarations + body + declared_for_later + "\n} " + next + "_guarded" + label_end + write_back +
+           " }\n";
+    out += "else " + threads_of_row + edited(begin, end) + declared_for_later + "\n} " + next + label_end + write_back + " }\n}\n";
   }
 
   // Whether code of a region may read the thread's record (threadIdx through
