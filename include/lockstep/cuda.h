@@ -21,6 +21,7 @@
 #include "lockstep/emu/half.h"
 #include "lockstep/emu/launch_api.h"
 #include "lockstep/emu/math.h"
+#include "lockstep/emu/ptx_registers.h"
 #include "lockstep/emu/qualifiers.h"
 #include "lockstep/emu/region_loops.h"
 #include "lockstep/emu/runtime_api.h"

@@ -105,9 +105,9 @@ cudaDeviceProp make_h100_properties() {
   p.gpuDirectRDMASupported = 0;
   p.gpuDirectRDMAFlushWritesOptions = 0;
   p.gpuDirectRDMAWritesOrdering = 0;
-  p.memoryPoolSupportedHandleTypes = 0;  // no IPC
+  p.memoryPoolSupportedHandleTypes = cudaMemHandleTypePosixFileDescriptor;  // pools shared between processes (runtime_ipc.h)
   p.deferredMappingCudaArraySupported = 0;
-  p.ipcEventSupported = 0;
+  p.ipcEventSupported = 1;
   p.clusterLaunch = 0;  // no thread-block clusters
   p.unifiedFunctionPointers = 0;
   p.deviceNumaConfig = 0;

@@ -215,8 +215,9 @@ cudaError_t cudaMallocPitch(void** ptr, std::size_t* pitch, std::size_t width, s
 }
 
 cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t stream) {
-  if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-  return cudaMalloc(ptr, bytes);
+  cudaMemPool_t pool = nullptr;
+  cudaDeviceGetMemPool(&pool, 0);  // the device's current pool: it may be one shared with other processes
+  return cudaMallocFromPoolAsync(ptr, bytes, pool, stream);
 }
 
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {

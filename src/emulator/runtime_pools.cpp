@@ -1,16 +1,78 @@
-// Memory pools and stream attributes (lockstep/emu/runtime_pools.h).
+// Memory pools and stream attributes (lockstep/emu/runtime_pools.h), and
+// pools shared between processes (runtime_ipc.h).
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 
-#include "lockstep/emu/runtime_pools.h"
+#include "check/device_memory.h"
+#include "lockstep/emu/runtime_ipc.h"
 #include "runtime_calls.h"
+#include "shared_pages.h"
+
+namespace {
+
+// The memory of a pool made with cudaMemHandleTypePosixFileDescriptor: one
+// memory file, in page-sized extents, that importing processes map too. Its
+// allocations keep it alive past cudaMemPoolDestroy, as CUDA's do.
+struct pool_file {
+  std::mutex mutex;
+  int fd = -1;
+  std::size_t bytes = 0;                       // the file's size
+  std::map<std::size_t, std::size_t> free;     // extents given back: offset -> bytes
+  std::map<const void*, std::size_t> offsets;  // this process's allocations from the file
+  explicit pool_file(int descriptor) : fd(descriptor) {}
+  ~pool_file() { close(fd); }
+  pool_file(const pool_file&) = delete;
+  pool_file& operator=(const pool_file&) = delete;
+
+  // An extent of `rounded` bytes (a multiple of the page): a freed one that fits, else the file grows. SIZE_MAX if it cannot.
+  std::size_t take(std::size_t rounded) {
+    for (auto it = free.begin(); it != free.end(); ++it) {
+      if (it->second < rounded) continue;
+      const std::size_t offset = it->first, left = it->second - rounded;
+      free.erase(it);
+      if (left) free[offset + rounded] = left;
+      return offset;
+    }
+    if (ftruncate(fd, static_cast<off_t>(bytes + rounded)) != 0) return SIZE_MAX;
+    bytes += rounded;
+    return bytes - rounded;
+  }
+};
+
+// Names a file across processes: a descriptor passed to another process is another number for the same inode.
+std::uint64_t file_identity(int fd) {
+  struct stat st {};
+  return fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
+}
+
+// What a cudaMemPoolPtrExportData holds here.
+struct pointer_export {
+  char tag[8];  // pointer_tag
+  std::uint64_t file, offset, bytes;
+};
+static_assert(sizeof(pointer_export) <= sizeof(cudaMemPoolPtrExportData));
+constexpr char pointer_tag[8] = "ls-pool";
+
+std::size_t whole_pages(std::size_t bytes) {
+  return (std::max<std::size_t>(bytes, 1) + lockstep::emu::shared_page_bytes - 1) / lockstep::emu::shared_page_bytes *
+         lockstep::emu::shared_page_bytes;
+}
+
+}  // namespace
 
 struct CUmemPoolHandle_st {
   bool reuse_follow_event_dependencies = true, reuse_allow_opportunistic = true, reuse_allow_internal_dependencies = true;
   unsigned long long release_threshold = 0, used_high = 0;
+  std::shared_ptr<pool_file> file;  // set for pools shared between processes
+  bool imported = false;            // from another process (cudaMemPoolImportFromShareableHandle)
 };
 
 namespace {
@@ -60,10 +122,19 @@ cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool) {
 cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps* props) {
   if (!pool || !props || props->allocType != cudaMemAllocationTypePinned) return record(cudaErrorInvalidValue);
   if (props->location.type != cudaMemLocationTypeDevice || !valid_device(props->location.id)) return record(cudaErrorInvalidValue);
-  if (props->handleTypes != cudaMemHandleTypeNone) return record(cudaErrorNotSupported);  // no memory shared between processes
+  if (props->handleTypes & ~cudaMemHandleTypePosixFileDescriptor) return record(cudaErrorNotSupported);  // Windows and fabric handles
+  auto* created = new CUmemPoolHandle_st;
+  if (props->handleTypes == cudaMemHandleTypePosixFileDescriptor) {
+    const int fd = lockstep::emu::new_memory_file("lockstep-pool", 0);
+    if (fd < 0) {
+      delete created;
+      return record(cudaErrorMemoryAllocation);
+    }
+    created->file = std::make_shared<pool_file>(fd);
+  }
   const std::lock_guard lock(pools_mutex);
-  *pool = new CUmemPoolHandle_st;
-  created_pools().insert(*pool);
+  created_pools().insert(created);
+  *pool = created;
   return cudaSuccess;
 }
 
@@ -158,11 +229,105 @@ cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t pool, 
 }
 
 cudaError_t cudaMallocFromPoolAsync(void** ptr, std::size_t bytes, cudaMemPool_t pool, cudaStream_t stream) {
+  if (!ptr) return record(cudaErrorInvalidValue);
+  if (!lockstep::emu::valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  std::shared_ptr<pool_file> file;
   {
     const std::lock_guard lock(pools_mutex);
-    if (!valid_pool(pool)) return record(cudaErrorInvalidValue);
+    if (!valid_pool(pool) || pool->imported) return record(cudaErrorInvalidValue);  // an imported pool only maps what its owner exports
+    file = pool->file;
   }
-  return cudaMallocAsync(ptr, bytes, stream);
+  if (!file) return cudaMalloc(ptr, bytes);
+  if (lockstep::emu::sticky_error()) return lockstep::emu::broken_context();
+  if (bytes > lockstep::emu::device_memory_bytes - lockstep::emu::allocated_bytes()) return record(cudaErrorMemoryAllocation);
+  const std::size_t rounded = whole_pages(bytes);
+  void* mapped = nullptr;
+  std::size_t offset = 0;
+  {
+    const std::lock_guard lock(file->mutex);
+    offset = file->take(rounded);
+    if (offset == SIZE_MAX || !(mapped = lockstep::emu::map_file(file->fd, offset, rounded))) {
+      if (offset != SIZE_MAX) file->free[offset] = rounded;
+      return record(cudaErrorMemoryAllocation);
+    }
+    file->offsets[mapped] = offset;
+  }
+  lockstep::emu::count_allocated(static_cast<std::ptrdiff_t>(bytes));
+  lockstep::emu::check::add_mapping(mapped, bytes, [file, mapped, offset, rounded, bytes] {
+    lockstep::emu::unmap_file(mapped, rounded);
+    lockstep::emu::count_allocated(-static_cast<std::ptrdiff_t>(bytes));
+    const std::lock_guard lock(file->mutex);
+    file->offsets.erase(mapped);
+    file->free[offset] = rounded;
+  });
+  *ptr = mapped;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolExportToShareableHandle(void* handle, cudaMemPool_t pool, cudaMemAllocationHandleType type, unsigned int flags) {
+  if (!handle || flags != 0) return record(cudaErrorInvalidValue);
+  const std::lock_guard lock(pools_mutex);
+  if (!valid_pool(pool) || !pool->file || pool->imported || type != cudaMemHandleTypePosixFileDescriptor) return record(cudaErrorInvalidValue);
+  const int fd = dup(pool->file->fd);  // the caller's to pass on and close
+  if (fd < 0) return record(cudaErrorOperatingSystem);
+  *static_cast<int*>(handle) = fd;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t* pool, void* handle, cudaMemAllocationHandleType type, unsigned int flags) {
+  if (!pool || flags != 0 || type != cudaMemHandleTypePosixFileDescriptor) return record(cudaErrorInvalidValue);
+  const int fd = dup(static_cast<int>(reinterpret_cast<std::intptr_t>(handle)));  // the caller closes its own
+  if (fd < 0) return record(cudaErrorInvalidValue);
+  auto* imported = new CUmemPoolHandle_st;
+  imported->file = std::make_shared<pool_file>(fd);
+  imported->imported = true;
+  const std::lock_guard lock(pools_mutex);
+  created_pools().insert(imported);
+  *pool = imported;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPoolExportPointer(cudaMemPoolPtrExportData* data, void* ptr) {
+  if (!data || !ptr) return record(cudaErrorInvalidValue);
+  const std::lock_guard lock(pools_mutex);
+  for (cudaMemPool_t pool : created_pools()) {
+    if (!pool->file || pool->imported) continue;
+    const std::lock_guard file_lock(pool->file->mutex);
+    const auto found = pool->file->offsets.find(ptr);
+    if (found == pool->file->offsets.end()) continue;
+    const void* begin = nullptr;
+    std::size_t bytes = 0;
+    lockstep::emu::check::allocation_range(ptr, begin, bytes);
+    pointer_export e{};
+    std::memcpy(e.tag, pointer_tag, sizeof e.tag);
+    e.file = file_identity(pool->file->fd);
+    e.offset = found->second;
+    e.bytes = bytes;
+    std::memset(data, 0, sizeof *data);
+    std::memcpy(data->reserved, &e, sizeof e);
+    return cudaSuccess;
+  }
+  return record(cudaErrorInvalidValue);  // not the start of an allocation from an exportable pool
+}
+
+cudaError_t cudaMemPoolImportPointer(void** ptr, cudaMemPool_t pool, cudaMemPoolPtrExportData* data) {
+  if (!ptr || !data) return record(cudaErrorInvalidValue);
+  pointer_export e;
+  std::memcpy(&e, data->reserved, sizeof e);
+  std::shared_ptr<pool_file> file;
+  {
+    const std::lock_guard lock(pools_mutex);
+    if (!valid_pool(pool) || !pool->imported) return record(cudaErrorInvalidValue);
+    file = pool->file;
+  }
+  // The data must name an allocation of this pool's file (a program may try several pools).
+  if (std::memcmp(e.tag, pointer_tag, sizeof e.tag) != 0 || e.file != file_identity(file->fd)) return record(cudaErrorInvalidValue);
+  const std::size_t rounded = whole_pages(e.bytes);
+  void* mapped = lockstep::emu::map_file(file->fd, e.offset, rounded);
+  if (!mapped) return record(cudaErrorInvalidValue);
+  lockstep::emu::check::add_mapping(mapped, e.bytes, [file, mapped, rounded] { lockstep::emu::unmap_file(mapped, rounded); });
+  *ptr = mapped;
+  return cudaSuccess;
 }
 
 cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attribute, const cudaStreamAttrValue* value) {

@@ -1,7 +1,11 @@
 // Streams and events (runtime_streams.h): work is complete when it is issued,
 // so what is left is checking handles, running host callbacks in issue order
 // and stamping events with the wall clock.
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <set>
 
@@ -193,6 +197,42 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
   if (!event || !live().events.erase(event)) return record(cudaErrorInvalidResourceHandle);
   delete event;
   return cudaSuccess;
+}
+
+// Events between processes (runtime_ipc.h): the handle names the exporting
+// process; opening it makes an event here, which (as every event on the
+// emulator) has nothing to wait for.
+namespace lockstep::emu {
+namespace {
+struct event_handle {
+  char tag[8];  // event_tag: a handle from lockstep's emulator
+  std::int32_t pid;
+  std::uint64_t event;
+};
+static_assert(sizeof(event_handle) <= sizeof(cudaIpcEventHandle_t));
+constexpr char event_tag[8] = "ls-ipce";
+}  // namespace
+}  // namespace lockstep::emu
+
+cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t* handle, cudaEvent_t event) {
+  if (!handle) return record(cudaErrorInvalidValue);
+  if (!valid_event(event) || !(event->flags & cudaEventInterprocess)) return record(cudaErrorInvalidResourceHandle);
+  lockstep::emu::event_handle h{};
+  std::memcpy(h.tag, lockstep::emu::event_tag, sizeof h.tag);
+  h.pid = static_cast<std::int32_t>(getpid());
+  h.event = reinterpret_cast<std::uintptr_t>(event);
+  std::memset(handle, 0, sizeof *handle);
+  std::memcpy(handle->reserved, &h, sizeof h);
+  return cudaSuccess;
+}
+
+cudaError_t cudaIpcOpenEventHandle(cudaEvent_t* event, cudaIpcEventHandle_t handle) {
+  if (!event) return record(cudaErrorInvalidValue);
+  lockstep::emu::event_handle h;
+  std::memcpy(&h, handle.reserved, sizeof h);
+  if (std::memcmp(h.tag, lockstep::emu::event_tag, sizeof h.tag) != 0) return record(cudaErrorInvalidValue);
+  if (h.pid == getpid()) return record(cudaErrorDeviceUninitialized);  // as on a GPU: not in the process that made it
+  return cudaEventCreateWithFlags(event, cudaEventDisableTiming | cudaEventInterprocess);
 }
 
 // Graphs (runtime_graphs.h): not provided.

@@ -5,6 +5,7 @@
 //   runtime_types.h    error codes, copy kinds, handles, the sticky error
 //   runtime_device.h   the one device (an H100's properties), kernel attributes, occupancy
 //   runtime_streams.h  streams and events (launches are synchronous: work is done when queued)
+//   runtime_ipc.h      memory and events shared with other processes (CUDA IPC, exportable pools)
 //   runtime_memory.h   pitched, pinned, managed, asynchronous and peer memory; symbols
 //   runtime_graphs.h   graphs are not provided: what programs call, answering cudaErrorNotSupported
 //   runtime_textures.h CUDA arrays, 3D copies, texture and surface objects (kernels' side: textures.h)
@@ -43,6 +44,7 @@ inline cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
 #include "lockstep/emu/library_types.h"
 #include "lockstep/emu/runtime_device.h"
 #include "lockstep/emu/runtime_graphs.h"
+#include "lockstep/emu/runtime_ipc.h"
 #include "lockstep/emu/runtime_memory.h"
 #include "lockstep/emu/runtime_pools.h"
 #include "lockstep/emu/runtime_streams.h"

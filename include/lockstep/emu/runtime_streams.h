@@ -38,6 +38,8 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int* least_priority, int* greatest_
 
 cudaError_t cudaEventCreate(cudaEvent_t* event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
+// cuda_runtime.h's C++ overload.
+inline cudaError_t cudaEventCreate(cudaEvent_t* event, unsigned int flags) { return cudaEventCreateWithFlags(event, flags); }
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream = nullptr, unsigned int flags = 0);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);

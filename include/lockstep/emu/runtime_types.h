@@ -47,6 +47,7 @@
   X(cudaErrorStartupFailure, 127, "device init failed")                                                                  \
   X(cudaErrorInvalidKernelImage, 200, "device kernel image is invalid")                                                  \
   X(cudaErrorDeviceUninitialized, 201, "invalid device context")                                                         \
+  X(cudaErrorMapBufferObjectFailed, 205, "mapping of buffer object failed")                                              \
   X(cudaErrorNoKernelImageForDevice, 209, "no kernel image is available for execution on the device")                    \
   X(cudaErrorECCUncorrectable, 214, "uncorrectable ECC error encountered")                                               \
   X(cudaErrorUnsupportedLimit, 215, "limit is not supported on this architecture")                                       \

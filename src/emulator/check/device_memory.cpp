@@ -19,12 +19,15 @@ constexpr std::size_t quarantine_limit = 256u << 20;
 // records per 4-byte word).
 constexpr std::size_t race_records_limit = 256u << 20;
 
+constexpr std::size_t page_bytes = 4096;
+
 std::size_t rounded(std::size_t bytes) { return bytes == 0 ? 256 : (bytes + 255) / 256 * 256; }
 
 struct entry {
   device_range range;
-  void* block = nullptr;    // what to free; null for host memory
-  int host_references = 0;  // host memory registered by several tensors at once
+  void* block = nullptr;        // what to free; null for host memory and mappings
+  std::function<void()> unmap;  // run when released, before block is freed (add_mapping, on_release)
+  int host_references = 0;      // host memory registered by several tensors at once
 };
 
 struct registry {
@@ -84,10 +87,15 @@ const device_range* memory_snapshot::near_live(std::uintptr_t address) const {
 
 void* allocate(std::size_t bytes, bool checking) {
   entry e;
-  // 256-byte alignment, as cudaMalloc guarantees.
-  e.block = std::aligned_alloc(256, rounded(bytes) + (checking ? 2 * redzone_bytes : 0));
+  // 256-byte alignment, as cudaMalloc guarantees; whole pages from a page up.
+  const bool paged = bytes >= page_bytes;
+  const std::size_t alignment = paged ? page_bytes : 256;
+  const std::size_t body = paged ? (bytes + page_bytes - 1) / page_bytes * page_bytes : rounded(bytes);
+  const std::size_t lead = checking ? alignment : 0;  // holds the leading redzone
+  const std::size_t total = lead + body + (checking ? redzone_bytes : 0);
+  e.block = std::aligned_alloc(alignment, (total + alignment - 1) / alignment * alignment);
   if (!e.block) return nullptr;
-  e.range.begin = reinterpret_cast<std::uintptr_t>(e.block) + (checking ? redzone_bytes : 0);
+  e.range.begin = reinterpret_cast<std::uintptr_t>(e.block) + lead;
   e.range.end = e.range.begin + bytes;
   if (checking) {
     e.range.checked = true;
@@ -107,6 +115,8 @@ bool release(void* pointer) {
   if (it == r.live.end() || it->second.range.from != device_range::origin::cuda_malloc) return false;
   entry e = std::move(it->second);
   r.live.erase(it);
+  if (e.unmap) e.unmap();
+  if (!e.block) return true;  // a mapping: nothing of ours to free or keep
   if (!e.range.checked) {
     std::free(e.block);
     return true;
@@ -121,6 +131,25 @@ bool release(void* pointer) {
     std::free(r.quarantine.front().block);
     r.quarantine.pop_front();
   }
+  return true;
+}
+
+void add_mapping(void* begin, std::size_t bytes, std::function<void()> unmap) {
+  entry e;
+  e.range.begin = reinterpret_cast<std::uintptr_t>(begin);
+  e.range.end = e.range.begin + bytes;
+  e.unmap = std::move(unmap);
+  registry& r = the_registry();
+  std::lock_guard lock(r.mutex);
+  r.live[e.range.begin] = std::move(e);
+}
+
+bool on_release(const void* begin, std::function<void()> unmap) {
+  registry& r = the_registry();
+  std::lock_guard lock(r.mutex);
+  auto it = r.live.find(reinterpret_cast<std::uintptr_t>(begin));
+  if (it == r.live.end() || it->second.range.from != device_range::origin::cuda_malloc) return false;
+  it->second.unmap = std::move(unmap);
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -61,8 +62,19 @@ struct memory_snapshot {
 
 inline constexpr std::size_t redzone_bytes = 256;
 
+// 256-byte aligned, as cudaMalloc's; allocations of a page or more start on a
+// page and own their last page, so their pages can be shared with another
+// process (shared_pages.h) without sharing anything else.
 void* allocate(std::size_t bytes, bool checking);
 bool release(void* pointer);  // false if pointer is not a live allocation
+// Registers [begin, begin + bytes) as a live allocation that no cudaMalloc
+// made (memory mapped from another process, a pool's shared file): cudaFree
+// and the checks see it as device memory, and release runs `unmap`.
+void add_mapping(void* begin, std::size_t bytes, std::function<void()> unmap);
+// Makes release of the live allocation starting at `begin` run `unmap`
+// first, before its memory is freed (pages shared with other processes are
+// made private again); false if no allocation starts there.
+bool on_release(const void* begin, std::function<void()> unmap);
 // Why `pointer` is not the start of a live allocation, for messages.
 std::string why_not_allocation(const void* pointer);
 // How many bytes from `address` to the end of the cudaMalloc'd allocation

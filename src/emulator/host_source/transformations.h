@@ -30,6 +30,10 @@ void launch_syntax(const std::vector<token>& code, source_rewriter& edits);
 // `clock()` -> `::lockstep::emu::device_or_host_clock()`: the SM's cycles in a kernel, libc's clock() elsewhere.
 void device_clock(const std::vector<token>& code, source_rewriter& edits);
 
+// `asm("mov.u32 %0, %%laneid;" : "=r"(lane))` -> `(lane) = ::lockstep::emu::ptx::laneid()`: reads of
+// PTX's special registers; other inline PTX is left as it is.
+void inline_ptx(const std::vector<token>& code, source_rewriter& edits);
+
 // `threadIdx`, `blockIdx`, `blockDim`, `gridDim` -> the running thread's record, or, where the program
 // declares its own variable of that name, that variable (renamed to the end of its scope).
 void builtin_variables(const std::vector<token>& code, source_rewriter& edits);

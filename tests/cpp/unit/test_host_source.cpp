@@ -198,6 +198,25 @@ using lockstep::emu::device_arch_conditionals;
 std::size_t lines_of(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
 
 // `#if __CUDA_ARCH__` around device code gets the device pass's answer (900, an H100's).
+// Reads of PTX's special registers become assignments; only the tokens around the output change.
+TEST(HostSource, InlinePtxSpecialRegisterReads) {
+  const std::string out = host_source(
+      "__global__ void k(unsigned* out) {\n"
+      "  unsigned lane; unsigned long long t;\n"
+      "  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n"
+      "  __asm__(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t) :: \"memory\");\n"
+      "  asm(\"mov.u32 %0, %%ctaid.y;\" : \"=r\"(out[threadIdx.x]));\n"
+      "  asm(\"ld.global.nc.u32 %0, [%1];\" : \"=r\"(lane) : \"l\"(out));\n"
+      "}\n");
+  EXPECT_NE(out.find("  (lane) = ::lockstep::emu::ptx::laneid();\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  (t) = ::lockstep::emu::ptx::globaltimer();\n"), std::string::npos) << out;
+  // The output expression keeps its own rewrite.
+  EXPECT_NE(out.find("(out[::lockstep::emu::builtin_thread_idx().x]) = ::lockstep::emu::ptx::ctaid_y();"), std::string::npos) << out;
+  // Other PTX is left for the driver to refuse with its line.
+  EXPECT_NE(out.find("asm(\"ld.global.nc.u32 %0, [%1];\""), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 7) << out;
+}
+
 TEST(DeviceArchConditionals, DeviceCodeGetsTheDevicePassAnswer) {
   const std::string in =
       "#if __CUDA_ARCH__ >= 700\n"

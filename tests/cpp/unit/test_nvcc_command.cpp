@@ -98,10 +98,10 @@ TEST(UnsupportedFeatures, FindsInlinePtxWithItsLine) {
   using lockstep::driver::inline_ptx_uses;
   const std::string text =
       "# 1 \"lane.cu\"\n"
-      "__device__ unsigned lane() {\n"
-      "  unsigned id;\n"
-      "  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(id));\n"
-      "  return id;\n"
+      "__device__ float load(const float* p) {\n"
+      "  float v;\n"
+      "  asm volatile(\"ld.global.nc.f32 %0, [%1];\" : \"=f\"(v) : \"l\"(p));\n"
+      "  return v;\n"
       "}\n";
   EXPECT_EQ(inline_ptx_uses(text),
             "lane.cu:3: inline PTX (asm) is not supported by the emulator: write the operation in CUDA C++ (an intrinsic, "
