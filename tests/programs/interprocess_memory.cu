@@ -160,6 +160,17 @@ int main(int argc, char** argv) {
   EXPECT_ERROR(cudaIpcGetMemHandle(&refused, host_memory), cudaErrorInvalidValue);
   void* own = nullptr;
   EXPECT_ERROR(cudaIpcOpenMemHandle(&own, m.memory, cudaIpcMemLazyEnablePeerAccess), cudaErrorDeviceUninitialized);
+  EXPECT_ERROR(cudaIpcOpenMemHandle(&own, m.memory, 0), cudaErrorInvalidValue);  // the flag is required
+  cudaIpcMemHandle_t zero_handle;
+  std::memset(&zero_handle, 0, sizeof zero_handle);
+  EXPECT_ERROR(cudaIpcOpenMemHandle(&own, zero_handle, cudaIpcMemLazyEnablePeerAccess), cudaErrorInvalidValue);
+  EXPECT_ERROR(cudaIpcCloseMemHandle(shared), cudaErrorInvalidValue);  // not opened from a handle
+  cudaIpcEventHandle_t zero_event;
+  std::memset(&zero_event, 0, sizeof zero_event);
+  cudaEvent_t never;
+  EXPECT_ERROR(cudaIpcOpenEventHandle(&never, zero_event), cudaErrorMapBufferObjectFailed);
+  cudaMemPoolPtrExportData not_pooled;
+  EXPECT_ERROR(cudaMemPoolExportPointer(&not_pooled, shared), cudaErrorInvalidValue);
   cudaEvent_t timed;
   EXPECT_ERROR(cudaEventCreate(&timed), cudaSuccess);
   cudaIpcEventHandle_t refused_event;
@@ -170,6 +181,9 @@ int main(int argc, char** argv) {
   cudaEvent_t event;
   EXPECT_ERROR(cudaEventCreate(&event, cudaEventDisableTiming | cudaEventInterprocess), cudaSuccess);
   EXPECT_ERROR(cudaIpcGetEventHandle(&m.event, event), cudaSuccess);
+  cudaEvent_t own_event;
+  EXPECT_ERROR(cudaIpcOpenEventHandle(&own_event, m.event), cudaErrorDeviceUninitialized);
+  cudaGetLastError();
 
   cudaStream_t stream;
   EXPECT_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
