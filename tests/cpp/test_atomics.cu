@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test_util.h"
@@ -522,5 +523,29 @@ TEST_P(Atomics, CasLoopComputesFloatMax) {
 TEST_P(Atomics, CasLoopAddsDoubles) {
   check_contended<double, cas_double_add_op>(exactly_summable<double>(kThreads), exactly_summable<double>(kThreads));
 }
+
+#if !defined(__CUDACC__) && !defined(__SANITIZE_THREAD__)
+// A block's __shared__ variables lie in the executable's thread-local block of
+// the worker running it, where the emulator's atomics skip the `lock`
+// (lockstep/emu/atomics.h); anything else, another thread's included, takes
+// the atomic path. Check mode (thread sanitizer) always takes it.
+__global__ void shared_is_the_workers_own(int* answers) {
+  __shared__ int counter;
+  if (threadIdx.x == 0) answers[blockIdx.x] = lockstep::emu::in_own_executable_tls(&counter) ? 1 : 0;
+}
+
+TEST(AtomicsOnTheEmulator, SharedMemoryIsTheWorkersOwnAndNothingElseIs) {
+  device_buffer<int> answers(kBlocks);  // poisoned until written
+  lockstep::launch(shared_is_the_workers_own, kBlocks, kThreadsPerBlock)(answers.get());
+  EXPECT_EQ(answers.download(), std::vector<int>(kBlocks, 1));
+  static thread_local int mine = 0;
+  EXPECT_TRUE(lockstep::emu::in_own_executable_tls(&mine));
+  const std::vector<int> heap(4);
+  EXPECT_FALSE(lockstep::emu::in_own_executable_tls(heap.data()));
+  const int* theirs = nullptr;
+  std::thread([&] { theirs = &mine; }).join();  // only compared, never read
+  EXPECT_FALSE(lockstep::emu::in_own_executable_tls(theirs));
+}
+#endif
 
 }  // namespace

@@ -2,13 +2,51 @@
 //
 // Blocks run in parallel on OS threads, so global-memory atomics must be real
 // atomics; std::atomic_ref gives that on plain memory. CUDA's atomics are
-// relaxed, and so are these. Shared-memory atomics take the same path: the
-// block's threads share one OS thread, so those are never contended.
+// relaxed, and so are these. Shared memory is another matter: a block's
+// threads all run on its worker's OS thread, so an atomic on the block's own
+// shared memory is never contended, and a plain read-modify-write does what
+// it must without the `lock` (about 20 cycles, with a stall on the reload:
+// simpleAttributes' loop over a shared counter spent three quarters of its
+// time there). Where a program's __shared__ variables lie (thread_local on
+// the emulator, in the executable's TLS block, just below the thread pointer)
+// is known; shared memory elsewhere (dynamic shared memory, kernels in loaded
+// modules) takes the atomic path, as does check mode, whose race checker must
+// see atomics as atomics.
 #pragma once
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 namespace lockstep::emu {
+
+// The size of the executable's thread-local block (executable_tls.cpp; 0 until known).
+extern std::size_t executable_tls_bytes;
+
+// Whether `address` lies in the calling OS thread's own part of the executable's TLS.
+inline bool in_own_executable_tls(const void* address) {
+#if defined(__x86_64__) && defined(__GLIBC__) && !defined(__SANITIZE_THREAD__)
+  std::uintptr_t thread_pointer;
+  asm("mov %%fs:0, %0" : "=r"(thread_pointer));
+  return thread_pointer - reinterpret_cast<std::uintptr_t>(address) - 1 < executable_tls_bytes;
+#else
+  (void)address;
+  return false;
+#endif
+}
+
+// Integers wrap as the atomics do (a signed overflow would be undefined in plain arithmetic).
+template <class T>
+inline T wrapping_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a + b;
+}
+template <class T>
+inline T wrapping_sub(T a, T b) {
+  return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) - static_cast<std::make_unsigned_t<T>>(b));
+}
 
 template <class T>
 inline std::atomic_ref<T> atomic_at(T* address) {
@@ -17,6 +55,11 @@ inline std::atomic_ref<T> atomic_at(T* address) {
 
 template <class T, class F>
 inline T atomic_update(T* address, F next_from_old) {
+  if (in_own_executable_tls(address)) {
+    const T old = *address;
+    *address = next_from_old(old);
+    return old;
+  }
   auto ref = atomic_at(address);
   T old = ref.load(std::memory_order_relaxed);
   while (!ref.compare_exchange_weak(old, next_from_old(old), std::memory_order_relaxed)) {
@@ -26,29 +69,36 @@ inline T atomic_update(T* address, F next_from_old) {
 
 }  // namespace lockstep::emu
 
-#define LOCKSTEP_ATOMIC_FETCH(fn, member, T) \
-  inline T fn(T* address, T val) { return ::lockstep::emu::atomic_at(address).member(val, std::memory_order_relaxed); }
+#define LOCKSTEP_ATOMIC_FETCH(fn, member, T, next)                                     \
+  inline T fn(T* address, T val) {                                                     \
+    if (::lockstep::emu::in_own_executable_tls(address)) {                             \
+      const T old = *address;                                                          \
+      *address = next;                                                                 \
+      return old;                                                                      \
+    }                                                                                  \
+    return ::lockstep::emu::atomic_at(address).member(val, std::memory_order_relaxed); \
+  }
 
-LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, int)
-LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, unsigned int)
-LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, unsigned long long)
-LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, float)
-LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, double)
-LOCKSTEP_ATOMIC_FETCH(atomicSub, fetch_sub, int)
-LOCKSTEP_ATOMIC_FETCH(atomicSub, fetch_sub, unsigned int)
-LOCKSTEP_ATOMIC_FETCH(atomicExch, exchange, int)
-LOCKSTEP_ATOMIC_FETCH(atomicExch, exchange, unsigned int)
-LOCKSTEP_ATOMIC_FETCH(atomicExch, exchange, unsigned long long)
-LOCKSTEP_ATOMIC_FETCH(atomicExch, exchange, float)
-LOCKSTEP_ATOMIC_FETCH(atomicAnd, fetch_and, int)
-LOCKSTEP_ATOMIC_FETCH(atomicAnd, fetch_and, unsigned int)
-LOCKSTEP_ATOMIC_FETCH(atomicAnd, fetch_and, unsigned long long)
-LOCKSTEP_ATOMIC_FETCH(atomicOr, fetch_or, int)
-LOCKSTEP_ATOMIC_FETCH(atomicOr, fetch_or, unsigned int)
-LOCKSTEP_ATOMIC_FETCH(atomicOr, fetch_or, unsigned long long)
-LOCKSTEP_ATOMIC_FETCH(atomicXor, fetch_xor, int)
-LOCKSTEP_ATOMIC_FETCH(atomicXor, fetch_xor, unsigned int)
-LOCKSTEP_ATOMIC_FETCH(atomicXor, fetch_xor, unsigned long long)
+LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, int, ::lockstep::emu::wrapping_add(old, val))
+LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, unsigned int, ::lockstep::emu::wrapping_add(old, val))
+LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, unsigned long long, ::lockstep::emu::wrapping_add(old, val))
+LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, float, ::lockstep::emu::wrapping_add(old, val))
+LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, double, ::lockstep::emu::wrapping_add(old, val))
+LOCKSTEP_ATOMIC_FETCH(atomicSub, fetch_sub, int, ::lockstep::emu::wrapping_sub(old, val))
+LOCKSTEP_ATOMIC_FETCH(atomicSub, fetch_sub, unsigned int, ::lockstep::emu::wrapping_sub(old, val))
+LOCKSTEP_ATOMIC_FETCH(atomicExch, exchange, int, val)
+LOCKSTEP_ATOMIC_FETCH(atomicExch, exchange, unsigned int, val)
+LOCKSTEP_ATOMIC_FETCH(atomicExch, exchange, unsigned long long, val)
+LOCKSTEP_ATOMIC_FETCH(atomicExch, exchange, float, val)
+LOCKSTEP_ATOMIC_FETCH(atomicAnd, fetch_and, int, old& val)
+LOCKSTEP_ATOMIC_FETCH(atomicAnd, fetch_and, unsigned int, old& val)
+LOCKSTEP_ATOMIC_FETCH(atomicAnd, fetch_and, unsigned long long, old& val)
+LOCKSTEP_ATOMIC_FETCH(atomicOr, fetch_or, int, old | val)
+LOCKSTEP_ATOMIC_FETCH(atomicOr, fetch_or, unsigned int, old | val)
+LOCKSTEP_ATOMIC_FETCH(atomicOr, fetch_or, unsigned long long, old | val)
+LOCKSTEP_ATOMIC_FETCH(atomicXor, fetch_xor, int, old ^ val)
+LOCKSTEP_ATOMIC_FETCH(atomicXor, fetch_xor, unsigned int, old ^ val)
+LOCKSTEP_ATOMIC_FETCH(atomicXor, fetch_xor, unsigned long long, old ^ val)
 #undef LOCKSTEP_ATOMIC_FETCH
 
 #define LOCKSTEP_ATOMIC_UPDATE(fn, T, expr)                                             \
@@ -74,6 +124,11 @@ inline T atomicCAS(T* address, std::type_identity_t<T> compare, std::type_identi
   static_assert(
       std::is_same_v<T, int> || std::is_same_v<T, unsigned int> || std::is_same_v<T, unsigned long long> || std::is_same_v<T, unsigned short>,
       "CUDA defines atomicCAS for int, unsigned int, unsigned long long and unsigned short");
+  if (::lockstep::emu::in_own_executable_tls(address)) {
+    const T old = *address;
+    if (old == compare) *address = val;
+    return old;
+  }
   ::lockstep::emu::atomic_at(address).compare_exchange_strong(compare, val, std::memory_order_relaxed);
   return compare;  // on failure compare_exchange stores the value it saw
 }
