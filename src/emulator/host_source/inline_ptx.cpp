@@ -3,11 +3,13 @@
 // %warpid, %clock64, %globaltimer, %lanemask_lt, ...), becomes an assignment
 // from lockstep/emu/ptx_registers.h:
 //   asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));  ->  (lane) = ::lockstep::emu::ptx::laneid();
+//   asm("mov.u32 %0, %%tid.x;" : "=r"(x));                ->  (x) = ::lockstep::emu::builtin_thread_idx().x;
 // Only the tokens around the output expression change, so the expression's
 // own rewrites (threadIdx in an index, say) still apply. Any other inline PTX
 // is left for the driver to refuse with its line (tools/driver/unsupported_features.cpp).
 #include <regex>
 #include <string>
+#include <utility>
 
 #include "emulator/host_source/transformations.h"
 
@@ -31,17 +33,26 @@ bool literal_text(const token& t, std::string& out) {
   return true;
 }
 
-// The function of ptx_registers.h that reads special register `name` (`laneid`, `tid.x`), or "" if none does.
-std::string register_function(std::string name) {
-  static const char* const known[] = {"laneid",         "warpid",      "nwarpid",     "smid",     "nsmid",    "lanemask_eq", "lanemask_lt",
-                                      "lanemask_le",    "lanemask_gt", "lanemask_ge", "clock",    "clock64",  "globaltimer", "globaltimer_lo",
-                                      "globaltimer_hi", "tid.x",       "tid.y",       "tid.z",    "ntid.x",   "ntid.y",      "ntid.z",
-                                      "ctaid.x",        "ctaid.y",     "ctaid.z",     "nctaid.x", "nctaid.y", "nctaid.z"};
-  for (const char* k : known)
-    if (name == k) {
-      if (const auto dot = name.find('.'); dot != std::string::npos) name[dot] = '_';
-      return name;
-    }
+// The expression that reads special register `name` (`laneid`, `tid.x`), or
+// "" if none does: the built-in variables and clocks where lockstep has them,
+// else a function of lockstep/emu/ptx_registers.h.
+std::string register_expression(const std::string& name) {
+  static const std::pair<const char*, const char*> vectors[] = {{"tid", "::lockstep::emu::builtin_thread_idx()"},
+                                                                {"ntid", "::lockstep::emu::builtin_block_dim()"},
+                                                                {"ctaid", "::lockstep::emu::builtin_block_idx()"},
+                                                                {"nctaid", "::lockstep::emu::builtin_grid_dim()"}};
+  static const std::pair<const char*, const char*> clocks[] = {{"clock64", "::clock64()"}, {"globaltimer", "::__globaltimer()"}};
+  static const char* const in_header[] = {"laneid",      "warpid",      "nwarpid",     "smid",  "nsmid",          "lanemask_eq",   "lanemask_lt",
+                                          "lanemask_le", "lanemask_gt", "lanemask_ge", "clock", "globaltimer_lo", "globaltimer_hi"};
+  if (const auto dot = name.find('.'); dot != std::string::npos) {
+    for (const auto& [vector, read] : vectors)
+      if (name.compare(0, dot, vector) == 0) return std::string(read) + name.substr(dot);
+    return "";
+  }
+  for (const auto& [clock, read] : clocks)
+    if (name == clock) return read;
+  for (const char* k : in_header)
+    if (name == k) return "::lockstep::emu::ptx::" + name + "()";
   return "";
 }
 
@@ -78,10 +89,10 @@ void inline_ptx(const std::vector<token>& code, source_rewriter& edits) {
       only_clobbers = code[j].is(":") || code[j].is("::") || code[j].is(",") || code[j].kind == token_kind::string_literal;
     std::smatch m;
     if (!only_clobbers || !std::regex_match(ptx, m, special_register_move)) continue;
-    const std::string function = register_function(m[2]);
-    if (function.empty()) continue;
+    const std::string read = register_expression(m[2]);
+    if (read.empty()) continue;
     edits.replace(code[i], code[k + 2], "(");
-    edits.replace(code[expression_close], code[close], ") = ::lockstep::emu::ptx::" + function + "()");
+    edits.replace(code[expression_close], code[close], ") = " + read);
     i = close;
   }
 }

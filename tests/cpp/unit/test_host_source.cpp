@@ -209,9 +209,9 @@ TEST(HostSource, InlinePtxSpecialRegisterReads) {
       "  asm(\"ld.global.nc.u32 %0, [%1];\" : \"=r\"(lane) : \"l\"(out));\n"
       "}\n");
   EXPECT_NE(out.find("  (lane) = ::lockstep::emu::ptx::laneid();\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("  (t) = ::lockstep::emu::ptx::globaltimer();\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  (t) = ::__globaltimer();\n"), std::string::npos) << out;
   // The output expression keeps its own rewrite.
-  EXPECT_NE(out.find("(out[::lockstep::emu::builtin_thread_idx().x]) = ::lockstep::emu::ptx::ctaid_y();"), std::string::npos) << out;
+  EXPECT_NE(out.find("(out[::lockstep::emu::builtin_thread_idx().x]) = ::lockstep::emu::builtin_block_idx().y;"), std::string::npos) << out;
   // Other PTX is left for the driver to refuse with its line.
   EXPECT_NE(out.find("asm(\"ld.global.nc.u32 %0, [%1];\""), std::string::npos) << out;
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 7) << out;
