@@ -61,11 +61,6 @@ struct pointer_export {
 static_assert(sizeof(pointer_export) <= sizeof(cudaMemPoolPtrExportData));
 constexpr char pointer_tag[8] = "ls-pool";
 
-std::size_t whole_pages(std::size_t bytes) {
-  return (std::max<std::size_t>(bytes, 1) + lockstep::emu::shared_page_bytes - 1) / lockstep::emu::shared_page_bytes *
-         lockstep::emu::shared_page_bytes;
-}
-
 }  // namespace
 
 struct CUmemPoolHandle_st {
@@ -240,7 +235,7 @@ cudaError_t cudaMallocFromPoolAsync(void** ptr, std::size_t bytes, cudaMemPool_t
   if (!file) return cudaMalloc(ptr, bytes);
   if (lockstep::emu::sticky_error()) return lockstep::emu::broken_context();
   if (bytes > lockstep::emu::device_memory_bytes - lockstep::emu::allocated_bytes()) return record(cudaErrorMemoryAllocation);
-  const std::size_t rounded = whole_pages(bytes);
+  const std::size_t rounded = lockstep::emu::whole_pages(bytes);
   void* mapped = nullptr;
   std::size_t offset = 0;
   {
@@ -322,7 +317,7 @@ cudaError_t cudaMemPoolImportPointer(void** ptr, cudaMemPool_t pool, cudaMemPool
   }
   // The data must name an allocation of this pool's file (a program may try several pools).
   if (std::memcmp(e.tag, pointer_tag, sizeof e.tag) != 0 || e.file != file_identity(file->fd)) return record(cudaErrorInvalidValue);
-  const std::size_t rounded = whole_pages(e.bytes);
+  const std::size_t rounded = lockstep::emu::whole_pages(e.bytes);
   void* mapped = lockstep::emu::map_file(file->fd, e.offset, rounded);
   if (!mapped) return record(cudaErrorInvalidValue);
   lockstep::emu::check::add_mapping(mapped, e.bytes, [file, mapped, rounded] { lockstep::emu::unmap_file(mapped, rounded); });

@@ -12,8 +12,17 @@
 namespace lockstep::emu {
 namespace {
 
-std::uintptr_t page_floor(std::uintptr_t a) { return a / shared_page_bytes * shared_page_bytes; }
-std::uintptr_t page_ceil(std::uintptr_t a) { return (a + shared_page_bytes - 1) / shared_page_bytes * shared_page_bytes; }
+// The whole pages holding [begin, begin + bytes): their first address and their size.
+struct page_span {
+  char* first;
+  std::size_t bytes;
+  page_span(const void* begin, std::size_t size) {
+    const auto a = reinterpret_cast<std::uintptr_t>(begin);
+    const std::uintptr_t floor = a / shared_page_bytes * shared_page_bytes;
+    first = reinterpret_cast<char*>(floor);
+    bytes = whole_pages(a - floor + size);
+  }
+};
 
 // Writes all of [data, data + bytes) to fd from its start.
 bool write_all(int fd, const void* data, std::size_t bytes) {
@@ -39,28 +48,26 @@ int new_memory_file(const char* name, std::size_t bytes) {
 }
 
 int share_pages(void* begin, std::size_t bytes, std::size_t& offset_in_file) {
-  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(begin);
-  const std::uintptr_t first = page_floor(a), span = page_ceil(a + (bytes ? bytes : 1)) - first;
-  auto* pages = reinterpret_cast<void*>(first);
-  const int fd = new_memory_file("lockstep-ipc", span);
+  const page_span pages(begin, bytes);
+  const int fd = new_memory_file("lockstep-ipc", pages.bytes);
   if (fd < 0) return -1;
   // The file takes the pages' contents, then takes their place: MAP_FIXED
   // replaces the private pages at once, so the addresses never go unmapped.
-  if (!write_all(fd, pages, span) || mmap(pages, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+  if (!write_all(fd, pages.first, pages.bytes) ||
+      mmap(pages.first, pages.bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
     close(fd);
     return -1;
   }
-  offset_in_file = a - first;
+  offset_in_file = static_cast<char*>(begin) - pages.first;
   return fd;
 }
 
 void unshare_pages(void* begin, std::size_t bytes, int fd) {
-  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(begin);
-  const std::uintptr_t first = page_floor(a), span = page_ceil(a + (bytes ? bytes : 1)) - first;
-  auto* pages = reinterpret_cast<void*>(first);
+  const page_span pages(begin, bytes);
   // The heap gets its pages back private, as they were, before they are freed.
-  std::vector<char> kept(static_cast<const char*>(pages), static_cast<const char*>(pages) + span);
-  if (mmap(pages, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) std::memcpy(pages, kept.data(), span);
+  std::vector<char> kept(pages.first, pages.first + pages.bytes);
+  if (mmap(pages.first, pages.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)
+    std::memcpy(pages.first, kept.data(), pages.bytes);
   close(fd);
 }
 
@@ -70,13 +77,13 @@ int open_other_process_file(int pid, int fd) {
 }
 
 void* map_file(int fd, std::size_t offset, std::size_t bytes) {
-  void* p = mmap(nullptr, page_ceil(bytes ? bytes : 1), PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
+  void* p = mmap(nullptr, whole_pages(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
   return p == MAP_FAILED ? nullptr : p;
 }
 
 void unmap_file(void* begin, std::size_t bytes) {
-  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(begin);
-  munmap(reinterpret_cast<void*>(page_floor(a)), page_ceil(a + (bytes ? bytes : 1)) - page_floor(a));
+  const page_span pages(begin, bytes);
+  munmap(pages.first, pages.bytes);
 }
 
 }  // namespace lockstep::emu

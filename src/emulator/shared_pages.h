@@ -11,6 +11,8 @@
 namespace lockstep::emu {
 
 inline constexpr std::size_t shared_page_bytes = 4096;
+// `bytes` rounded up to whole pages (a page for 0).
+inline std::size_t whole_pages(std::size_t bytes) { return ((bytes ? bytes : 1) + shared_page_bytes - 1) / shared_page_bytes * shared_page_bytes; }
 
 // A new memory file of `bytes` (a multiple of the page), zero-filled; its descriptor, or -1.
 int new_memory_file(const char* name, std::size_t bytes);

@@ -33,53 +33,55 @@ struct message {
   cudaMemPoolPtrExportData pooled;
 };
 
-// Whether x[i] == 2 * scale * i + 1 for every i (the child's work on fill's values).
-bool changed_by_child(const float* device, int count, float scale) {
+// Whether the device array holds value(i) at every i.
+template <class Value>
+bool holds(const float* device, int count, Value value) {
   std::vector<float> host(count);
   if (cudaMemcpy(host.data(), device, count * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess) return false;
   for (int i = 0; i < count; ++i)
-    if (host[i] != 2.0f * (scale * i) + 1.0f) return false;
+    if (host[i] != value(i)) return false;
   return true;
 }
-
-// Whether x[i] == scale * i for every i (fill's values, as the parent left them).
+// fill's values, as the parent left them.
 bool filled(const float* device, int count, float scale) {
-  std::vector<float> host(count);
-  if (cudaMemcpy(host.data(), device, count * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess) return false;
-  for (int i = 0; i < count; ++i)
-    if (host[i] != scale * i) return false;
-  return true;
+  return holds(device, count, [=](int i) { return scale * i; });
+}
+// The child's work (twice_plus_one) on fill's values.
+bool changed_by_child(const float* device, int count, float scale) {
+  return holds(device, count, [=](int i) { return 2.0f * (scale * i) + 1.0f; });
 }
 
-void send_descriptor(int socket, int fd) {
+// A one-byte message with room for one descriptor, as SCM_RIGHTS passes them.
+struct descriptor_message {
   char byte = 0;
   iovec io{&byte, 1};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr m{};
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  m.msg_control = control;
-  m.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&m);
+  msghdr header{};
+  descriptor_message() {
+    header.msg_iov = &io;
+    header.msg_iovlen = 1;
+    header.msg_control = control;
+    header.msg_controllen = sizeof control;
+  }
+  descriptor_message(const descriptor_message&) = delete;
+  descriptor_message& operator=(const descriptor_message&) = delete;
+};
+
+void send_descriptor(int socket, int fd) {
+  descriptor_message m;
+  cmsghdr* c = CMSG_FIRSTHDR(&m.header);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  EXPECT(sendmsg(socket, &m, 0) == 1);
+  EXPECT(sendmsg(socket, &m.header, 0) == 1);
 }
 
 int receive_descriptor(int socket) {
-  char byte = 0;
-  iovec io{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr m{};
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  m.msg_control = control;
-  m.msg_controllen = sizeof control;
-  if (recvmsg(socket, &m, 0) != 1) return -1;
+  descriptor_message m;
+  if (recvmsg(socket, &m.header, 0) != 1) return -1;
   int fd = -1;
-  std::memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof fd);
+  std::memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m.header)), sizeof fd);
   return fd;
 }
 

@@ -53,13 +53,17 @@ inline std::atomic_ref<T> atomic_at(T* address) {
   return std::atomic_ref<T>(*address);
 }
 
+// The block's own shared memory (in_own_executable_tls): the update as plain code.
+template <class T, class F>
+inline T plain_update(T* address, F next_from_old) {
+  const T old = *address;
+  *address = next_from_old(old);
+  return old;
+}
+
 template <class T, class F>
 inline T atomic_update(T* address, F next_from_old) {
-  if (in_own_executable_tls(address)) {
-    const T old = *address;
-    *address = next_from_old(old);
-    return old;
-  }
+  if (in_own_executable_tls(address)) return plain_update(address, next_from_old);
   auto ref = atomic_at(address);
   T old = ref.load(std::memory_order_relaxed);
   while (!ref.compare_exchange_weak(old, next_from_old(old), std::memory_order_relaxed)) {
@@ -69,14 +73,11 @@ inline T atomic_update(T* address, F next_from_old) {
 
 }  // namespace lockstep::emu
 
-#define LOCKSTEP_ATOMIC_FETCH(fn, member, T, next)                                     \
-  inline T fn(T* address, T val) {                                                     \
-    if (::lockstep::emu::in_own_executable_tls(address)) {                             \
-      const T old = *address;                                                          \
-      *address = next;                                                                 \
-      return old;                                                                      \
-    }                                                                                  \
-    return ::lockstep::emu::atomic_at(address).member(val, std::memory_order_relaxed); \
+#define LOCKSTEP_ATOMIC_FETCH(fn, member, T, next)                                                        \
+  inline T fn(T* address, T val) {                                                                        \
+    if (::lockstep::emu::in_own_executable_tls(address))                                                  \
+      return ::lockstep::emu::plain_update(address, [val]([[maybe_unused]] T old) -> T { return next; }); \
+    return ::lockstep::emu::atomic_at(address).member(val, std::memory_order_relaxed);                    \
   }
 
 LOCKSTEP_ATOMIC_FETCH(atomicAdd, fetch_add, int, ::lockstep::emu::wrapping_add(old, val))
@@ -124,11 +125,8 @@ inline T atomicCAS(T* address, std::type_identity_t<T> compare, std::type_identi
   static_assert(
       std::is_same_v<T, int> || std::is_same_v<T, unsigned int> || std::is_same_v<T, unsigned long long> || std::is_same_v<T, unsigned short>,
       "CUDA defines atomicCAS for int, unsigned int, unsigned long long and unsigned short");
-  if (::lockstep::emu::in_own_executable_tls(address)) {
-    const T old = *address;
-    if (old == compare) *address = val;
-    return old;
-  }
+  if (::lockstep::emu::in_own_executable_tls(address))
+    return ::lockstep::emu::plain_update(address, [&](T old) { return old == compare ? val : old; });
   ::lockstep::emu::atomic_at(address).compare_exchange_strong(compare, val, std::memory_order_relaxed);
   return compare;  // on failure compare_exchange stores the value it saw
 }

@@ -9,6 +9,8 @@
 #include <map>
 #include <mutex>
 
+#include "shared_pages.h"
+
 namespace lockstep::emu::check {
 namespace {
 
@@ -18,8 +20,6 @@ constexpr std::size_t quarantine_limit = 256u << 20;
 // Larger allocations are not race-checked between blocks (24 bytes of
 // records per 4-byte word).
 constexpr std::size_t race_records_limit = 256u << 20;
-
-constexpr std::size_t page_bytes = 4096;
 
 std::size_t rounded(std::size_t bytes) { return bytes == 0 ? 256 : (bytes + 255) / 256 * 256; }
 
@@ -88,9 +88,9 @@ const device_range* memory_snapshot::near_live(std::uintptr_t address) const {
 void* allocate(std::size_t bytes, bool checking) {
   entry e;
   // 256-byte alignment, as cudaMalloc guarantees; whole pages from a page up.
-  const bool paged = bytes >= page_bytes;
-  const std::size_t alignment = paged ? page_bytes : 256;
-  const std::size_t body = paged ? (bytes + page_bytes - 1) / page_bytes * page_bytes : rounded(bytes);
+  const bool paged = bytes >= shared_page_bytes;
+  const std::size_t alignment = paged ? shared_page_bytes : 256;
+  const std::size_t body = paged ? whole_pages(bytes) : rounded(bytes);
   const std::size_t lead = checking ? alignment : 0;  // holds the leading redzone
   const std::size_t total = lead + body + (checking ? redzone_bytes : 0);
   e.block = std::aligned_alloc(alignment, (total + alignment - 1) / alignment * alignment);
