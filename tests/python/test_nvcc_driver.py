@@ -118,6 +118,80 @@ def test_c_files_are_compiled_as_c(tmp_path):
     assert "value=42" in ran.stdout, ran.stdout + ran.stderr
 
 
+def test_a_cxx17_program_keeps_its_own_names_in_host_files(tmp_path):
+    # lockstep builds C++17 programs as C++20, where <math.h> also names
+    # std::lerp; and a host-only file has no built-in variables: under nvcc
+    # both names are the program's (the CUDA samples' helper_math.h, particles).
+    (tmp_path / "blend.cpp").write_text(
+        textwrap.dedent(
+            r"""
+            #include <math.h>
+            #include <cuda_runtime.h>
+            float lerp(float a, float b, float t) { return a + t * (b - a); }
+            unsigned grid_cells() { unsigned gridDim = 4; return gridDim * gridDim; }
+            """
+        )
+    )
+    (tmp_path / "main.cu").write_text(
+        textwrap.dedent(
+            r"""
+            #include <cstdio>
+            float lerp(float a, float b, float t);
+            unsigned grid_cells();
+            __global__ void blocks(unsigned* out) { *out = gridDim.x; }
+            int main() {
+              unsigned* out;
+              cudaMallocManaged(&out, sizeof(unsigned));
+              blocks<<<3, 1>>>(out);
+              cudaDeviceSynchronize();
+              std::printf("lerp=%g cells=%u blocks=%u\n", lerp(1.0f, 3.0f, 0.25f), grid_cells(), *out);
+              return 0;
+            }
+            """
+        )
+    )
+    built = lockstep("nvcc", "-std=c++17", "main.cu", "blend.cpp", "-o", "prog", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True)
+    assert "lerp=1.5 cells=16 blocks=3" in ran.stdout, ran.stdout + ran.stderr
+
+
+def test_opengl_interop_answers_without_a_context(tmp_path):
+    # <cuda_gl_interop.h> builds; with no OpenGL context current (none in
+    # this process) the calls answer as CUDA documents, and bad handles are refused.
+    (tmp_path / "main.cu").write_text(
+        textwrap.dedent(
+            r"""
+            #include <cstdio>
+            #include <cuda_runtime.h>
+            #include <cuda_gl_interop.h>
+            int main() {
+              cudaGraphicsResource_t resource = nullptr;
+              const cudaError_t registered = cudaGraphicsGLRegisterBuffer(&resource, 1, cudaGraphicsRegisterFlagsNone);
+              const cudaError_t mapped = cudaGraphicsMapResources(1, &resource, 0);
+              void* pointer = nullptr;
+              size_t bytes = 0;
+              const cudaError_t got = cudaGraphicsResourceGetMappedPointer(&pointer, &bytes, resource);
+              const cudaError_t image = cudaGraphicsGLRegisterImage(&resource, 1, 0x0DE1, cudaGraphicsRegisterFlagsNone);
+              std::printf("%s %s %s %s %s\n", cudaGetErrorName(registered), cudaGetErrorName(mapped), cudaGetErrorName(got),
+                          cudaGetErrorName(image), cudaGetErrorString(registered));
+              return 0;
+            }
+            """
+        )
+    )
+    built = lockstep("nvcc", "main.cu", "-o", "prog", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True)
+    assert ran.stdout.split(" ", 4) == [
+        "cudaErrorInvalidGraphicsContext",
+        "cudaErrorInvalidResourceHandle",
+        "cudaErrorInvalidResourceHandle",
+        "cudaErrorNotSupported",
+        "invalid OpenGL or DirectX context\n",
+    ], ran.stdout + ran.stderr
+
+
 def test_compiles_objects_then_links_them(project):
     root = project()
     for source in ("kernels.cu", "main.cpp"):

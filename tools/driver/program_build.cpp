@@ -84,6 +84,12 @@ std::string standard_flag(const nvcc_command& command) {
   return "-std=c++20";
 }
 
+// A program of an older standard first sees what keeps its names its own under C++20.
+std::vector<std::string> older_standard_includes(const nvcc_command& command) {
+  if (standard_flag(command) == "-std=" + command.language_standard) return {};
+  return {"-include", "lockstep/emu/cxx17_names.h"};
+}
+
 bool has_flag_starting(const std::vector<std::string>& flags, const std::string& prefix) {
   for (const std::string& f : flags)
     if (starts_with(f, prefix)) return true;
@@ -203,6 +209,8 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
                                   standard_flag(command),
                                   "-DLOCKSTEP_KEEP_KEYWORDS",
                                   "-I" + (where.include_dir / "lockstep" / "cuda_include").string()};
+    const std::vector<std::string> older = older_standard_includes(command);
+    argv.insert(argv.end(), older.begin(), older.end());
     if (written != source.path) argv.push_back("-iquote" + fs::absolute(source.path).parent_path().string());
     argv.insert(argv.end(), command.preprocessor_flags.begin(), command.preprocessor_flags.end());
     argv.insert(argv.end(), {"-isystem", where.include_dir.string()});
@@ -269,6 +277,11 @@ void compile_and_link(const nvcc_command& command, const std::vector<prepared_so
       else
         argv.push_back(standard_flag(command));
       argv.push_back("-I" + (where.include_dir / "lockstep" / "cuda_include").string());
+      if (!c_source) {
+        const std::vector<std::string> older = older_standard_includes(command);
+        argv.insert(argv.end(), older.begin(), older.end());
+        argv.push_back("-DLOCKSTEP_HOST_ONLY_FILE");
+      }
       argv.insert(argv.end(), command.preprocessor_flags.begin(), command.preprocessor_flags.end());
       argv.insert(argv.end(), {"-isystem", where.include_dir.string()});
     }

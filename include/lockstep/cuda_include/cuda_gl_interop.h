@@ -1,3 +1,7 @@
-// <cuda_gl_interop.h>: not emulated; a clear error instead of the installed toolkit's header, which cannot work here.
+// <cuda_gl_interop.h>: OpenGL buffer objects mapped for kernels (lockstep/emu/runtime_graphics.h).
+// CUDA's header brings in OpenGL's, which programs rely on.
 #pragma once
-#error "lockstep: OpenGL interoperability is not emulated"
+#if __has_include(<GL/gl.h>)
+#include <GL/gl.h>
+#endif
+#include "lockstep/cuda.h"

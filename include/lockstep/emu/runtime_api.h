@@ -7,6 +7,7 @@
 //   runtime_streams.h  streams and events (launches are synchronous: work is done when queued)
 //   runtime_ipc.h      memory and events shared with other processes (CUDA IPC, exportable pools)
 //   runtime_memory.h   pitched, pinned, managed, asynchronous and peer memory; symbols
+//   runtime_graphics.h OpenGL buffer objects mapped for kernels (graphics interop)
 //   runtime_graphs.h   graphs are not provided: what programs call, answering cudaErrorNotSupported
 //   runtime_textures.h CUDA arrays, 3D copies, texture and surface objects (kernels' side: textures.h)
 // This file: device memory, copies, synchronisation, errors, versions, the profiler.
@@ -43,6 +44,7 @@ inline cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
 
 #include "lockstep/emu/library_types.h"
 #include "lockstep/emu/runtime_device.h"
+#include "lockstep/emu/runtime_graphics.h"
 #include "lockstep/emu/runtime_graphs.h"
 #include "lockstep/emu/runtime_ipc.h"
 #include "lockstep/emu/runtime_memory.h"

@@ -48,12 +48,19 @@
   X(cudaErrorInvalidKernelImage, 200, "device kernel image is invalid")                                                  \
   X(cudaErrorDeviceUninitialized, 201, "invalid device context")                                                         \
   X(cudaErrorMapBufferObjectFailed, 205, "mapping of buffer object failed")                                              \
+  X(cudaErrorUnmapBufferObjectFailed, 206, "unmapping of buffer object failed")                                          \
+  X(cudaErrorArrayIsMapped, 207, "array is mapped")                                                                      \
+  X(cudaErrorAlreadyMapped, 208, "resource already mapped")                                                              \
   X(cudaErrorNoKernelImageForDevice, 209, "no kernel image is available for execution on the device")                    \
+  X(cudaErrorNotMapped, 211, "resource not mapped")                                                                      \
+  X(cudaErrorNotMappedAsArray, 212, "resource not mapped as array")                                                      \
+  X(cudaErrorNotMappedAsPointer, 213, "resource not mapped as pointer")                                                  \
   X(cudaErrorECCUncorrectable, 214, "uncorrectable ECC error encountered")                                               \
   X(cudaErrorUnsupportedLimit, 215, "limit is not supported on this architecture")                                       \
   X(cudaErrorDeviceAlreadyInUse, 216, "exclusive-thread device already in use by a different thread")                    \
   X(cudaErrorPeerAccessUnsupported, 217, "peer access is not supported between these two devices")                       \
   X(cudaErrorInvalidPtx, 218, "a PTX JIT compilation failed")                                                            \
+  X(cudaErrorInvalidGraphicsContext, 219, "invalid OpenGL or DirectX context")                                           \
   X(cudaErrorUnsupportedPtxVersion, 222, "the provided PTX was compiled with an unsupported toolchain")                  \
   X(cudaErrorInvalidSource, 300, "invalid source")                                                                       \
   X(cudaErrorFileNotFound, 301, "file not found")                                                                        \
