@@ -37,6 +37,17 @@ __global__ void negate_into(float* y, float* copy, int n) {
   }
 }
 
+// Dynamic shared memory declared at file scope (the CUDA samples'
+// FunctionPointers), read through a cast as well as by index.
+extern __shared__ unsigned char file_scope_block[];
+__global__ void rotate_in_block(int* data) {
+  int* staged = (int*)file_scope_block;
+  staged[threadIdx.x] = data[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  const unsigned next = (threadIdx.x + 1) % blockDim.x;
+  data[blockIdx.x * blockDim.x + threadIdx.x] = staged[next] + file_scope_block[0] * 0;
+}
+
 namespace kernels {
 __global__ void reverse_in_block(int* data) {
   extern __shared__ int staged[];
@@ -136,6 +147,11 @@ int main() {
   cudaMemcpy(reversed.data(), d, values.size() * sizeof(int), cudaMemcpyDeviceToHost);
   for (int b = 0; b < blocks; ++b)
     for (int t = 0; t < threads; ++t) EXPECT(reversed[b * threads + t] == values[b * threads + threads - 1 - t]);
+  rotate_in_block<<<blocks, threads, threads * sizeof(int)>>>(d);
+  std::vector<int> rotated(values.size());
+  cudaMemcpy(rotated.data(), d, values.size() * sizeof(int), cudaMemcpyDeviceToHost);
+  for (int b = 0; b < blocks; ++b)
+    for (int t = 0; t < threads; ++t) EXPECT(rotated[b * threads + t] == reversed[b * threads + (t + 1) % threads]);
 
   // Deduced template arguments and default arguments.
   double* dy = nullptr;

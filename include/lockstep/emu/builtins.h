@@ -34,6 +34,18 @@ inline thread_context& in_kernel(const char* what) {
 
 inline unsigned char* dynamic_shared_memory() { return in_kernel("extern __shared__").dynamic_shared; }
 
+// `extern __shared__ T name[];` at file scope: the running block's buffer,
+// read where a kernel uses the name (a pointer to T, as the array decays to).
+template <class T>
+struct dynamic_shared_array {
+  operator T*() const { return reinterpret_cast<T*>(dynamic_shared_memory()); }
+  template <class U>
+  explicit operator U*() const {
+    return reinterpret_cast<U*>(dynamic_shared_memory());
+  }
+  T& operator[](std::ptrdiff_t i) const { return static_cast<T*>(*this)[i]; }
+};
+
 // What threadIdx, blockIdx, blockDim and gridDim read.
 inline const uint3& builtin_thread_idx() { return in_kernel("threadIdx").thread_idx; }
 inline const uint3& builtin_block_idx() { return in_kernel("blockIdx").block_idx; }

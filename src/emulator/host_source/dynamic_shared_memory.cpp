@@ -62,7 +62,20 @@ std::string joined(const std::vector<token>& code, std::size_t first, std::size_
 }  // namespace
 
 void dynamic_shared_memory(const std::vector<token>& code, source_rewriter& edits) {
+  // Braces opened by functions and classes, not by namespaces or `extern "C"`:
+  // none open means the declaration stands at file scope.
+  std::vector<bool> braces;  // true: a namespace's or a linkage block's
+  int scopes = 0;
   for (std::size_t i = 0; i + 1 < code.size(); ++i) {
+    if (code[i].is("{")) {
+      const bool block =
+          (i >= 1 && (code[i - 1].is("namespace") || code[i - 1].kind == token_kind::string_literal)) || (i >= 2 && code[i - 2].is("namespace"));
+      braces.push_back(block);
+      scopes += block ? 0 : 1;
+    } else if (code[i].is("}") && !braces.empty()) {
+      scopes -= braces.back() ? 0 : 1;
+      braces.pop_back();
+    }
     if (!code[i].is("extern")) continue;
     std::size_t semicolon = i + 1;
     while (semicolon + 1 < code.size() && !code[semicolon].is(";") && !code[semicolon].is("{") && !code[semicolon].is("}")) ++semicolon;
@@ -82,9 +95,15 @@ void dynamic_shared_memory(const std::vector<token>& code, source_rewriter& edit
     if ((shared > i + 1 && !is_plain_type(code, i + 1, shared)) || (name > shared + 1 && !is_plain_type(code, shared + 1, name))) continue;
     const std::string cast_type = type_text(true);
     if (cast_type.empty()) continue;
-    edits.replace(code[i], code[semicolon],
-                  type_text(false) + "* const " + std::string(code[name].text) + " = reinterpret_cast<" + cast_type +
-                      "*>(::lockstep::emu::dynamic_shared_memory());");
+    // At file scope there is no launch yet to point to: the name reads the
+    // running block's buffer wherever a kernel uses it.
+    if (scopes == 0)
+      edits.replace(code[i], code[semicolon],
+                    "static const ::lockstep::emu::dynamic_shared_array<" + cast_type + "> " + std::string(code[name].text) + "{};");
+    else
+      edits.replace(code[i], code[semicolon],
+                    type_text(false) + "* const " + std::string(code[name].text) + " = reinterpret_cast<" + cast_type +
+                        "*>(::lockstep::emu::dynamic_shared_memory());");
     i = semicolon;
   }
 }

@@ -25,8 +25,22 @@ TEST(HostSource, RewritesSharedAfterTheType) {
 }
 
 TEST(HostSource, DropsAlignmentFromTheCastOnly) {
-  const std::string out = host_source("extern __shared__ __align__(16) unsigned char raw[ ];");
+  const std::string out = host_source("void k() { extern __shared__ __align__(16) unsigned char raw[ ]; }");
   EXPECT_NE(out.find("__align__(16) unsigned char* const raw = reinterpret_cast<unsigned char" + pointer_to_dynamic), std::string::npos) << out;
+}
+
+// At file scope (or in a namespace) no launch is running when the program
+// starts: the name reads the running block's buffer where a kernel uses it.
+TEST(HostSource, ExternSharedAtFileScopeReadsTheRunningBlocksBuffer) {
+  const std::string out = host_source(
+      "extern __shared__ unsigned char block[];\n"
+      "namespace n { extern __shared__ __align__(8) float in_namespace[]; }\n"
+      "extern \"C\" { extern __shared__ int in_linkage[]; }\n"
+      "__global__ void k() { extern __shared__ double local[]; }\n");
+  EXPECT_NE(out.find("static const ::lockstep::emu::dynamic_shared_array<unsigned char> block{};"), std::string::npos) << out;
+  EXPECT_NE(out.find("static const ::lockstep::emu::dynamic_shared_array<float> in_namespace{};"), std::string::npos) << out;
+  EXPECT_NE(out.find("static const ::lockstep::emu::dynamic_shared_array<int> in_linkage{};"), std::string::npos) << out;
+  EXPECT_NE(out.find("double* const local = reinterpret_cast<double" + pointer_to_dynamic), std::string::npos) << out;
 }
 
 TEST(HostSource, KeepsLineNumbers) {
@@ -48,8 +62,10 @@ TEST(HostSource, LeavesCommentsStringsAndOtherExternsAlone) {
 }
 
 TEST(HostSource, ReadsDeclarationsAsTokens) {
-  const std::string out = host_source("extern /* dynamic */ __shared__\n  pair<int, float> cells [ ] ;\nint after;\n");
-  EXPECT_EQ(out, "pair<int, float>* const cells = reinterpret_cast<pair<int, float>*>(::lockstep::emu::dynamic_shared_memory());\n\nint after;\n");
+  const std::string out = host_source("void k() { extern /* dynamic */ __shared__\n  pair<int, float> cells [ ] ;\nint after; }\n");
+  EXPECT_EQ(
+      out,
+      "void k() { pair<int, float>* const cells = reinterpret_cast<pair<int, float>*>(::lockstep::emu::dynamic_shared_memory());\n\nint after; }\n");
 }
 
 TEST(HostSource, LeavesWhatIsNotOneUnsizedArrayAlone) {
