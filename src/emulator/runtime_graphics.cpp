@@ -38,9 +38,14 @@ struct opengl {
   void* (*egl_current_context)() = nullptr;
 
   // Whether the process has OpenGL and the calling thread a current context.
-  bool usable() const {
-    if (!bind_buffer || !get_buffer_parameter || !map_buffer_range || !unmap_buffer || !get_integer) return false;
-    return (glx_current_context && glx_current_context()) || (egl_current_context && egl_current_context());
+  bool usable() const { return why_not() == cudaSuccess; }
+  // What the calls answer where they cannot reach OpenGL: as on a GPU
+  // (H200, driver 580), cudaErrorOperatingSystem where the process has no
+  // OpenGL library; cudaErrorInvalidGraphicsContext where no context is current.
+  cudaError_t why_not() const {
+    if (!bind_buffer || !get_buffer_parameter || !map_buffer_range || !unmap_buffer || !get_integer) return cudaErrorOperatingSystem;
+    const bool current = (glx_current_context && glx_current_context()) || (egl_current_context && egl_current_context());
+    return current ? cudaSuccess : cudaErrorInvalidGraphicsContext;
   }
 };
 
@@ -89,7 +94,7 @@ auto with_buffer_bound(unsigned buffer, F&& f) {
 
 cudaError_t map(cudaGraphicsResource& r) {
   if (r.mapped) return cudaErrorAlreadyMapped;
-  if (!gl().usable()) return cudaErrorInvalidGraphicsContext;
+  if (!gl().usable()) return gl().why_not();
   const bool ok = with_buffer_bound(r.buffer, [&] {
     int bytes = 0;
     gl().get_buffer_parameter(gl_copy_read_buffer, gl_buffer_size, &bytes);
@@ -108,7 +113,7 @@ cudaError_t map(cudaGraphicsResource& r) {
 
 cudaError_t unmap(cudaGraphicsResource& r) {
   if (!r.mapped) return cudaErrorNotMapped;
-  if (!gl().usable()) return cudaErrorInvalidGraphicsContext;
+  if (!gl().usable()) return gl().why_not();
   r.mapped = false;
   r.pointer = nullptr;
   return with_buffer_bound(r.buffer, [&] { return gl().unmap_buffer(gl_copy_read_buffer) != 0; }) ? cudaSuccess : cudaErrorUnmapBufferObjectFailed;
@@ -131,7 +136,7 @@ using namespace lockstep::emu;
 
 cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource_t* resource, unsigned int buffer, unsigned int flags) {
   if (!resource || buffer == 0 || flags > cudaGraphicsRegisterFlagsWriteDiscard) return record(cudaErrorInvalidValue);
-  if (!gl().usable()) return record(cudaErrorInvalidGraphicsContext);
+  if (!gl().usable()) return record(gl().why_not());
   auto r = std::make_unique<cudaGraphicsResource>();
   r->buffer = buffer;
   r->map_flags = flags;  // the register flags' read-only and write-discard are the map flags' too
@@ -143,6 +148,7 @@ cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource_t* resource, unsig
 
 cudaError_t cudaGraphicsGLRegisterImage(cudaGraphicsResource_t* resource, unsigned int, unsigned int, unsigned int) {
   if (resource) *resource = nullptr;
+  if (gl().why_not() == cudaErrorOperatingSystem) return record(cudaErrorOperatingSystem);
   return record(cudaErrorNotSupported);  // textures and renderbuffers: not mapped on the emulator
 }
 
@@ -187,7 +193,7 @@ cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
 
 cudaError_t cudaGLGetDevices(unsigned int* device_count, int* devices, unsigned int max_devices, cudaGLDeviceList) {
   if (!device_count) return record(cudaErrorInvalidValue);
-  if (!gl().usable()) return record(cudaErrorInvalidGraphicsContext);
+  if (!gl().usable()) return record(gl().why_not());
   *device_count = 1;  // the emulator's one device draws for any context
   if (devices && max_devices > 0) devices[0] = 0;
   return cudaSuccess;

@@ -157,8 +157,9 @@ def test_a_cxx17_program_keeps_its_own_names_in_host_files(tmp_path):
 
 
 def test_opengl_interop_answers_without_a_context(tmp_path):
-    # <cuda_gl_interop.h> builds; with no OpenGL context current (none in
-    # this process) the calls answer as CUDA documents, and bad handles are refused.
+    # <cuda_gl_interop.h> builds; in a process without OpenGL the calls
+    # answer as a GPU's do (H200, driver 580.159.04, the same program built
+    # by nvcc: bench/RESULTS.md), and bad handles are refused.
     (tmp_path / "main.cu").write_text(
         textwrap.dedent(
             r"""
@@ -184,11 +185,11 @@ def test_opengl_interop_answers_without_a_context(tmp_path):
     assert built.returncode == 0, built.stderr
     ran = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True)
     assert ran.stdout.split(" ", 4) == [
-        "cudaErrorInvalidGraphicsContext",
+        "cudaErrorOperatingSystem",
         "cudaErrorInvalidResourceHandle",
         "cudaErrorInvalidResourceHandle",
-        "cudaErrorNotSupported",
-        "invalid OpenGL or DirectX context\n",
+        "cudaErrorOperatingSystem",
+        "OS call failed or operation not supported on this OS\n",
     ], ran.stdout + ran.stderr
 
 

@@ -3,7 +3,8 @@
 // into the process through the program's own OpenGL (glMapBufferRange, found
 // in the process at run time) and hands kernels that pointer; unmapping gives
 // it back to OpenGL. This needs the calling thread's OpenGL context current,
-// as on a GPU; without one the calls answer cudaErrorInvalidGraphicsContext.
+// as on a GPU; without one the calls answer cudaErrorInvalidGraphicsContext,
+// and in a process without OpenGL cudaErrorOperatingSystem, as a GPU's do.
 // Textures and renderbuffers (cudaGraphicsGLRegisterImage) are not mapped:
 // cudaErrorNotSupported.
 #pragma once
