@@ -6,9 +6,11 @@
 #include <elf.h>
 #include <link.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -169,6 +171,42 @@ CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* 
   return CUDA_SUCCESS;
 }
 
+namespace {
+// A `static __device__` (or __constant__) variable of a module: a local symbol,
+// which dlsym does not see but a GPU module names too (the CUDA samples'
+// binomialOptions_nvrtc). Found in the symbol table of the module's file.
+bool local_variable(const CUmod_st& module, const char* name, CUdeviceptr* ptr, std::size_t* bytes) {
+  struct stat st {};
+  if (fstat(module.fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(Elf64_Ehdr))) return false;
+  std::vector<unsigned char> file(static_cast<std::size_t>(st.st_size));
+  if (pread(module.fd, file.data(), file.size(), 0) != static_cast<ssize_t>(file.size())) return false;
+  const auto* ehdr = reinterpret_cast<const Elf64_Ehdr*>(file.data());
+  if (ehdr->e_shoff + std::uint64_t(ehdr->e_shnum) * sizeof(Elf64_Shdr) > file.size()) return false;
+  const auto* sections = reinterpret_cast<const Elf64_Shdr*>(file.data() + ehdr->e_shoff);
+  link_map* map = nullptr;
+  if (dlinfo(module.handle, RTLD_DI_LINKMAP, &map) != 0 || !map) return false;
+  // C++ names a variable of internal linkage _ZL<length><name>.
+  const std::string internal = "_ZL" + std::to_string(std::strlen(name)) + name;
+  for (int i = 0; i < ehdr->e_shnum; ++i) {
+    const Elf64_Shdr& table = sections[i];
+    if (table.sh_type != SHT_SYMTAB || table.sh_link >= ehdr->e_shnum) continue;
+    const Elf64_Shdr& strings = sections[table.sh_link];
+    if (table.sh_offset + table.sh_size > file.size() || strings.sh_offset + strings.sh_size > file.size()) return false;
+    const auto* symbols = reinterpret_cast<const Elf64_Sym*>(file.data() + table.sh_offset);
+    for (std::size_t k = 0; k < table.sh_size / sizeof(Elf64_Sym); ++k) {
+      const Elf64_Sym& sym = symbols[k];
+      if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx == SHN_UNDEF || sym.st_name >= strings.sh_size) continue;
+      const char* symbol = reinterpret_cast<const char*>(file.data() + strings.sh_offset + sym.st_name);
+      if (std::strcmp(symbol, name) != 0 && internal != symbol) continue;
+      if (ptr) *ptr = static_cast<CUdeviceptr>(map->l_addr + sym.st_value);
+      if (bytes) *bytes = sym.st_size;
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
 CUresult cuModuleGetGlobal(CUdeviceptr* ptr, std::size_t* bytes, CUmodule module, const char* name) {
   if (!name) return CUDA_ERROR_INVALID_VALUE;
   if (!module) return CUDA_ERROR_INVALID_HANDLE;
@@ -176,6 +214,7 @@ CUresult cuModuleGetGlobal(CUdeviceptr* ptr, std::size_t* bytes, CUmodule module
   Dl_info info{};
   ElfW(Sym)* entry = nullptr;
   if (!symbol || !dladdr1(symbol, &info, reinterpret_cast<void**>(&entry), RTLD_DL_SYMENT) || !entry || ELF64_ST_TYPE(entry->st_info) != STT_OBJECT) {
+    if (local_variable(*module, name, ptr, bytes)) return CUDA_SUCCESS;
     say("cuModuleGetGlobal", std::string("no __device__ or __constant__ variable named '") + name + "' in the module");
     return CUDA_ERROR_NOT_FOUND;
   }

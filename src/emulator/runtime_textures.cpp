@@ -123,7 +123,7 @@ cudaError_t to_array(const char* call, cudaArray_t dst, std::size_t w_offset, st
                      std::size_t width, std::size_t height, cudaMemcpyKind kind, const void* caller) {
   if (!valid_kind(kind)) return record(cudaErrorInvalidMemcpyDirection);
   if (!dst || !known_array(dst)) return record(cudaErrorInvalidValue);
-  if (width > src_pitch) return record(cudaErrorInvalidPitchValue);
+  if (width > src_pitch && height > 1) return record(cudaErrorInvalidPitchValue);  // one row needs no pitch (volumeRender passes 0)
   if (w_offset + width > dst->row_bytes() || h_offset + height > dst->height) return record(cudaErrorInvalidValue);
   if (width == 0 || height == 0) return sticky_error() ? broken_context() : cudaSuccess;
   if (sticky_error()) return broken_context();
@@ -136,7 +136,7 @@ cudaError_t from_array(const char* call, void* dst, std::size_t dst_pitch, cudaA
                        std::size_t width, std::size_t height, cudaMemcpyKind kind, const void* caller) {
   if (!valid_kind(kind)) return record(cudaErrorInvalidMemcpyDirection);
   if (!src || !known_array(src)) return record(cudaErrorInvalidValue);
-  if (width > dst_pitch) return record(cudaErrorInvalidPitchValue);
+  if (width > dst_pitch && height > 1) return record(cudaErrorInvalidPitchValue);
   if (w_offset + width > src->row_bytes() || h_offset + height > src->height) return record(cudaErrorInvalidValue);
   if (width == 0 || height == 0) return sticky_error() ? broken_context() : cudaSuccess;
   if (sticky_error()) return broken_context();

@@ -30,6 +30,8 @@ void expect(bool ok, const std::string& what) {
 
 const char* const kernels = R"(
 __device__ int launches;
+static __constant__ int table[3] = {4, 5, 6};  // internal linkage: still found by name
+extern "C" __global__ void read_table(int* out) { out[threadIdx.x] = table[threadIdx.x]; }
 
 extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -135,6 +137,14 @@ int main() {
   expect(counter_bytes == sizeof(int) && launches == 2,
          "cuModuleGetGlobal: " + std::to_string(counter_bytes) + " bytes, " + std::to_string(launches) + " launches counted");
 
+  // A static __constant__ array, which a module names too (binomialOptions_nvrtc's d_OptionData).
+  CUdeviceptr table = 0;
+  std::size_t table_bytes = 0;
+  CU_OK(cuModuleGetGlobal(&table, &table_bytes, module, "table"));
+  int table_values[3] = {};
+  if (table) CU_OK(cuMemcpyDtoH(table_values, table, sizeof table_values));
+  expect(table_bytes == sizeof table_values && table_values[0] == 4 && table_values[2] == 6, "cuModuleGetGlobal finds a static __constant__ array");
+
   // A template's instance, by the lowered name of its name expression.
   CUfunction scaled = nullptr;
   CU_OK(cuModuleGetFunction(&scaled, module, lowered.at(0).c_str()));
@@ -217,6 +227,28 @@ int main() {
   NVRTC_OK(nvrtcGetProgramLog(broken, log.data()));
   expect(log.find("undeclared_name") != std::string::npos, "the log names the error: " + log);
   NVRTC_OK(nvrtcDestroyProgram(&broken));
+
+  // A quoted #include is found beside the file the program's name names,
+  // relative to the working directory, and not in the working directory
+  // when the name points elsewhere (the CUDA samples' *_nvrtc programs).
+  {
+    const std::string folder = "nvrtc_include_" + std::to_string(std::random_device{}());
+    std::system(("mkdir -p " + folder).c_str());
+    if (FILE* h = std::fopen((folder + "/beside.h").c_str(), "w")) {
+      std::fputs("#define BESIDE_VALUE 7\n", h);
+      std::fclose(h);
+    }
+    const char* includer = "#include \"beside.h\"\nextern \"C\" __global__ void k(int* p) { *p = BESIDE_VALUE; }\n";
+    const char* options[] = {"--gpu-architecture=sm_90"};
+    nvrtcProgram beside = nullptr, elsewhere = nullptr;
+    NVRTC_OK(nvrtcCreateProgram(&beside, includer, (folder + "/x.cu").c_str(), 0, nullptr, nullptr));
+    expect(nvrtcCompileProgram(beside, 1, options) == NVRTC_SUCCESS, "a header beside the named file is found");
+    NVRTC_OK(nvrtcCreateProgram(&elsewhere, includer, "x.cu", 0, nullptr, nullptr));
+    expect(nvrtcCompileProgram(elsewhere, 1, options) == NVRTC_ERROR_COMPILATION, "a header in another folder is not found");
+    NVRTC_OK(nvrtcDestroyProgram(&beside));
+    NVRTC_OK(nvrtcDestroyProgram(&elsewhere));
+    std::system(("rm -rf " + folder).c_str());
+  }
 
   const char* name = nullptr;
   CU_OK(cuGetErrorName(CUDA_ERROR_NOT_FOUND, &name));

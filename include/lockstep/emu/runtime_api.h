@@ -37,9 +37,10 @@ cudaError_t cudaRuntimeGetVersion(int* version);
 cudaError_t cudaProfilerStart();
 cudaError_t cudaProfilerStop();
 
+// As CUDA's: through void*, so that a pointer to const data (`const float* p; cudaMalloc(&p, n)`) works too.
 template <class T>
 inline cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
-  return cudaMalloc(reinterpret_cast<void**>(ptr), bytes);
+  return cudaMalloc((void**)(void*)ptr, bytes);
 }
 
 #include "lockstep/emu/library_types.h"

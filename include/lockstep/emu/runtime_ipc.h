@@ -40,5 +40,5 @@ cudaError_t cudaMemPoolImportPointer(void** ptr, cudaMemPool_t pool, cudaMemPool
 
 template <class T>
 inline cudaError_t cudaIpcOpenMemHandle(T** ptr, cudaIpcMemHandle_t handle, unsigned int flags) {
-  return cudaIpcOpenMemHandle(reinterpret_cast<void**>(ptr), handle, flags);
+  return cudaIpcOpenMemHandle((void**)(void*)ptr, handle, flags);
 }

@@ -99,24 +99,24 @@ cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int 
 
 template <class T>
 inline cudaError_t cudaMallocPitch(T** ptr, std::size_t* pitch, std::size_t width, std::size_t height) {
-  return cudaMallocPitch(reinterpret_cast<void**>(ptr), pitch, width, height);
+  return cudaMallocPitch((void**)(void*)ptr, pitch, width, height);
 }
 template <class T>
 inline cudaError_t cudaMallocAsync(T** ptr, std::size_t bytes, cudaStream_t stream) {
-  return cudaMallocAsync(reinterpret_cast<void**>(ptr), bytes, stream);
+  return cudaMallocAsync((void**)(void*)ptr, bytes, stream);
 }
 inline cudaError_t cudaMallocHost(void** ptr, std::size_t bytes, unsigned int flags) { return cudaHostAlloc(ptr, bytes, flags); }
 template <class T>
 inline cudaError_t cudaMallocHost(T** ptr, std::size_t bytes, unsigned int flags = 0) {
-  return cudaHostAlloc(reinterpret_cast<void**>(ptr), bytes, flags);
+  return cudaHostAlloc((void**)(void*)ptr, bytes, flags);
 }
 template <class T>
 inline cudaError_t cudaHostAlloc(T** ptr, std::size_t bytes, unsigned int flags) {
-  return cudaHostAlloc(reinterpret_cast<void**>(ptr), bytes, flags);
+  return cudaHostAlloc((void**)(void*)ptr, bytes, flags);
 }
 template <class T>
 inline cudaError_t cudaMallocManaged(T** ptr, std::size_t bytes, unsigned int flags = cudaMemAttachGlobal) {
-  return cudaMallocManaged(reinterpret_cast<void**>(ptr), bytes, flags);
+  return cudaMallocManaged((void**)(void*)ptr, bytes, flags);
 }
 template <class T>
 inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, T* ptr, std::size_t bytes = 0, unsigned int flags = cudaMemAttachSingle) {

@@ -60,11 +60,11 @@ cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t pool, 
 cudaError_t cudaMallocFromPoolAsync(void** ptr, std::size_t bytes, cudaMemPool_t pool, cudaStream_t stream);
 template <class T>
 inline cudaError_t cudaMallocFromPoolAsync(T** ptr, std::size_t bytes, cudaMemPool_t pool, cudaStream_t stream) {
-  return cudaMallocFromPoolAsync(reinterpret_cast<void**>(ptr), bytes, pool, stream);
+  return cudaMallocFromPoolAsync((void**)(void*)ptr, bytes, pool, stream);
 }
 template <class T>
 inline cudaError_t cudaMallocAsync(T** ptr, std::size_t bytes, cudaMemPool_t pool, cudaStream_t stream) {
-  return cudaMallocFromPoolAsync(reinterpret_cast<void**>(ptr), bytes, pool, stream);
+  return cudaMallocFromPoolAsync((void**)(void*)ptr, bytes, pool, stream);
 }
 
 enum cudaAccessProperty { cudaAccessPropertyNormal = 0, cudaAccessPropertyStreaming = 1, cudaAccessPropertyPersisting = 2 };

@@ -3,6 +3,8 @@
 // the emulator, and an extern array has no storage), so it becomes a pointer
 // to the buffer the launch allocated.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "emulator/host_source/transformations.h"
 
@@ -80,10 +82,26 @@ void dynamic_shared_memory(const std::vector<token>& code, source_rewriter& edit
     std::size_t semicolon = i + 1;
     while (semicolon + 1 < code.size() && !code[semicolon].is(";") && !code[semicolon].is("{") && !code[semicolon].is("}")) ++semicolon;
     if (!code[semicolon].is(";")) continue;
-    // `T name [ ] ;` with `__shared__` anywhere among T's specifiers (`extern __shared__ float s[]`, `extern float __shared__ s[]`).
-    if (semicolon < i + 5 || !code[semicolon - 1].is("]") || !code[semicolon - 2].is("[") || code[semicolon - 3].kind != token_kind::identifier)
-      continue;
-    const std::size_t name = semicolon - 3;
+    // `T name [ ] ;` with `__shared__` anywhere among T's specifiers (`extern __shared__ float s[]`, `extern float __shared__ s[]`),
+    // or with further sized dimensions, `T name [ ] [ N ] ;` (the CUDA samples' tensor-core GEMMs).
+    // The bracket groups before the `;`, last first.
+    std::vector<std::pair<std::size_t, std::size_t>> groups;
+    std::size_t at = semicolon;
+    while (at > i + 1 && code[at - 1].is("]")) {
+      std::size_t open = at - 1;
+      int depth = 0;
+      for (;; --open) {
+        depth += code[open].is("]") ? 1 : code[open].is("[") ? -1 : 0;
+        if (depth == 0 || open == i) break;
+      }
+      if (depth != 0 || !code[open].is("[")) break;
+      groups.emplace_back(open, at - 1);
+      at = open;
+    }
+    if (groups.empty() || groups.back().first + 1 != groups.back().second || at < i + 3 || code[at - 1].kind != token_kind::identifier) continue;
+    const std::size_t unsized = at;
+    const std::size_t name = unsized - 1;
+    const std::string dimensions = joined(code, unsized + 2, semicolon, false);  // `[N]...` after the unsized one
     std::size_t shared = i + 1;
     while (shared < name && !code[shared].is("__shared__")) ++shared;
     if (shared == name) continue;
@@ -95,6 +113,15 @@ void dynamic_shared_memory(const std::vector<token>& code, source_rewriter& edit
     if ((shared > i + 1 && !is_plain_type(code, i + 1, shared)) || (name > shared + 1 && !is_plain_type(code, shared + 1, name))) continue;
     const std::string cast_type = type_text(true);
     if (cast_type.empty()) continue;
+    if (!dimensions.empty()) {
+      // A pointer to rows of the sized dimensions.
+      if (scopes == 0) continue;  // at file scope: left as written
+      edits.replace(code[i], code[semicolon],
+                    type_text(false) + " (* const " + std::string(code[name].text) + ")" + dimensions + " = reinterpret_cast<" + cast_type + " (*)" +
+                        dimensions + ">(::lockstep::emu::dynamic_shared_memory());");
+      i = semicolon;
+      continue;
+    }
     // At file scope there is no launch yet to point to: the name reads the
     // running block's buffer wherever a kernel uses it.
     if (scopes == 0)

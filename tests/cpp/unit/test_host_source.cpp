@@ -43,6 +43,15 @@ TEST(HostSource, ExternSharedAtFileScopeReadsTheRunningBlocksBuffer) {
   EXPECT_NE(out.find("double* const local = reinterpret_cast<double" + pointer_to_dynamic), std::string::npos) << out;
 }
 
+// `extern __shared__ T name[][N];` in a kernel (the CUDA samples' tensor-core
+// GEMMs): a pointer to rows of N.
+TEST(HostSource, ExternSharedRowsBecomeAPointerToRows) {
+  const std::string out = host_source("__global__ void k() { extern __shared__ int4 rows[][8 * 4 + 2]; rows[1][2] = int4(); }");
+  EXPECT_NE(out.find("int4 (* const rows)[8 * 4 + 2] = reinterpret_cast<int4 (*)[8 * 4 + 2]>(::lockstep::emu::dynamic_shared_memory());"),
+            std::string::npos)
+      << out;
+}
+
 TEST(HostSource, KeepsLineNumbers) {
   const std::string in = "a\nextern\n  __shared__\n  int s[];\nb\n";
   const std::string out = host_source(in);
