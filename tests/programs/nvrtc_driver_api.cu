@@ -30,7 +30,7 @@ void expect(bool ok, const std::string& what) {
 
 const char* const kernels = R"(
 __device__ int launches;
-static __constant__ int table[3] = {4, 5, 6};  // internal linkage: still found by name
+static __constant__ int table[3];  // internal linkage, written only by the host: still found by name, and read as written
 extern "C" __global__ void read_table(int* out) { out[threadIdx.x] = table[threadIdx.x]; }
 
 extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
@@ -141,9 +141,22 @@ int main() {
   CUdeviceptr table = 0;
   std::size_t table_bytes = 0;
   CU_OK(cuModuleGetGlobal(&table, &table_bytes, module, "table"));
-  int table_values[3] = {};
-  if (table) CU_OK(cuMemcpyDtoH(table_values, table, sizeof table_values));
-  expect(table_bytes == sizeof table_values && table_values[0] == 4 && table_values[2] == 6, "cuModuleGetGlobal finds a static __constant__ array");
+  expect(table_bytes == 3 * sizeof(int), "cuModuleGetGlobal finds a static __constant__ array: " + std::to_string(table_bytes) + " bytes");
+  if (table) {
+    const int written[3] = {4, 5, 6};
+    CU_OK(cuMemcpyHtoD(table, written, sizeof written));
+    CUfunction read_table = nullptr;
+    CU_OK(cuModuleGetFunction(&read_table, module, "read_table"));
+    CUdeviceptr read = 0;
+    CU_OK(cuMemAlloc(&read, sizeof written));
+    void* table_args[] = {&read};
+    CU_OK(cuLaunchKernel(read_table, 1, 1, 1, 3, 1, 1, 0, nullptr, table_args, nullptr));
+    CU_OK(cuCtxSynchronize());
+    int seen[3] = {};
+    CU_OK(cuMemcpyDtoH(seen, read, sizeof seen));
+    expect(seen[0] == 4 && seen[1] == 5 && seen[2] == 6, "a kernel reads what the host wrote into a static __constant__ array");
+    CU_OK(cuMemFree(read));
+  }
 
   // A template's instance, by the lowered name of its name expression.
   CUfunction scaled = nullptr;

@@ -15,7 +15,16 @@
 #endif
 #define __device__
 #define __host__
-#define __constant__
+// `used`: a `static __constant__` array that only the host writes (through
+// cuModuleGetGlobal or cudaMemcpyToSymbol) is never written in its file, so
+// the host compiler would fold its reads to zeros and drop it. The driver's
+// preprocessing keeps the keyword, for the host-source rewrite to leave off
+// `extern` declarations, where `used` draws a warning.
+#if defined(LOCKSTEP_KEEP_KEYWORDS)
+#define __constant__ __constant__
+#else
+#define __constant__ __attribute__((used))
+#endif
 #define __managed__
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))

@@ -76,6 +76,8 @@ void keywords(const std::vector<token>& code, source_rewriter& edits) {
     // An extern __shared__ array's `__shared__`, wherever it stands, goes with the declaration dynamic_shared_memory.cpp rewrites.
     if (code[i].is("__shared__") && !in_extern_declaration(code, i)) {
       edits.replace(code[i], code[i], "thread_local");
+    } else if (code[i].is("__constant__")) {
+      edits.replace(code[i], code[i], in_extern_declaration(code, i) ? "" : "__attribute__((used))");
     } else if (code[i].is("__global__")) {
       edits.replace(code[i], code[i], "__attribute__((used))");
       std::size_t name = 0, open = 0;

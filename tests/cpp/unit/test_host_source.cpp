@@ -154,6 +154,15 @@ TEST(HostSource, ExternSharedAfterTheTypeInPreprocessedSource) {
   EXPECT_NE(out.find("double* const sdata = reinterpret_cast<double" + pointer_to_dynamic), std::string::npos) << out;
 }
 
+// A __constant__ definition is `used`: one only the host writes (through
+// cuModuleGetGlobal) must not be folded to zeros; an extern declaration is left plain.
+TEST(HostSource, ConstantDefinitionsAreKept) {
+  using lockstep::emu::source_form;
+  const std::string out = host_source("static __constant__ float c[4];\nextern __constant__ float d[4];\n", source_form::preprocessed);
+  EXPECT_NE(out.find("static __attribute__((used)) float c[4];"), std::string::npos) << out;
+  EXPECT_NE(out.find("extern  float d[4];"), std::string::npos) << out;
+}
+
 // Preprocessed input: keywords the driver kept are mapped here.
 TEST(HostSource, MapsKeptKeywordsInPreprocessedSource) {
   using lockstep::emu::source_form;
