@@ -435,17 +435,11 @@ std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value,
   }
   const std::uint32_t mask_as_passed = mask;
   mask &= present;
-  warp_round& r = *round_to_join(w, op, mask);
+  warp_round& r = *round_to_join(w, op, width, mask);
   if (r.arrived == 0) {
     ++open_rounds_;
     r.op = op;
     r.width = width;
-  } else if (r.op != op || r.width != width) {
-    runner_code_scope own_code(observing_);
-    sync_failure(std::string("lanes of one warp meet at different warp collectives: lanes ") + mask_text(r.arrived) + " wait at " +
-                     warp_ops::name(r.op) + " (width " + std::to_string(r.width) + "), this lane calls " + warp_ops::name(op) + " (width " +
-                     std::to_string(width) + ")",
-                 t, pc);
   }
   r.value[lane] = value;
   r.lane_arg[lane] = lane_arg;
@@ -470,10 +464,15 @@ block_runner::warp_round* block_runner::round_of(unsigned w, std::uint32_t lanes
   return nullptr;
 }
 
-block_runner::warp_round* block_runner::round_to_join(unsigned w, warp_op op, std::uint32_t mask) {
-  // __activemask() names every lane, so it meets only others calling it.
+block_runner::warp_round* block_runner::round_to_join(unsigned w, warp_op op, int width, std::uint32_t mask) {
+  // A lane meets others at the same collective whose masks overlap its own
+  // (__activemask() names every lane, so it meets only others calling it).
+  // Lanes at another collective form a round of their own: after a binary
+  // partition, one half may reach the tile's sync while the other half still
+  // shuffles (the CUDA samples' binaryPartitionCG). Lanes that never meet
+  // end in the deadlock report.
   for (warp_round& r : warps_[w])
-    if (r.arrived && (op == warp_op::active ? r.op == op : r.op != warp_op::active && ((r.wanted | r.arrived) & mask))) return &r;
+    if (r.arrived && r.op == op && r.width == width && (op == warp_op::active || ((r.wanted | r.arrived) & mask))) return &r;
   if (warp_round* free = round_of(w, 0)) return free;
   warp_round& added = warps_[w].emplace_back();
   added.warp = w;

@@ -174,7 +174,7 @@ class block_runner {
   // The round of warp `w` that lanes of `lanes` have arrived at (0: a free
   // round), or null; the round a lane calling `op` with `mask` joins.
   warp_round* round_of(unsigned w, std::uint32_t lanes);
-  warp_round* round_to_join(unsigned w, warp_op op, std::uint32_t mask);
+  warp_round* round_to_join(unsigned w, warp_op op, int width, std::uint32_t mask);
   dynamic_shared_buffer dynamic_shared_;
 
   // The region-loop engine's: one large stack for the claimed blocks' local

@@ -1,11 +1,13 @@
 // cooperative_groups' groups against host references: thread_block, tiles of
 // every size from tiled_partition<N> and from tiles, run-time tiles
 // (thread_group), coalesced groups under divergence, binary and labeled
-// partitions, this_thread, invoke_one.
+// partitions (and their sides meeting at the warp's sync), this_thread, invoke_one.
 #if defined(__CUDACC__)
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #else
 #include "lockstep/emu/cooperative_groups.h"
+#include "lockstep/emu/cooperative_groups/reduce.h"
 #endif
 #include "test_util.h"
 
@@ -498,3 +500,29 @@ TEST(CooperativeGroups, InvokeOne) {
 }
 
 }  // namespace
+
+// The two sides of a binary partition reduce (in different numbers of
+// shuffle rounds, their sizes differing), then meet at the warp's sync: one
+// side reaches the sync while the other still shuffles (the CUDA samples'
+// binaryPartitionCG), several times over.
+__global__ void partition_sums_then_sync(const int* values, int* odd_sum, int* even_sum, int rounds) {
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+  for (int r = 0; r < rounds; ++r) {
+    const int v = values[r * blockDim.x + threadIdx.x];
+    cg::coalesced_group side = cg::binary_partition(warp, v & 1);
+    const int total = cg::reduce(side, v, cg::plus<int>());
+    if (side.thread_rank() == 0) atomicAdd(v & 1 ? odd_sum : even_sum, total);
+    cg::sync(warp);
+  }
+}
+
+TEST(CooperativeGroups, PartitionSidesReduceThenMeetAtTheWarpsSync) {
+  const int threads = 96, rounds = 5;
+  const auto values = random_vector<int>(threads * rounds, 0, 1000);
+  device_buffer<int> d_values(values), odd(std::vector<int>{0}), even(std::vector<int>{0});
+  lockstep::launch(partition_sums_then_sync, 1, threads)(d_values.get(), odd.get(), even.get(), rounds);
+  long long odd_expected = 0, even_expected = 0;
+  for (int v : values) (v & 1 ? odd_expected : even_expected) += v;
+  EXPECT_EQ(odd.download()[0], odd_expected);
+  EXPECT_EQ(even.download()[0], even_expected);
+}
