@@ -75,6 +75,17 @@ void keywords(const std::vector<token>& code, source_rewriter& edits) {
   for (std::size_t i = 0; i < code.size(); ++i) {
     // An extern __shared__ array's `__shared__`, wherever it stands, goes with the declaration dynamic_shared_memory.cpp rewrites.
     if (code[i].is("__shared__") && !in_extern_declaration(code, i)) {
+      // `__shared__ alignas(16) float a[..];` (globalToShmemAsyncCopy): a
+      // standard attribute may not follow thread_local, so it goes first.
+      if (i + 2 < code.size() && code[i + 1].is("alignas") && code[i + 2].is("(")) {
+        toolchain::token_cursor cursor(code, i + 2);
+        const std::size_t close = cursor.skip_balanced();
+        std::string alignment;
+        for (std::size_t k = i + 1; k <= close; ++k) alignment += std::string(code[k].text);
+        edits.replace(code[i], code[close], alignment + " thread_local");
+        i = close;
+        continue;
+      }
       edits.replace(code[i], code[i], "thread_local");
     } else if (code[i].is("__constant__")) {
       edits.replace(code[i], code[i], in_extern_declaration(code, i) ? "" : "__attribute__((used))");

@@ -154,6 +154,13 @@ TEST(HostSource, ExternSharedAfterTheTypeInPreprocessedSource) {
   EXPECT_NE(out.find("double* const sdata = reinterpret_cast<double" + pointer_to_dynamic), std::string::npos) << out;
 }
 
+// `__shared__ alignas(16) float a[8];`: thread_local cannot come before a standard attribute.
+TEST(HostSource, SharedBeforeAlignasPutsTheAlignmentFirst) {
+  using lockstep::emu::source_form;
+  const std::string out = host_source("__global__ void k() { __shared__ alignas(alignof(float4)) float a[8]; }", source_form::preprocessed);
+  EXPECT_NE(out.find("alignas(alignof(float4)) thread_local float a[8];"), std::string::npos) << out;
+}
+
 // A __constant__ definition is `used`: one only the host writes (through
 // cuModuleGetGlobal) must not be folded to zeros; an extern declaration is left plain.
 TEST(HostSource, ConstantDefinitionsAreKept) {
