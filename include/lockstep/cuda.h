@@ -20,7 +20,12 @@
 #include "lockstep/emu/device_io.h"
 #include "lockstep/emu/half.h"
 #include "lockstep/emu/launch_api.h"
+// CUDA's device math (min/max overloads, rsqrtf, __expf, ...) is not part of
+// a host-only file's world under nvcc: programs define their own there
+// (the CUDA samples' helper_math.h).
+#if !defined(LOCKSTEP_HOST_ONLY_FILE)
 #include "lockstep/emu/math.h"
+#endif
 #include "lockstep/emu/ptx_registers.h"
 #include "lockstep/emu/qualifiers.h"
 #include "lockstep/emu/region_loops.h"

@@ -120,15 +120,19 @@ def test_c_files_are_compiled_as_c(tmp_path):
 
 def test_a_cxx17_program_keeps_its_own_names_in_host_files(tmp_path):
     # lockstep builds C++17 programs as C++20, where <math.h> also names
-    # std::lerp; and a host-only file has no built-in variables: under nvcc
-    # both names are the program's (the CUDA samples' helper_math.h, particles).
+    # std::lerp; a host-only file has no built-in variables and none of CUDA's
+    # device math: under nvcc these names are the program's (the CUDA samples'
+    # helper_math.h, particles, volumeFiltering).
     (tmp_path / "blend.cpp").write_text(
         textwrap.dedent(
             r"""
             #include <math.h>
             #include <cuda_runtime.h>
+            #include <cuda_fp16.h>
             float lerp(float a, float b, float t) { return a + t * (b - a); }
-            unsigned grid_cells() { unsigned gridDim = 4; return gridDim * gridDim; }
+            inline int max(int a, int b) { return a > b ? a : b; }
+            inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+            unsigned grid_cells() { unsigned gridDim = 4; return gridDim * gridDim + max(0, 0) * rsqrtf(1.0f); }
             """
         )
     )
