@@ -228,12 +228,21 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
       run_step(step, "preprocessing " + source.path.string());
     };
     preprocess({});
-    // Thrust's CUDA backend headers bring in thrust::system_error, which
-    // programs catch without including <thrust/system_error.h>; its C++
-    // backend's do not, so a Thrust program gets that header too.
-    if (const std::string out = read_file(preprocessed);
-        out.find("namespace thrust") != std::string::npos && out.find("thrust/system_error.h\"") == std::string::npos)
-      preprocess({"-include", "thrust/system_error.h"});
+    // Thrust's CUDA backend brings in most of Thrust's algorithm headers with
+    // any one of them (CUDA 13's, `nvcc -E` of <thrust/sort.h>), and programs
+    // rely on it: thrust::system_error caught without <thrust/system_error.h>,
+    // thrust::sequence called with only <thrust/sort.h> (smokeParticles). Its
+    // C++ backend's do not, so a Thrust program gets those headers too.
+    if (read_file(preprocessed).find("namespace thrust") != std::string::npos) {
+      std::vector<std::string> included;
+      for (const char* header : {"system_error", "copy",      "extrema",          "fill",
+                                 "find",         "for_each",  "functional",       "generate",
+                                 "merge",        "reduce",    "replace",          "reverse",
+                                 "scan",         "scatter",   "sequence",         "sort",
+                                 "tabulate",     "transform", "transform_reduce", "uninitialized_fill"})
+        included.insert(included.end(), {"-include", std::string("thrust/") + header + ".h"});
+      preprocess(included);
+    }
     if (written != source.path) name_the_written_file_in_depfile(command, written, source.path);
     std::string text = emu::host_source(read_file(preprocessed), emu::source_form::preprocessed);
     if (const std::string ptx = inline_ptx_uses(text); !ptx.empty())
