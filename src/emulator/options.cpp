@@ -19,6 +19,11 @@ options from_environment() {
   if (const char* kib = std::getenv("LOCKSTEP_EMU_STACK_KIB")) o.stack_bytes = std::strtoull(kib, nullptr, 10) * 1024;
   if (const char* checks = std::getenv("LOCKSTEP_CHECK")) o.checks = parse_checks(checks);
   if (const char* seconds = std::getenv("LOCKSTEP_EMU_TIMEOUT")) o.timeout_seconds = std::strtod(seconds, nullptr);
+  if (const char* devices = std::getenv("LOCKSTEP_EMU_DEVICES")) {
+    const unsigned long n = std::strtoul(devices, nullptr, 10);
+    if (n < 1 || n > 8) throw std::invalid_argument(std::string("LOCKSTEP_EMU_DEVICES is '") + devices + "': use a number of devices from 1 to 8");
+    o.devices = static_cast<unsigned>(n);
+  }
   if (const char* engine = std::getenv("LOCKSTEP_EMU_ENGINE")) {
     const std::string e = engine;
     if (e != "loops" && e != "fibers") throw std::invalid_argument("LOCKSTEP_EMU_ENGINE is '" + e + "': use loops or fibers");

@@ -3,9 +3,13 @@
 // H100's per-SM limits (launch_limits.h).
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <mutex>
+#include <set>
+#include <utility>
 
 #include "kernel_info.h"
+#include "lockstep/emu/options.h"
 #include "lockstep/emu/runtime_api.h"
 #include "lockstep/launch_limits.h"
 #include "runtime_calls.h"
@@ -135,14 +139,33 @@ struct device_settings {
 };
 std::mutex settings_mutex;
 device_settings settings;
+// The device each host thread works with (cudaSetDevice), as CUDA keeps it per thread.
+thread_local int current_device = 0;
+// Pairs (device, peer) with peer access enabled.
+std::mutex peers_mutex;
+std::set<std::pair<int, int>> peers;
 
 }  // namespace
 
-bool valid_device(int device) { return device == 0; }
+bool valid_device(int device) { return device >= 0 && device < static_cast<int>(get_options().devices); }
+
+namespace {
+// Device d's properties: an H100's, on PCI bus d.
+cudaDeviceProp properties_of(int device) {
+  cudaDeviceProp p = h100_properties();
+  p.pciBusID = device;
+  return p;
+}
+}  // namespace
 
 void reset_device_settings() {
-  std::lock_guard lock(settings_mutex);
-  settings = device_settings{};
+  {
+    std::lock_guard lock(settings_mutex);
+    settings = device_settings{};
+  }
+  // The current device's peer mappings go with it, as on a GPU.
+  std::lock_guard lock(peers_mutex);
+  for (auto it = peers.begin(); it != peers.end();) it = it->first == current_device ? peers.erase(it) : std::next(it);
 }
 
 cudaError_t max_potential_block_size(int* min_grid_size, int* block_size, const void* kernel, std::size_t (*shared_for)(int, const void*),
@@ -173,21 +196,25 @@ using lockstep::emu::valid_device;
 
 cudaError_t cudaGetDeviceCount(int* count) {
   if (!count) return record(cudaErrorInvalidValue);
-  *count = 1;
+  *count = static_cast<int>(lockstep::emu::get_options().devices);
   return cudaSuccess;
 }
 
 cudaError_t cudaGetDevice(int* device) {
   if (!device) return record(cudaErrorInvalidValue);
-  *device = 0;
+  *device = valid_device(lockstep::emu::current_device) ? lockstep::emu::current_device : 0;
   return cudaSuccess;
 }
 
-cudaError_t cudaSetDevice(int device) { return valid_device(device) ? cudaSuccess : record(cudaErrorInvalidDevice); }
+cudaError_t cudaSetDevice(int device) {
+  if (!valid_device(device)) return record(cudaErrorInvalidDevice);
+  lockstep::emu::current_device = device;
+  return cudaSuccess;
+}
 
 cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop) {
   if (!device || !prop) return record(cudaErrorInvalidValue);
-  *device = 0;  // the only one, whatever was asked for
+  *device = 0;  // every device is alike, whatever was asked for
   return cudaSuccess;
 }
 
@@ -211,14 +238,14 @@ cudaError_t cudaGetDeviceFlags(unsigned int* flags) {
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   if (!prop) return record(cudaErrorInvalidValue);
   if (!valid_device(device)) return record(cudaErrorInvalidDevice);
-  *prop = lockstep::emu::h100_properties();
+  *prop = lockstep::emu::properties_of(device);
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attribute, int device) {
   if (!value) return record(cudaErrorInvalidValue);
   if (!valid_device(device)) return record(cudaErrorInvalidDevice);
-  const cudaDeviceProp& p = lockstep::emu::h100_properties();
+  const cudaDeviceProp p = lockstep::emu::properties_of(device);
   auto as_int = [](std::size_t v) { return static_cast<int>(v); };
   switch (attribute) {
     case cudaDevAttrMaxThreadsPerBlock:
@@ -655,27 +682,36 @@ cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config) {
 cudaError_t cudaDeviceGetPCIBusId(char* bus_id, int length, int device) {
   if (!bus_id || length <= 0) return record(cudaErrorInvalidValue);
   if (!valid_device(device)) return record(cudaErrorInvalidDevice);
-  const cudaDeviceProp& p = lockstep::emu::h100_properties();
+  const cudaDeviceProp p = lockstep::emu::properties_of(device);
   std::snprintf(bus_id, static_cast<std::size_t>(length), "%04x:%02x:%02x.0", p.pciDomainID, p.pciBusID, p.pciDeviceID);
   return cudaSuccess;
 }
 
+// Any two devices are peers: they share the process's memory.
 cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device) {
   if (!can_access) return record(cudaErrorInvalidValue);
   if (!valid_device(device) || !valid_device(peer_device)) return record(cudaErrorInvalidDevice);
-  *can_access = 0;  // a device is not its own peer
+  *can_access = device != peer_device;  // a device is not its own peer
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags) {
   if (flags != 0) return record(cudaErrorInvalidValue);
-  // The only device is the current one, which an H100 refuses as its own peer (bench/RESULTS.md).
-  return record(valid_device(peer_device) ? cudaErrorPeerAccessUnsupported : cudaErrorInvalidDevice);
+  if (!valid_device(peer_device)) return record(cudaErrorInvalidDevice);
+  int device = 0;
+  cudaGetDevice(&device);
+  // An H100 refuses itself as its own peer (bench/RESULTS.md).
+  if (peer_device == device) return record(cudaErrorPeerAccessUnsupported);
+  std::lock_guard lock(lockstep::emu::peers_mutex);
+  return lockstep::emu::peers.insert({device, peer_device}).second ? cudaSuccess : record(cudaErrorPeerAccessAlreadyEnabled);
 }
 
 cudaError_t cudaDeviceDisablePeerAccess(int peer_device) {
-  (void)peer_device;
-  return record(valid_device(peer_device) ? cudaErrorPeerAccessNotEnabled : cudaErrorInvalidDevice);
+  if (!valid_device(peer_device)) return record(cudaErrorInvalidDevice);
+  int device = 0;
+  cudaGetDevice(&device);
+  std::lock_guard lock(lockstep::emu::peers_mutex);
+  return lockstep::emu::peers.erase({device, peer_device}) ? cudaSuccess : record(cudaErrorPeerAccessNotEnabled);
 }
 
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void* kernel) {

@@ -126,7 +126,7 @@ cudaError_t set_rows(const char* call, void* ptr, std::size_t pitch, int value, 
   return cudaSuccess;
 }
 
-bool valid_location(int device) { return device == 0 || device == cudaCpuDeviceId; }
+bool valid_location(int device) { return valid_device(device) || device == cudaCpuDeviceId; }
 bool valid_location(cudaMemLocation location) {
   return (location.type == cudaMemLocationTypeDevice && location.id == 0) || location.type == cudaMemLocationTypeHost ||
          location.type == cudaMemLocationTypeHostNuma || location.type == cudaMemLocationTypeHostNumaCurrent;
@@ -355,7 +355,7 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
 }
 
 cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes) {
-  if (dst_device != 0 || src_device != 0) return record(cudaErrorInvalidDevice);
+  if (!lockstep::emu::valid_device(dst_device) || !lockstep::emu::valid_device(src_device)) return record(cudaErrorInvalidDevice);
   return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
 }
 

@@ -26,13 +26,17 @@ struct options {
   // false runs every kernel on fibers (check mode and the reverse and random
   // orders always do).
   bool region_loops = true;
+  // Devices the runtime API reports, each an H100 over the same memory (peer
+  // access between any two): programs written for several GPUs run; those
+  // that loop over every device do each device's work in turn.
+  unsigned devices = 1;
 };
 
 // Defaults come from LOCKSTEP_EMU_WORKERS, LOCKSTEP_EMU_ORDER
 // (forward | reverse | random[:seed]), LOCKSTEP_EMU_STACK_KIB,
 // LOCKSTEP_CHECK (1 | all | a comma list of memcheck, racecheck, synccheck,
-// initcheck | 0), LOCKSTEP_EMU_TIMEOUT (seconds) and LOCKSTEP_EMU_ENGINE (loops,
-// the default, or fibers: region_loops).
+// initcheck | 0), LOCKSTEP_EMU_TIMEOUT (seconds), LOCKSTEP_EMU_ENGINE (loops,
+// the default, or fibers: region_loops) and LOCKSTEP_EMU_DEVICES (1 to 8).
 options get_options();
 void set_options(const options& o);
 
