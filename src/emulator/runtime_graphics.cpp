@@ -194,7 +194,7 @@ cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
 cudaError_t cudaGLGetDevices(unsigned int* device_count, int* devices, unsigned int max_devices, cudaGLDeviceList) {
   if (!device_count) return record(cudaErrorInvalidValue);
   if (!gl().usable()) return record(gl().why_not());
-  *device_count = 1;  // the emulator's one device draws for any context
+  *device_count = 1;  // device 0 draws for any context
   if (devices && max_devices > 0) devices[0] = 0;
   return cudaSuccess;
 }
@@ -202,7 +202,9 @@ cudaError_t cudaGLGetDevices(unsigned int* device_count, int* devices, unsigned 
 cudaError_t cudaGLSetGLDevice(int device) { return cudaSetDevice(device); }
 
 namespace {
+// The resource cudaGLRegisterBufferObject made for `buffer`, or null.
 cudaGraphicsResource* buffer_object(unsigned buffer) {
+  std::lock_guard lock(state().mutex);
   const auto it = state().buffer_objects.find(buffer);
   return it == state().buffer_objects.end() ? nullptr : it->second;
 }
@@ -217,40 +219,24 @@ cudaError_t cudaGLRegisterBufferObject(unsigned int buffer) {
 }
 
 cudaError_t cudaGLUnregisterBufferObject(unsigned int buffer) {
-  cudaGraphicsResource* r = nullptr;
-  {
-    std::lock_guard lock(state().mutex);
-    r = buffer_object(buffer);
-  }
+  cudaGraphicsResource* r = buffer_object(buffer);
   return r ? cudaGraphicsUnregisterResource(r) : record(cudaErrorInvalidResourceHandle);
 }
 
 cudaError_t cudaGLMapBufferObject(void** pointer, unsigned int buffer) {
-  cudaGraphicsResource* r = nullptr;
-  {
-    std::lock_guard lock(state().mutex);
-    r = buffer_object(buffer);
-  }
+  cudaGraphicsResource* r = buffer_object(buffer);
   if (!r) return record(cudaErrorInvalidResourceHandle);
   if (const cudaError_t e = cudaGraphicsMapResources(1, &r); e != cudaSuccess) return e;
   return cudaGraphicsResourceGetMappedPointer(pointer, nullptr, r);
 }
 
 cudaError_t cudaGLUnmapBufferObject(unsigned int buffer) {
-  cudaGraphicsResource* r = nullptr;
-  {
-    std::lock_guard lock(state().mutex);
-    r = buffer_object(buffer);
-  }
+  cudaGraphicsResource* r = buffer_object(buffer);
   return r ? cudaGraphicsUnmapResources(1, &r) : record(cudaErrorInvalidResourceHandle);
 }
 
 cudaError_t cudaGLSetBufferObjectMapFlags(unsigned int buffer, unsigned int flags) {
-  cudaGraphicsResource* r = nullptr;
-  {
-    std::lock_guard lock(state().mutex);
-    r = buffer_object(buffer);
-  }
+  cudaGraphicsResource* r = buffer_object(buffer);
   return r ? cudaGraphicsResourceSetMapFlags(r, flags) : record(cudaErrorInvalidResourceHandle);
 }
 
