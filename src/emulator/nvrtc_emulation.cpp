@@ -239,8 +239,9 @@ nvrtcResult nvrtcCompileProgram(nvrtcProgram program, int option_count, const ch
     // NVRTC finds a quoted #include beside the file the program's name names
     // (relative to the working directory: "x.cu" there, "sub/x.cu" in sub/),
     // as the CUDA samples' *_nvrtc programs rely on; checked on an H200.
-    if (std::error_code error; fs::is_directory(fs::absolute(fs::path(program->name).parent_path(), error), error))
-      argv.push_back("-I" + fs::absolute(fs::path(program->name).parent_path()).string());
+    std::error_code error;
+    if (const fs::path beside = fs::absolute(fs::path(program->name).parent_path(), error); !error && fs::is_directory(beside, error))
+      argv.push_back("-I" + beside.string());
     argv.push_back(source.string());
     const lockstep::toolchain::process_result built = lockstep::toolchain::run_process(argv);
     program->log = built.output;

@@ -37,9 +37,8 @@ struct opengl {
   void* (*glx_current_context)() = nullptr;
   void* (*egl_current_context)() = nullptr;
 
-  // Whether the process has OpenGL and the calling thread a current context.
-  bool usable() const { return why_not() == cudaSuccess; }
-  // What the calls answer where they cannot reach OpenGL: as on a GPU
+  // cudaSuccess where the process has OpenGL and the calling thread a current
+  // context; else what the calls answer, as on a GPU
   // (H200, driver 580), cudaErrorOperatingSystem where the process has no
   // OpenGL library; cudaErrorInvalidGraphicsContext where no context is current.
   cudaError_t why_not() const {
@@ -94,7 +93,7 @@ auto with_buffer_bound(unsigned buffer, F&& f) {
 
 cudaError_t map(cudaGraphicsResource& r) {
   if (r.mapped) return cudaErrorAlreadyMapped;
-  if (!gl().usable()) return gl().why_not();
+  if (const cudaError_t e = gl().why_not(); e != cudaSuccess) return e;
   const bool ok = with_buffer_bound(r.buffer, [&] {
     int bytes = 0;
     gl().get_buffer_parameter(gl_copy_read_buffer, gl_buffer_size, &bytes);
@@ -113,7 +112,7 @@ cudaError_t map(cudaGraphicsResource& r) {
 
 cudaError_t unmap(cudaGraphicsResource& r) {
   if (!r.mapped) return cudaErrorNotMapped;
-  if (!gl().usable()) return gl().why_not();
+  if (const cudaError_t e = gl().why_not(); e != cudaSuccess) return e;
   r.mapped = false;
   r.pointer = nullptr;
   return with_buffer_bound(r.buffer, [&] { return gl().unmap_buffer(gl_copy_read_buffer) != 0; }) ? cudaSuccess : cudaErrorUnmapBufferObjectFailed;
@@ -136,7 +135,7 @@ using namespace lockstep::emu;
 
 cudaError_t cudaGraphicsGLRegisterBuffer(cudaGraphicsResource_t* resource, unsigned int buffer, unsigned int flags) {
   if (!resource || buffer == 0 || flags > cudaGraphicsRegisterFlagsWriteDiscard) return record(cudaErrorInvalidValue);
-  if (!gl().usable()) return record(gl().why_not());
+  if (const cudaError_t e = gl().why_not(); e != cudaSuccess) return record(e);
   auto r = std::make_unique<cudaGraphicsResource>();
   r->buffer = buffer;
   r->map_flags = flags;  // the register flags' read-only and write-discard are the map flags' too
@@ -184,7 +183,7 @@ cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, uns
 cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
   std::lock_guard lock(state().mutex);
   if (!known(resource)) return record(cudaErrorInvalidResourceHandle);
-  if (resource->mapped && gl().usable()) unmap(*resource);  // as CUDA does: unregistering a mapped resource unmaps it
+  if (resource->mapped) unmap(*resource);  // as CUDA does: unregistering a mapped resource unmaps it (where OpenGL can)
   for (auto it = state().buffer_objects.begin(); it != state().buffer_objects.end();)
     it = it->second == resource ? state().buffer_objects.erase(it) : std::next(it);
   state().resources.erase(resource);
@@ -193,7 +192,7 @@ cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource) {
 
 cudaError_t cudaGLGetDevices(unsigned int* device_count, int* devices, unsigned int max_devices, cudaGLDeviceList) {
   if (!device_count) return record(cudaErrorInvalidValue);
-  if (!gl().usable()) return record(gl().why_not());
+  if (const cudaError_t e = gl().why_not(); e != cudaSuccess) return record(e);
   *device_count = 1;  // device 0 draws for any context
   if (devices && max_devices > 0) devices[0] = 0;
   return cudaSuccess;

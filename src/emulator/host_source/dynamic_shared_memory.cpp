@@ -2,8 +2,8 @@
 // be a per-launch buffer through a macro (`__shared__` is `thread_local` for
 // the emulator, and an extern array has no storage), so it becomes a pointer
 // to the buffer the launch allocated.
+#include <algorithm>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "emulator/host_source/transformations.h"
@@ -67,39 +67,33 @@ void dynamic_shared_memory(const std::vector<token>& code, source_rewriter& edit
   // Braces opened by functions and classes, not by namespaces or `extern "C"`:
   // none open means the declaration stands at file scope.
   std::vector<bool> braces;  // true: a namespace's or a linkage block's
-  int scopes = 0;
   for (std::size_t i = 0; i + 1 < code.size(); ++i) {
-    if (code[i].is("{")) {
-      const bool block =
-          (i >= 1 && (code[i - 1].is("namespace") || code[i - 1].kind == token_kind::string_literal)) || (i >= 2 && code[i - 2].is("namespace"));
-      braces.push_back(block);
-      scopes += block ? 0 : 1;
-    } else if (code[i].is("}") && !braces.empty()) {
-      scopes -= braces.back() ? 0 : 1;
+    if (code[i].is("{"))
+      braces.push_back((i >= 1 && (code[i - 1].is("namespace") || code[i - 1].kind == token_kind::string_literal)) ||
+                       (i >= 2 && code[i - 2].is("namespace")));
+    else if (code[i].is("}") && !braces.empty())
       braces.pop_back();
-    }
     if (!code[i].is("extern")) continue;
     std::size_t semicolon = i + 1;
     while (semicolon + 1 < code.size() && !code[semicolon].is(";") && !code[semicolon].is("{") && !code[semicolon].is("}")) ++semicolon;
     if (!code[semicolon].is(";")) continue;
     // `T name [ ] ;` with `__shared__` anywhere among T's specifiers (`extern __shared__ float s[]`, `extern float __shared__ s[]`),
     // or with further sized dimensions, `T name [ ] [ N ] ;` (the CUDA samples' tensor-core GEMMs).
-    // The bracket groups before the `;`, last first.
-    std::vector<std::pair<std::size_t, std::size_t>> groups;
-    std::size_t at = semicolon;
-    while (at > i + 1 && code[at - 1].is("]")) {
-      std::size_t open = at - 1;
+    // Back over the bracket groups before the `;` to the first, which must be `[ ]`.
+    std::size_t unsized = semicolon;
+    bool first_empty = false;
+    while (unsized > i + 1 && code[unsized - 1].is("]")) {
+      std::size_t open = unsized - 1;
       int depth = 0;
       for (;; --open) {
         depth += code[open].is("]") ? 1 : code[open].is("[") ? -1 : 0;
         if (depth == 0 || open == i) break;
       }
       if (depth != 0 || !code[open].is("[")) break;
-      groups.emplace_back(open, at - 1);
-      at = open;
+      first_empty = open + 2 == unsized;
+      unsized = open;
     }
-    if (groups.empty() || groups.back().first + 1 != groups.back().second || at < i + 3 || code[at - 1].kind != token_kind::identifier) continue;
-    const std::size_t unsized = at;
+    if (!first_empty || unsized < i + 3 || code[unsized - 1].kind != token_kind::identifier) continue;
     const std::size_t name = unsized - 1;
     const std::string dimensions = joined(code, unsized + 2, semicolon, false);  // `[N]...` after the unsized one
     std::size_t shared = i + 1;
@@ -113,9 +107,10 @@ void dynamic_shared_memory(const std::vector<token>& code, source_rewriter& edit
     if ((shared > i + 1 && !is_plain_type(code, i + 1, shared)) || (name > shared + 1 && !is_plain_type(code, shared + 1, name))) continue;
     const std::string cast_type = type_text(true);
     if (cast_type.empty()) continue;
+    const bool file_scope = std::find(braces.begin(), braces.end(), false) == braces.end();
     if (!dimensions.empty()) {
       // A pointer to rows of the sized dimensions.
-      if (scopes == 0) continue;  // at file scope: left as written
+      if (file_scope) continue;  // left as written
       edits.replace(code[i], code[semicolon],
                     type_text(false) + " (* const " + std::string(code[name].text) + ")" + dimensions + " = reinterpret_cast<" + cast_type + " (*)" +
                         dimensions + ">(::lockstep::emu::dynamic_shared_memory());");
@@ -124,7 +119,7 @@ void dynamic_shared_memory(const std::vector<token>& code, source_rewriter& edit
     }
     // At file scope there is no launch yet to point to: the name reads the
     // running block's buffer wherever a kernel uses it.
-    if (scopes == 0)
+    if (file_scope)
       edits.replace(code[i], code[semicolon],
                     "static const ::lockstep::emu::dynamic_shared_array<" + cast_type + "> " + std::string(code[name].text) + "{};");
     else
