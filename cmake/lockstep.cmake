@@ -123,7 +123,8 @@ endfunction()
 
 # lockstep_cuda_target(TARGET ...): builds each existing TARGET's .cu sources
 # through the driver instead of nvcc (an existing project's targets, unchanged
-# but for this call); link a target that uses cuBLAS to lockstep::cublas.
+# but for this call); link a target that uses cuBLAS to lockstep::cublas, one that uses NCCL to
+# lockstep::nccl.
 function(lockstep_cuda_target)
   foreach(target IN LISTS ARGN)
     get_target_property(sources ${target} SOURCES)

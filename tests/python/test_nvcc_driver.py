@@ -197,6 +197,58 @@ def test_opengl_interop_answers_without_a_context(tmp_path):
     ], ran.stdout + ran.stderr
 
 
+def test_nccl_ranks_on_host_threads(tmp_path):
+    # NCCL's "one device per thread" pattern: each host thread joins the
+    # communicator as one rank on its own device and all-reduces; -lnccl links
+    # the emulator's NCCL from the installed package.
+    (tmp_path / "main.cu").write_text(
+        textwrap.dedent(
+            r"""
+            #include <cstdio>
+            #include <thread>
+            #include <vector>
+            #include <nccl.h>
+            __global__ void fill(float* x, float v, int n) {
+              int i = blockIdx.x * blockDim.x + threadIdx.x;
+              if (i < n) x[i] = v + i;
+            }
+            int main() {
+              int n_dev = 0;
+              cudaGetDeviceCount(&n_dev);
+              ncclUniqueId id;
+              ncclGetUniqueId(&id);
+              const int n = 1000;
+              std::vector<float> first(n);
+              std::vector<ncclResult_t> results(n_dev);
+              std::vector<std::thread> threads;
+              for (int rank = 0; rank < n_dev; ++rank)
+                threads.emplace_back([&, rank] {
+                  cudaSetDevice(rank);
+                  ncclComm_t comm;
+                  results[rank] = ncclCommInitRank(&comm, n_dev, id, rank);
+                  float* x;
+                  cudaMalloc(&x, n * sizeof(float));
+                  fill<<<(n + 255) / 256, 256>>>(x, float(rank), n);
+                  if (results[rank] == ncclSuccess) results[rank] = ncclAllReduce(x, x, n, ncclFloat, ncclSum, comm, 0);
+                  if (rank == 0) cudaMemcpy(first.data(), x, n * sizeof(float), cudaMemcpyDeviceToHost);
+                  ncclCommDestroy(comm);
+                  cudaFree(x);
+                });
+              for (auto& t : threads) t.join();
+              for (int rank = 0; rank < n_dev; ++rank) std::printf("%s ", ncclGetErrorString(results[rank]));
+              std::printf("%g %g\n", first[0], first[n - 1]);
+              return 0;
+            }
+            """
+        )
+    )
+    built = lockstep("nvcc", "main.cu", "-o", "prog", "-lnccl", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True, env=dict(os.environ, LOCKSTEP_EMU_DEVICES="3"))
+    # Ranks add v + i with v = 0, 1, 2: 3i + 3.
+    assert ran.stdout == "no error no error no error 3 3000\n", ran.stdout + ran.stderr
+
+
 def test_compiles_objects_then_links_them(project):
     root = project()
     for source in ("kernels.cu", "main.cpp"):

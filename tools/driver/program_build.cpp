@@ -131,10 +131,14 @@ void run_step(const std::vector<std::string>& argv, const std::string& what) {
 // Libraries of CUDA's that the emulator provides or needs no counterpart of.
 std::vector<std::string> emulator_libraries(const nvcc_command& command, const installation& where) {
   std::vector<std::string> flags;
-  bool cublas = false;
+  bool cublas = false, nccl = false;
   for (const std::string& flag : command.linker_flags) {
     if (flag == "-lcublas" || flag == "-lcublasLt" || flag == "-lcublas_static" || flag == "-lcublasLt_static") {
       cublas = true;
+      continue;
+    }
+    if (flag == "-lnccl" || flag == "-lnccl_static") {
+      nccl = true;
       continue;
     }
     // The runtime, the driver API, NVRTC and NVTX are in liblockstep (or need nothing).
@@ -147,6 +151,7 @@ std::vector<std::string> emulator_libraries(const nvcc_command& command, const i
   // The toolkit's host libraries a program names that lockstep has no counterpart of (cuRAND's host side).
   if (const std::string root = toolkit_root(); !root.empty()) flags.insert(flags.end(), {"-L" + root + "/lib64", "-Wl,-rpath," + root + "/lib64"});
   if (cublas) flags.push_back("-llockstep_cublas");
+  if (nccl) flags.push_back("-llockstep_nccl");
   flags.insert(flags.end(), {"-llockstep", "-Wl,-rpath," + where.library_dir.string(), "-pthread"});
   return flags;
 }
@@ -157,8 +162,9 @@ std::string link_hint(const std::string& output) {
            "devices, contexts, modules, launches, memory, streams and events (lockstep/emu/driver_api.h)\n";
   if (output.find("undefined reference to `cublas") != std::string::npos)
     return "lockstep nvcc: link with -lcublas (or -lcublasLt) for the emulator's cuBLAS\n";
+  if (output.find("undefined reference to `nccl") != std::string::npos) return "lockstep nvcc: link with -lnccl for the emulator's NCCL\n";
   if (output.find("cannot find -lcu") != std::string::npos)
-    return "lockstep nvcc: that CUDA library is not emulated; the emulator provides the runtime API, cooperative groups and cuBLAS\n";
+    return "lockstep nvcc: that CUDA library is not emulated; the emulator provides the runtime API, cooperative groups, cuBLAS and NCCL\n";
   return "";
 }
 
