@@ -413,7 +413,9 @@ __device__ __forceinline__ void matmul_warp_tiled_product(const float* a, const 
 // same run 128x256 with BK = 16 or 64, 256x128, 8x16 per thread, 128-thread
 // blocks (cuBLAS's 128x128 with 64x64 warps) and cp.async stages for A
 // and/or B (2-4 stages) were all slower.
-template <class S>
+// may_fold: whether the stores may fold relu(alpha * acc + bias) in (the
+// batched kernel does not: it then spills 28 bytes, with 255 registers).
+template <class S, bool may_fold = true>
 __device__ __forceinline__ void matmul_double_buffered_product(const float* a, const float* b, float* c, int m, int n, int k,
                                                                const matmul_epilogue& epilogue) {
   using namespace matmul_detail;
@@ -522,18 +524,38 @@ __device__ __forceinline__ void matmul_double_buffered_product(const float* a, c
     }
   }
   const bool c_vec = n % 4 == 0 && aligned16(c);
+  // relu(alpha * acc + bias), the commonest epilogue, is folded into the
+  // stores: a thread's columns are the same in all its rows, so its bias is
+  // PN float4 loaded once after the main loop (which keeps its registers:
+  // 252, no spills); other epilogues are applied to the stored tile below.
+  const bool folded = may_fold && epilogue_active(epilogue) && epilogue_foldable(epilogue);  // the same in every thread
+  const bool relu = epilogue.activation == static_cast<int>(unary_op::relu);
+  float4 bias[PN];
+  LOCKSTEP_UNROLL
+  for (int j = 0; j < PN; ++j) {
+    const int col = block_col + thread_col + j * (S::lane_cols * 4);
+    bias[j] = folded && epilogue.bias ? load_four(static_cast<const float*>(epilogue.bias) + col, true, col, n, c_vec, !interior)
+                                      : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  }
+  const auto fold = [&](float x, float b) {
+    x = epilogue.alpha * x + b;
+    return relu ? fmaxf(x, 0.0f) : x;
+  };
   LOCKSTEP_UNROLL
   for (int i = 0; i < TM; ++i) {
     const int row = block_row + thread_row + i / 4 * (S::lane_rows * 4) + i % 4;
     LOCKSTEP_UNROLL
     for (int j = 0; j < TN; j += 4) {
       const int col = block_col + thread_col + j / 4 * (S::lane_cols * 4);
-      if (interior || row < m)
-        store_four(c + static_cast<long long>(row) * n + col, row < m, col, n, c_vec, !interior,
-                   make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]));
+      float4 v = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+      if (folded) {
+        const float4 b = bias[j / 4];
+        v = make_float4(fold(v.x, b.x), fold(v.y, b.y), fold(v.z, b.z), fold(v.w, b.w));
+      }
+      if (interior || row < m) store_four(c + static_cast<long long>(row) * n + col, row < m, col, n, c_vec, !interior, v);
     }
   }
-  if (epilogue_active(epilogue)) {  // the same in every thread
+  if (epilogue_active(epilogue) && !folded) {  // the same in every thread
     // The epilogue right after those stores, over the block's tile of C read
     // back (from L2, after the barrier that makes every thread's stores
     // visible to the block), consecutive threads on consecutive elements, in
@@ -636,7 +658,7 @@ __global__ void __launch_bounds__(warp_tiled_threads)
 __global__ void __launch_bounds__(double_buffered_threads, 1)
     matmul_double_buffered_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* a_offsets,
                                    const long long* b_offsets, matmul_epilogue epilogue) {
-  LOCKSTEP_BATCHED_PRODUCT(matmul_double_buffered_product<double_buffered_config>(a_z, b_z, c_z, m, n, k, epilogue));
+  LOCKSTEP_BATCHED_PRODUCT((matmul_double_buffered_product<double_buffered_config, false>(a_z, b_z, c_z, m, n, k, epilogue)));
 }
 #undef LOCKSTEP_BATCHED_PRODUCT
 #undef LOCKSTEP_UNROLL

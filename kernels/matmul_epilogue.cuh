@@ -7,14 +7,17 @@
 // rest; nvcc 13, sm_90a). So double_buffered and wmma apply the epilogue in a
 // loop over the block's tile of C that is not unrolled (LOCKSTEP_EPILOGUE_LOOP:
 // the switch inlined once), wmma on its staging tile in shared memory,
-// double_buffered on the tile it has just stored (matmul.cu says why); wgmma,
+// double_buffered on the tile it has just stored (matmul.cu says why), except
+// relu(alpha * acc + bias), which double_buffered folds into its stores
+// (epilogue_foldable: no switch, one bias load per column); wgmma,
 // whose shared memory already holds the next tile's operands, applies it to
 // its registers with relu inlined and any other activation a call to the one
 // out-of-line copy of the switch (activation_site). Without an epilogue each
 // kernel stores C as it did before it took one: a branch on epilogue_active,
 // the same in every thread, picks the path.
 // H100 4096^3 (cudaEvent timing, 2026-11-24), time with bias and relu / with
-// alpha, bias, gelu and residual, against none: double_buffered +4% / +14%;
+// alpha, bias, gelu and residual, against none: double_buffered +4% / +14%
+// (bias and relu folded into the stores, 2026-11-25: +0.1%);
 // wmma float32 +2% / +7%, bfloat16 +8% / +29%; wgmma float32 +0% / +63%,
 // bfloat16 +7% / +148% (gelu's erfc in double, by a call per element). Times
 // without an epilogue: those of the kernels before they took one (within 1%).
@@ -37,6 +40,13 @@ namespace lockstep::kernels {
 // Whether the epilogue changes anything.
 __host__ __device__ inline bool epilogue_active(const matmul_epilogue& e) {
   return e.bias || e.residual || e.alpha != 1.0f || e.activation != matmul_no_activation;
+}
+
+// Whether a kernel may fold the epilogue into its stores of float32
+// accumulators: no residual, and relu or no activation (act(alpha * acc + bias)
+// with the activation inlined; double_buffered does).
+__host__ __device__ inline bool epilogue_foldable(const matmul_epilogue& e) {
+  return !e.residual && (e.activation == matmul_no_activation || e.activation == static_cast<int>(unary_op::relu));
 }
 
 // bias[col] and residual[row * n + col] as float, 0 where absent (bias and
