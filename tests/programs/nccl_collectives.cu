@@ -240,6 +240,44 @@ void check_collectives(const ranks& all, size_t count) {
   }
 }
 
+// Point-to-point in groups: a ring (each rank sends to the next and receives
+// from the one before, at once), then all-to-all (each rank sends segment q of
+// its buffer to rank q, itself included). Lengths span several channel chunks.
+void check_send_recv(const ranks& all) {
+  const int n = all.n();
+  const size_t count = (size_t{3} << 18) + 5;  // 3 MiB + 20 bytes of floats
+  std::vector<std::vector<float>> inputs;
+  std::vector<float*> send, recv;
+  for (int r = 0; r < n; ++r) {
+    inputs.push_back(random_values<float>(count * n));
+    send.push_back(device_copy(inputs[r], r));
+    recv.push_back(poisoned<float>(count * n, r));
+  }
+  EXPECT_NCCL(ncclGroupStart(), ncclSuccess);
+  for (int r = 0; r < n; ++r) {
+    EXPECT_NCCL(ncclSend(send[r], count, ncclFloat, (r + 1) % n, all.comms[r], 0), ncclSuccess);
+    EXPECT_NCCL(ncclRecv(recv[r], count, ncclFloat, (r + n - 1) % n, all.comms[r], 0), ncclSuccess);
+  }
+  EXPECT_NCCL(ncclGroupEnd(), ncclSuccess);
+  for (int r = 0; r < n; ++r) EXPECT(std::memcmp(to_host(recv[r], count).data(), inputs[(r + n - 1) % n].data(), count * sizeof(float)) == 0);
+  const size_t segment = count / 4;
+  EXPECT_NCCL(ncclGroupStart(), ncclSuccess);
+  for (int r = 0; r < n; ++r)
+    for (int q = 0; q < n; ++q) {
+      EXPECT_NCCL(ncclSend(send[r] + q * segment, segment, ncclFloat, q, all.comms[r], 0), ncclSuccess);
+      EXPECT_NCCL(ncclRecv(recv[r] + q * segment, segment, ncclFloat, q, all.comms[r], 0), ncclSuccess);
+    }
+  EXPECT_NCCL(ncclGroupEnd(), ncclSuccess);
+  for (int r = 0; r < n; ++r) {
+    const std::vector<float> got = to_host(recv[r], segment * n);
+    for (int q = 0; q < n; ++q) EXPECT(std::memcmp(got.data() + q * segment, inputs[q].data() + r * segment, segment * sizeof(float)) == 0);
+  }
+  for (int r = 0; r < n; ++r) {
+    cudaFree(send[r]);
+    cudaFree(recv[r]);
+  }
+}
+
 // One rank of a communicator spread over processes: an AllReduce of (rank + 1)
 // everywhere, whose sum is n (n + 1) / 2, and an integer average.
 int process_rank(const ncclUniqueId& id, int n, int rank) {
@@ -262,6 +300,23 @@ int process_rank(const ncclUniqueId& id, int n, int rank) {
   cudaStreamSynchronize(stream);
   const std::vector<int> averages = to_host(whole + rank * 5, 5);
   EXPECT(averages == std::vector<int>(5, (10 * n * (n - 1) / 2 + n) / n));
+  // Neighbours exchange across processes, both ways at once.
+  float* mine = device_copy(std::vector<float>(count, 100.0f + rank), rank);
+  float* left = poisoned<float>(count, rank);
+  float* right = poisoned<float>(count, rank);
+  EXPECT_NCCL(ncclGroupStart(), ncclSuccess);
+  EXPECT_NCCL(ncclSend(mine, count, ncclFloat, (rank + 1) % n, comm, stream), ncclSuccess);
+  EXPECT_NCCL(ncclSend(mine, count, ncclFloat, (rank + n - 1) % n, comm, stream), ncclSuccess);
+  EXPECT_NCCL(ncclRecv(left, count, ncclFloat, (rank + n - 1) % n, comm, stream), ncclSuccess);
+  EXPECT_NCCL(ncclRecv(right, count, ncclFloat, (rank + 1) % n, comm, stream), ncclSuccess);
+  EXPECT_NCCL(ncclGroupEnd(), ncclSuccess);
+  cudaStreamSynchronize(stream);
+  const std::vector<float> from_left = to_host(left, count), from_right = to_host(right, count);
+  EXPECT(std::count(from_left.begin(), from_left.end(), 100.0f + (rank + n - 1) % n) == static_cast<long>(count));
+  EXPECT(std::count(from_right.begin(), from_right.end(), 100.0f + (rank + 1) % n) == static_cast<long>(count));
+  cudaFree(mine);
+  cudaFree(left);
+  cudaFree(right);
   cudaFree(data);
   cudaFree(whole);
   cudaStreamDestroy(stream);
@@ -294,12 +349,14 @@ int main(int argc, char** argv) {
   check_collectives<__nv_bfloat16>(all, 257);
   check_collectives<int>(all, 77777);
   check_collectives<unsigned char>(all, 31);
+  check_send_recv(all);
 
   // What NCCL refuses when called.
   float* buffer = nullptr;
   cudaSetDevice(0);
   cudaMalloc(&buffer, 64 * sizeof(float));
   EXPECT_NCCL(ncclBroadcast(buffer, buffer, 64, ncclFloat, n, all.comms[0], 0), ncclInvalidArgument);
+  EXPECT_NCCL(ncclSend(buffer, 64, ncclFloat, n, all.comms[0], 0), ncclInvalidArgument);
   EXPECT_NCCL(ncclAllReduce(buffer, buffer, 64, ncclFloat, static_cast<ncclRedOp_t>(ncclNumOps), all.comms[0], 0), ncclInvalidArgument);
   EXPECT_NCCL(ncclAllReduce(buffer, buffer, 64, static_cast<ncclDataType_t>(ncclNumTypes), ncclSum, all.comms[0], 0), ncclInvalidArgument);
   EXPECT_NCCL(ncclAllReduce(buffer, buffer, 64, ncclFloat, ncclSum, nullptr, 0), ncclInvalidArgument);

@@ -9,8 +9,8 @@
 // at ncclGroupEnd, each communicator's in order on a thread of its own.
 // Emulated: communicators (init, destroy, abort, queries), AllReduce,
 // Broadcast, Reduce, AllGather, ReduceScatter over NCCL's integer and float
-// types with sum, prod, max, min and avg. Point-to-point calls answer
-// ncclInvalidUsage with a line saying so.
+// types with sum, prod, max, min and avg, and Send/Recv (a group's sends and
+// receives progress together, so ranks may exchange data both ways at once).
 #pragma once
 #define NCCL_H_
 #include <cstddef>

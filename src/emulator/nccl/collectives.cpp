@@ -1,7 +1,10 @@
-// The collectives, and groups of them. Every rank moves its data through its
-// staging slot in chunks; a reduction is split among the ranks, each reducing
-// its part of the chunk over all slots in rank order (so every rank gets the
-// same bits, as from NCCL) and publishing it in its own slot for the others.
+// The collectives, point-to-point sends and receives, and groups of them.
+// Every rank moves a collective's data through its staging slot in chunks; a
+// reduction is split among the ranks, each reducing its part of the chunk over
+// all slots in rank order (so every rank gets the same bits, as from NCCL) and
+// publishing it in its own slot for the others. A send fills its channel to
+// the peer a chunk at a time as the receive empties it; a group's sends and
+// receives progress together, so that ranks may send to each other at once.
 #include <algorithm>
 #include <cstring>
 #include <thread>
@@ -15,7 +18,7 @@
 namespace lockstep::emu::nccl {
 namespace {
 
-enum class collective { all_reduce, broadcast, reduce, all_gather, reduce_scatter };
+enum class collective { all_reduce, broadcast, reduce, all_gather, reduce_scatter, send, recv };
 
 struct operation {
   const char* call;
@@ -25,7 +28,7 @@ struct operation {
   std::size_t count;  // per rank: the sendcount of AllGather, the recvcount of ReduceScatter
   ncclDataType_t type;
   ncclRedOp_t op;
-  int root;
+  int root;  // the peer of a send or receive
   ncclComm_t comm;
   cudaStream_t stream;
 };
@@ -52,8 +55,10 @@ void validate(const operation& o) {
   if (reduces && (o.op < ncclSum || o.op >= ncclNumOps))
     throw failure{ncclInvalidArgument, "op " + std::to_string(static_cast<int>(o.op)) + " is not ncclSum, ncclProd, ncclMax, ncclMin or ncclAvg"};
   const bool rooted = o.what == collective::broadcast || o.what == collective::reduce;
-  if (rooted && (o.root < 0 || o.root >= o.comm->nranks))
-    throw failure{ncclInvalidArgument, "root " + std::to_string(o.root) + " is outside 0.." + std::to_string(o.comm->nranks - 1)};
+  const bool peered = o.what == collective::send || o.what == collective::recv;
+  if ((rooted || peered) && (o.root < 0 || o.root >= o.comm->nranks))
+    throw failure{ncclInvalidArgument,
+                  std::string(peered ? "peer " : "root ") + std::to_string(o.root) + " is outside 0.." + std::to_string(o.comm->nranks - 1)};
   const bool is_root = o.comm->rank == o.root;
   const std::size_t count = o.count * bytes;
   switch (o.what) {
@@ -77,7 +82,67 @@ void validate(const operation& o) {
       check_buffer("sendbuff", o.send, count * n);
       check_buffer("recvbuff", o.recv, count);
       break;
+    case collective::send:
+      check_buffer("sendbuff", o.send, count);
+      break;
+    case collective::recv:
+      check_buffer("recvbuff", o.recv, count);
+      break;
   }
+}
+
+bool point_to_point(const operation& o) { return o.what == collective::send || o.what == collective::recv; }
+
+void wait_for_stream(const operation& o) {
+  if (const cudaError_t e = cudaStreamSynchronize(o.stream); e != cudaSuccess)
+    throw failure{ncclUnhandledCudaError, std::string("the stream's earlier work failed: ") + cudaGetErrorString(e)};
+}
+
+// Sends and receives of one rank, progressing together until all are done;
+// each channel carries one operation at a time, in the order they were called.
+void run_point_to_point(const std::vector<const operation*>& calls) {
+  for (const operation* o : calls) wait_for_stream(*o);
+  ncclComm& c = *calls.front()->comm;
+  std::vector<std::size_t> moved(calls.size(), 0);
+  const auto total = [&](std::size_t i) { return calls[i]->count * element_bytes(calls[i]->type); };
+  const auto step = [&] {
+    bool any = false;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const operation& o = *calls[i];
+      bool earlier = false;
+      for (std::size_t j = 0; j < i && !earlier; ++j) earlier = calls[j]->what == o.what && calls[j]->root == o.root && moved[j] < total(j);
+      if (earlier || moved[i] == total(i)) continue;
+      if (o.what == collective::send) {
+        std::atomic<long long>& state = c.channel_state(c.rank, o.root);
+        if (state.load(std::memory_order_acquire) != 0) continue;
+        const std::size_t bytes = std::min(channel_bytes, total(i) - moved[i]);
+        std::memcpy(c.channel_data(c.rank, o.root), o.send + moved[i], bytes);
+        state.store(static_cast<long long>(bytes), std::memory_order_release);
+        moved[i] += bytes;
+      } else {
+        std::atomic<long long>& state = c.channel_state(o.root, c.rank);
+        const long long bytes = state.load(std::memory_order_acquire);
+        if (bytes == 0) continue;
+        if (moved[i] + bytes > total(i))
+          throw failure{ncclInvalidUsage, "rank " + std::to_string(o.root) + " sent more than the " + std::to_string(total(i)) +
+                                              " bytes this rank's ncclRecv from it expects"};
+        std::memcpy(o.recv + moved[i], c.channel_data(o.root, c.rank), static_cast<std::size_t>(bytes));
+        state.store(0, std::memory_order_release);
+        moved[i] += static_cast<std::size_t>(bytes);
+      }
+      any = true;
+    }
+    return any;
+  };
+  c.wait_until([&] {
+    while (step()) {
+    }
+    for (std::size_t i = 0; i < calls.size(); ++i)
+      if (moved[i] < total(i)) return false;
+    return true;
+  });
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    if (calls[i]->what == collective::recv && total(i) > 0) check::mark_written(calls[i]->recv, total(i));
 }
 
 // AllReduce and Reduce: every rank reduces its share of the chunk, then
@@ -102,8 +167,8 @@ void reduce_chunk(const operation& o, std::size_t offset, std::size_t n, std::ve
 }
 
 void run(const operation& o) {
-  if (const cudaError_t e = cudaStreamSynchronize(o.stream); e != cudaSuccess)
-    throw failure{ncclUnhandledCudaError, std::string("the stream's earlier work failed: ") + cudaGetErrorString(e)};
+  if (point_to_point(o)) return run_point_to_point({&o});
+  wait_for_stream(o);
   ncclComm& c = *o.comm;
   const std::size_t bytes = element_bytes(o.type), n = c.nranks;
   const std::size_t chunk = slot_bytes / bytes / (o.what == collective::reduce_scatter ? n : 1);
@@ -134,6 +199,9 @@ void run(const operation& o) {
         if (o.op == ncclAvg) finish_average(o.recv + offset * bytes, part, o.type, c.nranks);
         c.barrier();
         break;
+      case collective::send:
+      case collective::recv:
+        break;  // run_point_to_point
     }
   }
   const bool writes = o.what != collective::reduce || c.rank == o.root;
@@ -152,6 +220,7 @@ ncclResult_t submit(const operation& o) {
 
 // A group's calls, each communicator's in order on a thread of its own (the
 // ranks of one process must run at once to meet); one communicator's inline.
+// Consecutive sends and receives of a communicator run together.
 ncclResult_t run_group(std::vector<operation> calls) {
   std::vector<ncclComm_t> comms;
   for (const operation& o : calls)
@@ -159,8 +228,22 @@ ncclResult_t run_group(std::vector<operation> calls) {
   std::vector<ncclResult_t> results(comms.size(), ncclSuccess);
   const auto run_comm = [&](std::size_t i) {
     if (comms.size() > 1) cudaSetDevice(comms[i]->device);
-    for (const operation& o : calls)
-      if (o.comm == comms[i] && results[i] == ncclSuccess) results[i] = guarded(o.call, o.comm, [&] { run(o); });
+    std::vector<const operation*> sends_and_receives;
+    const auto flush = [&] {
+      if (!sends_and_receives.empty() && results[i] == ncclSuccess)
+        results[i] = guarded(sends_and_receives.front()->call, comms[i], [&] { run_point_to_point(sends_and_receives); });
+      sends_and_receives.clear();
+    };
+    for (const operation& o : calls) {
+      if (o.comm != comms[i]) continue;
+      if (point_to_point(o)) {
+        sends_and_receives.push_back(&o);
+        continue;
+      }
+      flush();
+      if (results[i] == ncclSuccess) results[i] = guarded(o.call, o.comm, [&] { run(o); });
+    }
+    flush();
   };
   if (comms.size() <= 1) {
     if (!comms.empty()) run_comm(0);
@@ -215,12 +298,12 @@ ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recv
                  recvcount, datatype, op, 0, comm, stream});
 }
 
-ncclResult_t ncclSend(const void*, size_t, ncclDataType_t, int, ncclComm_t comm, cudaStream_t) {
-  return report("ncclSend", comm, ncclInvalidUsage, "point-to-point calls (ncclSend, ncclRecv) are not emulated; the collectives are");
+ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+  return submit({"ncclSend", collective::send, static_cast<const unsigned char*>(sendbuff), nullptr, count, datatype, ncclSum, peer, comm, stream});
 }
 
-ncclResult_t ncclRecv(void*, size_t, ncclDataType_t, int, ncclComm_t comm, cudaStream_t) {
-  return report("ncclRecv", comm, ncclInvalidUsage, "point-to-point calls (ncclSend, ncclRecv) are not emulated; the collectives are");
+ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream) {
+  return submit({"ncclRecv", collective::recv, nullptr, static_cast<unsigned char*>(recvbuff), count, datatype, ncclSum, peer, comm, stream});
 }
 
 ncclResult_t ncclGroupStart() {

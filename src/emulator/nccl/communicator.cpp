@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <thread>
@@ -35,8 +36,13 @@ bool process_ended(int pid) { return pid > 0 && kill(pid, 0) != 0 && errno == ES
 
 }  // namespace
 
+std::size_t channels_offset(int nranks) {
+  const std::size_t ids_end = sizeof(segment_header) + static_cast<std::size_t>(nranks) * sizeof(std::atomic<int>);
+  return (ids_end + alignof(std::atomic<long long>) - 1) / alignof(std::atomic<long long>) * alignof(std::atomic<long long>);
+}
+
 std::size_t header_bytes(int nranks) {
-  const std::size_t bytes = sizeof(segment_header) + static_cast<std::size_t>(nranks) * sizeof(std::atomic<int>);
+  const std::size_t bytes = channels_offset(nranks) + static_cast<std::size_t>(nranks) * nranks * sizeof(std::atomic<long long>);
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   return (bytes + page - 1) / page * page;
 }
@@ -60,6 +66,15 @@ std::atomic<int>* ncclComm::process_ids() const {
   return reinterpret_cast<std::atomic<int>*>(static_cast<unsigned char*>(mapping) + sizeof(lockstep::emu::nccl::segment_header));
 }
 
+std::atomic<long long>& ncclComm::channel_state(int from, int to) const {
+  auto* states = reinterpret_cast<std::atomic<long long>*>(static_cast<unsigned char*>(mapping) + lockstep::emu::nccl::channels_offset(nranks));
+  return states[from * nranks + to];
+}
+
+unsigned char* ncclComm::channel_data(int from, int to) const {
+  return slot(nranks) + static_cast<std::size_t>(from * nranks + to) * lockstep::emu::nccl::channel_bytes;
+}
+
 unsigned char* ncclComm::slot(int r) const {
   return static_cast<unsigned char*>(mapping) + lockstep::emu::nccl::header_bytes(nranks) +
          static_cast<std::size_t>(r) * lockstep::emu::nccl::slot_bytes;
@@ -73,7 +88,8 @@ ncclComm* ncclComm::join(const ncclUniqueId& id, int nranks, int rank) {
   comm->name = segment_name(id);
   const int fd = shm_open(comm->name.c_str(), O_CREAT | O_RDWR, 0600);
   if (fd < 0) throw failure{ncclSystemError, system_error("shm_open", comm->name)};
-  comm->mapping_bytes = header_bytes(nranks) + static_cast<std::size_t>(nranks) * slot_bytes;
+  comm->mapping_bytes =
+      header_bytes(nranks) + static_cast<std::size_t>(nranks) * slot_bytes + static_cast<std::size_t>(nranks) * nranks * channel_bytes;
   struct stat status {};
   // Every rank grows the segment to the size its rank count needs; growing
   // keeps what is there, so the order in which ranks arrive does not matter.
@@ -111,30 +127,23 @@ void ncclComm::abort() {
   header().failed_rank.compare_exchange_strong(none, rank + 1);
 }
 
-void ncclComm::barrier() {
-  using clock = std::chrono::steady_clock;
+void ncclComm::check_peers() const {
   lockstep::emu::nccl::segment_header& h = header();
-  const auto check_peers = [&] {
-    if (const int failed = h.failed_rank.load(); failed != 0)
-      throw failure{ncclRemoteError, "rank " + std::to_string(failed - 1) + " of this communicator aborted or its process ended"};
-    for (int r = 0; r < nranks; ++r)
-      if (const int pid = process_ids()[r].load(); lockstep::emu::nccl::process_ended(pid)) {
-        int none = 0;
-        h.failed_rank.compare_exchange_strong(none, r + 1);
-        throw failure{ncclRemoteError,
-                      "rank " + std::to_string(r) + " (process " + std::to_string(pid) + ") ended while this rank waited for it in a collective"};
-      }
-  };
-  check_peers();
-  const unsigned generation = h.barrier_generation.load(std::memory_order_acquire);
-  if (h.arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == nranks) {
-    h.arrived.store(0, std::memory_order_relaxed);
-    h.barrier_generation.store(generation + 1, std::memory_order_release);
-    return;
-  }
+  if (const int failed = h.failed_rank.load(); failed != 0)
+    throw failure{ncclRemoteError, "rank " + std::to_string(failed - 1) + " of this communicator aborted or its process ended"};
+  for (int r = 0; r < nranks; ++r)
+    if (const int pid = process_ids()[r].load(); lockstep::emu::nccl::process_ended(pid)) {
+      int none = 0;
+      h.failed_rank.compare_exchange_strong(none, r + 1);
+      throw failure{ncclRemoteError, "rank " + std::to_string(r) + " (process " + std::to_string(pid) + ") ended while this rank waited for it"};
+    }
+}
+
+void ncclComm::wait_until(const std::function<bool()>& done) const {
+  using clock = std::chrono::steady_clock;
   const clock::time_point start = clock::now();
   clock::time_point next_check = start + std::chrono::milliseconds(100), next_note = start + std::chrono::seconds(60);
-  for (unsigned spins = 0; h.barrier_generation.load(std::memory_order_acquire) == generation; ++spins) {
+  for (unsigned spins = 0; !done(); ++spins) {
     if (spins < 256) {
       _mm_pause();
       continue;
@@ -145,9 +154,22 @@ void ncclComm::barrier() {
       next_check = now + std::chrono::milliseconds(100);
       if (now >= next_note) {
         std::fprintf(stderr, "lockstep NCCL: rank %d has waited %lld s for the other %d ranks (%d of them have joined)\n", rank,
-                     static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(now - start).count()), nranks - 1, h.joined.load() - 1);
+                     static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(now - start).count()), nranks - 1,
+                     header().joined.load() - 1);
         next_note = now + std::chrono::seconds(60);
       }
     }
   }
+}
+
+void ncclComm::barrier() {
+  lockstep::emu::nccl::segment_header& h = header();
+  check_peers();
+  const unsigned generation = h.barrier_generation.load(std::memory_order_acquire);
+  if (h.arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == nranks) {
+    h.arrived.store(0, std::memory_order_relaxed);
+    h.barrier_generation.store(generation + 1, std::memory_order_release);
+    return;
+  }
+  wait_until([&] { return h.barrier_generation.load(std::memory_order_acquire) != generation; });
 }
