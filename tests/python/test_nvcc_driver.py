@@ -249,6 +249,46 @@ def test_nccl_ranks_on_host_threads(tmp_path):
     assert ran.stdout == "no error no error no error 3 3000\n", ran.stdout + ran.stderr
 
 
+def test_nccl_rank_whose_process_ended_fails_the_others_calls(tmp_path):
+    # Rank 1 joins in a child process and exits; rank 0's collective then
+    # fails with ncclRemoteError naming it, where NCCL on a GPU would hang.
+    (tmp_path / "main.cu").write_text(
+        textwrap.dedent(
+            r"""
+            #include <cstdio>
+            #include <sys/wait.h>
+            #include <unistd.h>
+            #include <nccl.h>
+            int main() {
+              ncclUniqueId id;
+              ncclGetUniqueId(&id);
+              if (fork() == 0) {
+                ncclComm_t comm;
+                ncclCommInitRank(&comm, 2, id, 1);
+                _exit(0);
+              }
+              wait(nullptr);
+              ncclComm_t comm;
+              ncclCommInitRank(&comm, 2, id, 0);
+              float* x;
+              cudaMalloc(&x, 256 * sizeof(float));
+              ncclResult_t result = ncclAllReduce(x, x, 256, ncclFloat, ncclSum, comm, 0);
+              ncclResult_t async = ncclSuccess;
+              ncclCommGetAsyncError(comm, &async);
+              std::printf("%d %d %s\n", result == ncclRemoteError, async == ncclRemoteError, ncclGetLastError(comm));
+              ncclCommDestroy(comm);
+              return 0;
+            }
+            """
+        )
+    )
+    built = lockstep("nvcc", "main.cu", "-o", "prog", "-lnccl", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True, timeout=60)
+    assert ran.stdout.startswith("1 1 rank 1 (process "), ran.stdout + ran.stderr
+    assert "ended while this rank waited for it" in ran.stdout
+
+
 def test_compiles_objects_then_links_them(project):
     root = project()
     for source in ("kernels.cu", "main.cpp"):
