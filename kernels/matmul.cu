@@ -390,7 +390,8 @@ __device__ __forceinline__ void matmul_warp_tiled_product(const float* a, const 
 // Double buffered. H100 4096^3
 // (lockstep bench, 2026-11-22, bench/RESULTS.md): 46.8 TFLOP/s, 0.903 of cuBLAS SGEMM
 // (52.0 in the same run; 0.88-0.91 over the day's runs).
-// Takes the fused epilogue (matmul_epilogue.h) and applies it to its tile of C right after storing it.
+// Takes the fused epilogue (matmul_epilogue.h): relu(alpha * acc + bias) folded into its stores, any
+// other applied to its tile of C right after storing it.
 // As the warp-tiled kernel, with the waits taken out of the loop and a
 // larger tile: two shared-memory stages, so the next k-tile is stored into
 // one while the current one is read from the other and one __syncthreads
