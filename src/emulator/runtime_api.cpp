@@ -63,7 +63,9 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   if (lockstep::emu::sticky_error()) return lockstep::emu::broken_context();
   // An H100 refuses what its 80 GiB cannot hold, where the host might overcommit.
   if (bytes > lockstep::emu::device_memory_bytes - lockstep::emu::allocated_bytes()) return record(cudaErrorMemoryAllocation);
-  void* p = lockstep::emu::check::allocate(bytes, lockstep::emu::get_options().checks != 0);
+  int device = 0;
+  cudaGetDevice(&device);
+  void* p = lockstep::emu::check::allocate(bytes, lockstep::emu::get_options().checks != 0, device);
   if (!p) return record(cudaErrorMemoryAllocation);
   lockstep::emu::count_allocated(static_cast<std::ptrdiff_t>(bytes));
   *ptr = p;

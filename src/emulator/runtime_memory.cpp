@@ -339,9 +339,9 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
     a.device = 0;
     a.devicePointer = p;
     a.hostPointer = p;
-  } else if (ptr && lockstep::emu::check::bytes_to_end(ptr) != SIZE_MAX) {
+  } else if (const int device = ptr ? lockstep::emu::check::allocation_device(ptr) : -1; device >= 0) {
     a.type = cudaMemoryTypeDevice;
-    a.device = 0;
+    a.device = device;
     a.devicePointer = p;
     a.hostPointer = nullptr;
   } else {

@@ -2,7 +2,7 @@
 // count and ordinals, the current device per host thread, peer access
 // enabled, refused and disabled, memory on each device copied with
 // cudaMemcpyPeer and cudaMemcpyDefault, and a kernel on one device reading
-// the other's memory. Needs two devices: on the emulator LOCKSTEP_EMU_DEVICES=2
+// the other's memory, and which device each allocation is on. Needs two devices: on the emulator LOCKSTEP_EMU_DEVICES=2
 // (as CTest runs it); a machine with fewer devices fails it.
 #include <thread>
 #include <vector>
@@ -57,6 +57,12 @@ int main() {
   int wrong = 0;
   for (int i = 0; i < n; ++i) wrong += back[i] != 2.0f * float(i);
   EXPECT(wrong == 0);
+  // Each allocation reports the device it was made on, whichever is current.
+  cudaPointerAttributes zero_attributes{}, one_attributes{};
+  EXPECT(cudaPointerGetAttributes(&zero_attributes, on_zero + 10) == cudaSuccess);
+  EXPECT(cudaPointerGetAttributes(&one_attributes, on_one) == cudaSuccess);
+  EXPECT(zero_attributes.type == cudaMemoryTypeDevice && zero_attributes.device == 0);
+  EXPECT(one_attributes.type == cudaMemoryTypeDevice && one_attributes.device == 1);
 
   EXPECT(cudaDeviceDisablePeerAccess(0) == cudaSuccess);
   EXPECT_ERROR(cudaDeviceDisablePeerAccess(0), cudaErrorPeerAccessNotEnabled);

@@ -85,8 +85,9 @@ const device_range* memory_snapshot::near_live(std::uintptr_t address) const {
   return nullptr;
 }
 
-void* allocate(std::size_t bytes, bool checking) {
+void* allocate(std::size_t bytes, bool checking, int device) {
   entry e;
+  e.range.device = device;
   // 256-byte alignment, as cudaMalloc guarantees; whole pages from a page up.
   const bool paged = bytes >= shared_page_bytes;
   const std::size_t alignment = paged ? shared_page_bytes : 256;
@@ -173,6 +174,13 @@ std::size_t bytes_to_end(const void* address) {
   const entry* e = r.find(a);
   if (!e || e->range.from != device_range::origin::cuda_malloc) return SIZE_MAX;
   return e->range.end - a;
+}
+
+int allocation_device(const void* address) {
+  registry& r = the_registry();
+  std::lock_guard lock(r.mutex);
+  const entry* e = r.find(reinterpret_cast<std::uintptr_t>(address));
+  return e && e->range.from == device_range::origin::cuda_malloc ? e->range.device : -1;
 }
 
 bool allocation_range(const void* address, const void*& begin, std::size_t& bytes) {

@@ -36,6 +36,7 @@ struct device_range {
   // racecheck launch since it was allocated or registered).
   std::shared_ptr<word_races[]> races;
   bool checked = false;  // allocated in check mode: has redzones
+  int device = 0;        // the device current when cudaMalloc made it
   // Poisoned byte ranges [first, second) (poison_region), sorted; null if none.
   std::shared_ptr<const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>> poisoned;
   // The poisoned range [address, address + size) overlaps, or null.
@@ -65,7 +66,7 @@ inline constexpr std::size_t redzone_bytes = 256;
 // 256-byte aligned, as cudaMalloc's; allocations of a page or more start on a
 // page and own their last page, so their pages can be shared with another
 // process (shared_pages.h) without sharing anything else.
-void* allocate(std::size_t bytes, bool checking);
+void* allocate(std::size_t bytes, bool checking, int device);
 bool release(void* pointer);  // false if pointer is not a live allocation
 // Registers [begin, begin + bytes) as a live allocation that no cudaMalloc
 // made (memory mapped from another process, a pool's shared file): cudaFree
@@ -80,6 +81,8 @@ std::string why_not_allocation(const void* pointer);
 // How many bytes from `address` to the end of the cudaMalloc'd allocation
 // holding it, or SIZE_MAX if none does (host memory, say).
 std::size_t bytes_to_end(const void* address);
+// The device of the cudaMalloc'd allocation holding `address`, or -1 if none does.
+int allocation_device(const void* address);
 // The cudaMalloc'd allocation holding `address`: its start and size (cuMemGetAddressRange); false if none does.
 bool allocation_range(const void* address, const void*& begin, std::size_t& bytes);
 void mark_written(const void* address, std::size_t bytes);
