@@ -72,7 +72,7 @@ std::atomic<long long>& ncclComm::channel_state(int from, int to) const {
 }
 
 unsigned char* ncclComm::channel_data(int from, int to) const {
-  return slot(nranks) + static_cast<std::size_t>(from * nranks + to) * lockstep::emu::nccl::channel_bytes;
+  return slot(nranks) /* the channels follow the last slot */ + static_cast<std::size_t>(from * nranks + to) * lockstep::emu::nccl::channel_bytes;
 }
 
 unsigned char* ncclComm::slot(int r) const {

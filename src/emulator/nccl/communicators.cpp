@@ -26,8 +26,9 @@ int current_device() {
 
 ncclComm* init_rank(int nranks, const ncclUniqueId& id, int rank) {
   check_rank(nranks, rank);
+  const int device = current_device();
   ncclComm* comm = ncclComm::join(id, nranks, rank);
-  comm->device = current_device();
+  comm->device = device;
   return comm;
 }
 
