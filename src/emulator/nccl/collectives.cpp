@@ -103,8 +103,9 @@ void wait_for_stream(const operation& o) {
 void run_point_to_point(const std::vector<const operation*>& calls) {
   for (const operation* o : calls) wait_for_stream(*o);
   ncclComm& c = *calls.front()->comm;
-  std::vector<std::size_t> moved(calls.size(), 0);
-  const auto total = [&](std::size_t i) { return calls[i]->count * element_bytes(calls[i]->type); };
+  std::vector<std::size_t> moved(calls.size(), 0), totals;
+  for (const operation* o : calls) totals.push_back(o->count * element_bytes(o->type));
+  const auto total = [&](std::size_t i) { return totals[i]; };
   const auto step = [&] {
     bool any = false;
     for (std::size_t i = 0; i < calls.size(); ++i) {
