@@ -135,6 +135,7 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear, bool
 }
 
 void block_runner::abandon_block() {
+  on_loop_stack_ = claim_waiting_ = false;  // a fault jumped off the loop stack
   while (!fibers_.empty()) retire(fibers_.back());
   if (observing_) observing_->block_ended();
   observing_ = nullptr;
@@ -246,6 +247,11 @@ void block_runner::yield_thread() {
 }
 
 bool block_runner::claim_for_loops() {
+  if (claim_waiting_) {
+    claim_waiting_ = false;
+    claimed_ = true;
+    return true;
+  }
   if (refuse_claims_ || observing_ || !plan_->opts.region_loops || plan_->opts.order != thread_order::forward || plan_->grid_sync ||
       next_start_ != 1 || running_->thread != 0)
     return false;
@@ -256,7 +262,39 @@ bool block_runner::claim_for_loops() {
   live_ = 1;
   next_start_ = threads_;
   claimed_ = true;
+  plan_->blocks_claimed.store(true, std::memory_order_relaxed);
   return true;
+}
+
+void block_runner::run_claimed(const launch_plan& plan, std::uint64_t block_linear) {
+  plan_ = &plan;
+  block_linear_ = block_linear;
+  claimed_ = false;
+  claim_waiting_ = true;
+  running_ = nullptr;
+  const dim3 g = plan.grid;
+  current.block_idx = {unsigned(block_linear % g.x), unsigned((block_linear / g.x) % g.y), unsigned(block_linear / (std::uint64_t(g.x) * g.y))};
+  current.block_dim = plan.block;
+  current.grid_dim = g;
+  current.thread_idx = {0, 0, 0};
+  current.linear_tid = 0;
+  current.block = this;
+  current.dynamic_shared = dynamic_shared_.prepare(plan.dynamic_shared_bytes);
+  struct leave {
+    block_runner& runner;
+    ~leave() {
+      current.block = nullptr;
+      runner.claim_waiting_ = false;
+    }
+  };
+  {
+    leave on_exit{*this};
+    plan.thunk(plan.params);
+  }
+  // The region-loop compiler puts the claim before anything else a kernel does.
+  if (!claimed_) {
+    fail("lockstep internal error: a block run as loops did not claim itself; run with LOCKSTEP_EMU_ENGINE=fibers and report this");
+  }
 }
 
 namespace {
@@ -279,10 +317,13 @@ struct loop_stack_frame {
 }  // namespace
 
 void block_runner::call_on_loop_stack(void (*body)(void*), void* arg) {
+  if (on_loop_stack_) return body(arg);
   if (!loop_stack_) loop_stack_ = loop_stacks_.acquire();
   loop_stack_frame frame{body, arg, {}, {}, nullptr};
   make_context(frame.self, loop_stack_, loop_stack_bytes, loop_stack_entry, &frame);
+  on_loop_stack_ = true;
   switch_context(frame.back, frame.self);
+  on_loop_stack_ = false;
   if (frame.error) std::rethrow_exception(frame.error);
 }
 

@@ -8,6 +8,7 @@
 // without barriers never switches between fibers, and one with barriers keeps
 // exactly one stack per waiting thread.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <exception>
@@ -42,6 +43,10 @@ struct launch_plan {
   check::launch_session* check = nullptr;                        // set in check mode, with:
   std::unique_ptr<block_observer> (*make_observer)() = nullptr;  // makes a runner's checker, at its first checked block
   grid_barrier* grid_sync = nullptr;                             // a cooperative launch's: grid.sync() waits there
+  // Set once a block of the launch was claimed for loops: the kernel is split
+  // and nothing launch-wide refuses a claim, so every other block will claim
+  // too, and may run straight on the loop stack (block_runner::run_claimed).
+  mutable std::atomic<bool> blocks_claimed{false};
 };
 
 class block_runner {
@@ -56,6 +61,11 @@ class block_runner {
   // kernel_error. Without loops_allowed a kernel split at its barriers runs
   // on fibers too (after a fault in its loops, so that the fault names its thread).
   void run(const launch_plan& plan, std::uint64_t block_linear, bool loops_allowed = true);
+  // Runs block `block_linear` of a launch whose blocks claim (plan.blocks_claimed)
+  // without a fiber: the kernel is called here, on the loop stack (inside
+  // on_loop_stack), and its first statement claims the block. What a fiber
+  // and the thread bookkeeping cost per block is most of a small block's time.
+  void run_claimed(const launch_plan& plan, std::uint64_t block_linear);
 
   // pc: the caller's address, for synccheck's reports.
   int barrier(barrier_reduce reduce, int predicate, std::uintptr_t pc);
@@ -74,8 +84,13 @@ class block_runner {
   bool claim_for_loops();
   // Whether the block now running (or the last, after a fault) was claimed so.
   bool ran_as_loops() const { return claimed_; }
-  // Calls body(arg) on this worker's loop stack (lockstep/emu/region_loops.h).
+  // Calls body(arg) on this worker's loop stack (lockstep/emu/region_loops.h),
+  // or right here when already on it.
   void call_on_loop_stack(void (*body)(void*), void* arg);
+  template <class F>
+  void on_loop_stack(F&& body) {
+    call_on_loop_stack([](void* f) { (*static_cast<F*>(f))(); }, &body);
+  }
   std::uint64_t block_linear() const { return block_linear_; }
   [[noreturn]] void fail(const std::string& what) const;  // kernel_error naming this thread
   [[noreturn]] void unseen_wait(const char* what) const;
@@ -184,6 +199,8 @@ class block_runner {
   void* loop_stack_ = nullptr;
   bool claimed_ = false;
   bool refuse_claims_ = false;
+  bool claim_waiting_ = false;  // run_claimed: the kernel's claim is yet to come
+  bool on_loop_stack_ = false;
   std::uint64_t block_linear_ = 0;
 
   std::unique_ptr<block_observer> observer_;  // made at the first checked block

@@ -128,21 +128,41 @@ class worker_pool {
   }
 
   void run_blocks(block_runner& runner) {
-    while (!failed_.load(std::memory_order_relaxed) && watch_->reason() == fault::interrupt::none) {
-      const std::uint64_t b = next_block_.fetch_add(1, std::memory_order_relaxed);
-      if (b >= blocks_) break;
-      try {
-        runner.run(*plan_, b);
-      } catch (...) {
-        {
-          std::lock_guard lock(mutex_);
-          if (!error_) error_ = std::current_exception();
-          failed_ = true;
-        }
-        if (plan_->grid_sync) plan_->grid_sync->stop();
+    std::uint64_t b = 0;
+    while (take_block(b)) {
+      if (plan_->blocks_claimed.load(std::memory_order_relaxed)) {
+        // The kernel runs its blocks as loops: the rest go straight to the loop stack.
+        runner.on_loop_stack([&] {
+          do run_block(runner, b, true);
+          while (take_block(b));
+        });
+        return;
       }
-      if (plan_->grid_sync) plan_->grid_sync->block_ended(current.block_idx);
+      run_block(runner, b, false);
     }
+  }
+
+  bool take_block(std::uint64_t& b) {
+    if (failed_.load(std::memory_order_relaxed) || watch_->reason() != fault::interrupt::none) return false;
+    b = next_block_.fetch_add(1, std::memory_order_relaxed);
+    return b < blocks_;
+  }
+
+  void run_block(block_runner& runner, std::uint64_t b, bool claimed) {
+    try {
+      if (claimed)
+        runner.run_claimed(*plan_, b);
+      else
+        runner.run(*plan_, b);
+    } catch (...) {
+      {
+        std::lock_guard lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+        failed_ = true;
+      }
+      if (plan_->grid_sync) plan_->grid_sync->stop();
+    }
+    if (plan_->grid_sync) plan_->grid_sync->block_ended(current.block_idx);
   }
 
   // After the jump: the block's fibers are dropped unwound, and the launch fails.

@@ -279,6 +279,46 @@ TEST(Faults, FailedAssert) {
   expect_device_works(cudaErrorAssert);
 }
 
+// On one worker, a kernel run as loops runs its first block on a fiber and
+// the rest straight on the loop stack (block_runner::run_claimed): faults,
+// traps and asserts there name their thread just the same.
+TEST(Faults, LaterBlocksOfALoopedKernelNameTheirThread) {
+  with_options one_worker([](emu::options& o) { o.workers = 1; });
+  {
+    device_buffer<float> in(random_vector<float>(threads * blocks)), out(threads * blocks);
+    const std::string what =
+        failure_of([&] { lockstep::launch(read_after_barrier, blocks, threads)(static_cast<const float*>(nullptr), in.get(), out.get()); },
+                   cudaErrorIllegalAddress);
+    EXPECT_HAS(what, faulting_thread_text());
+    EXPECT_HAS(what, line(read_after_barrier_line));
+    expect_device_works(cudaErrorIllegalAddress);
+  }
+  {
+    device_buffer<int> out(threads * blocks);
+    const std::string what = failure_of([&] { lockstep::launch(trap_in_one_thread, blocks, threads)(out.get()); }, cudaErrorLaunchFailure);
+    EXPECT_HAS(what, "__trap() called at");
+    EXPECT_HAS(what, faulting_thread_text());
+    expect_device_works(cudaErrorLaunchFailure);
+  }
+  {
+    std::vector<int> values(threads * blocks, 1);
+    values[faulting_block * threads + faulting_thread] = 99;
+    device_buffer<int> in(values);
+    const std::string what = failure_of([&] { lockstep::launch(assert_below, blocks, threads)(in.get(), 10); }, cudaErrorAssert);
+    EXPECT_HAS(what, "device assertion `in[i] < limit` failed");
+    EXPECT_HAS(what, faulting_thread_text());
+    expect_device_works(cudaErrorAssert);
+  }
+  {
+    // Dynamic shared memory, prepared for each block.
+    const auto values = random_vector<float>(96);
+    device_buffer<float> in(values), out(96);
+    lockstep::launch(reverse_in_shared, 3, 32, 32 * sizeof(float))(in.get(), out.get());
+    const auto reversed = out.download();
+    for (int i = 0; i < 96; ++i) EXPECT_EQ(reversed[i], values[i / 32 * 32 + 31 - i % 32]) << i;
+  }
+}
+
 __global__ void call_abort(int* out) {
   out[threadIdx.x] = 1;
   if (threadIdx.x == 3) std::abort();
