@@ -995,11 +995,22 @@ class translation_unit_splitter {
     const std::string threads_of_row = "for (int __ls_x = 0, __ls_t = " + row +
                                        "; __ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) { __ls_block." + enter +
                                        "(__ls_x, __ls_y, __ls_z, __ls_t);" + prologue + " {" + line;
+    const std::string ask = "__ls_block.move_to(__ls_g, __ls_y, __ls_z, " + row + " + __ls_g);" + recomputed + line + declarations + "\n" + unused +
+                            " __ls_failing |= !(" + edited(condition.begin, condition.end) + "); }\n";
+    // A guard that holds on a convex set of threads holds for the whole
+    // block when it holds at the block's corners, for a row at its ends.
+    const bool convex = convex_in_block(condition);
+    if (convex)
+      out +=
+          "int __ls_failing_somewhere = 0; for (int __ls_c = 0; __ls_c < 8; ++__ls_c) { int __ls_failing = 0; const int __ls_g = __ls_c & 1 ? "
+          "__ls_block.extent_x() - 1 : 0, __ls_y = __ls_c & 2 ? __ls_block.extent_y() - 1 : 0, __ls_z = __ls_c & 4 ? __ls_block.extent_z() - 1 : "
+          "0; {" +
+          ask + " __ls_failing_somewhere |= __ls_failing; }\n";
     out +=
         "for (int __ls_z = 0; __ls_z < __ls_block.extent_z(); ++__ls_z) for (int __ls_y = 0; __ls_y < __ls_block.extent_y(); ++__ls_y) {"
-        " int __ls_failing = 0; for (int __ls_g = 0; __ls_g < __ls_block.extent_x(); ++__ls_g) { __ls_block.move_to(__ls_g, __ls_y, __ls_z, " +
-        row + " + __ls_g);" + recomputed + line + declarations + "\n" + unused + " __ls_failing |= !(" + edited(condition.begin, condition.end) +
-        "); }\n";
+        " int __ls_failing = 0; " +
+        std::string(convex ? "if (__ls_failing_somewhere) " : "") + "for (int __ls_g = 0; __ls_g < __ls_block.extent_x(); " +
+        (convex ? "__ls_g = __ls_g == 0 && __ls_block.extent_x() > 2 ? __ls_block.extent_x() - 1 : __ls_g + 1" : "++__ls_g") + ") {" + ask;
     out += "if (!__ls_failing) " + threads_of_row + declarations + body + declared_for_later + "\n} " + next + "_guarded" + label_end + write_back +
            " }\n";
     out += "else " + threads_of_row + edited(begin, end) + declared_for_later + "\n} " + next + label_end + write_back + " }\n}\n";
@@ -1103,6 +1114,83 @@ class translation_unit_splitter {
       if (it->second.first > guard->children[1]->begin) return nullptr;
     return guard;
   }
+  // Whether a pure guard holds on a convex set of thread coordinates: then
+  // it holds for every thread of a box (the block, a row) where it holds at
+  // the box's corners. So is a conjunction of comparisons (<, <=, >, >=)
+  // between expressions affine in the coordinates in signed integer
+  // arithmetic, which does not wrap (`int i = blockIdx.x * blockDim.x +
+  // threadIdx.x; if (i < n)`). Unsigned arithmetic wraps, so `unsigned i =
+  // threadIdx.x - 5; if (i >= 3)` fails in the middle of a row only: such a
+  // guard is asked of every thread.
+  bool convex_in_block(const node& n) {
+    if (n.kind == CXCursor_ParenExpr && n.children.size() == 1) return convex_in_block(*n.children[0]);
+    if (n.kind != CXCursor_BinaryOperator || n.children.size() != 2) return false;
+    const std::string_view op = trimmed(text(n.children[0]->end, n.children[1]->begin));
+    if (op == "&&") return convex_in_block(*n.children[0]) && convex_in_block(*n.children[1]);
+    if (op != "<" && op != "<=" && op != ">" && op != ">=") return false;
+    return in_coordinates(*n.children[0]) != variation::other && in_coordinates(*n.children[1]) != variation::other;
+  }
+  enum class variation { constant, affine, other };
+  variation in_coordinates(const node& n, int depth = 0) {
+    if (!reads_coordinates(n, depth)) return variation::constant;
+    const auto kind = clang_.clang_getCanonicalType(clang_.clang_getCursorType(n.cursor)).kind;
+    const bool signed_int = kind == CXType_Int || kind == CXType_Long || kind == CXType_LongLong || kind == CXType_Short || kind == CXType_SChar;
+    if (!signed_int || depth > 16) return variation::other;
+    const auto affine = [](variation v) { return v == variation::other ? variation::other : variation::affine; };
+    switch (n.kind) {
+      case CXCursor_ParenExpr:
+        return n.children.size() == 1 ? in_coordinates(*n.children[0], depth + 1) : variation::other;
+      case CXCursor_UnexposedExpr: {  // an implicit conversion
+        if (n.children.size() != 1) return variation::other;
+        const node& from = *n.children[0];
+        // `blockIdx.x * blockDim.x + threadIdx.x` converted to int at once sums in int (offset_term).
+        if (from.kind == CXCursor_BinaryOperator && from.children.size() == 2 && trimmed(text(from.children[0]->end, from.children[1]->begin)) == "+")
+          for (const auto& term : from.children)
+            if (const node* call = thread_idx_call(*term); call && offset_term(*call))
+              return in_coordinates(*from.children[term == from.children[0]], depth + 1) == variation::constant ? variation::affine
+                                                                                                                : variation::other;
+        return affine(in_coordinates(from, depth + 1));
+      }
+      case CXCursor_DeclRefExpr: {
+        const variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor));
+        return v && v->recomputed && v->initializer ? affine(in_coordinates(*v->initializer, depth + 1)) : variation::other;
+      }
+      case CXCursor_BinaryOperator: {
+        if (n.children.size() != 2) return variation::other;
+        const std::string_view op = trimmed(text(n.children[0]->end, n.children[1]->begin));
+        const variation a = in_coordinates(*n.children[0], depth + 1), b = in_coordinates(*n.children[1], depth + 1);
+        if (a == variation::other || b == variation::other) return variation::other;
+        if (op == "+" || op == "-") return variation::affine;
+        if (op == "*" && (a == variation::constant || b == variation::constant)) return variation::affine;
+        return variation::other;
+      }
+      default:
+        return variation::other;
+    }
+  }
+  // The call to lockstep's threadIdx under `threadIdx.x` (.y, .z; parentheses
+  // and conversions around it), else null.
+  const node* thread_idx_call(const node& n) {
+    const node* e = &n;
+    while ((e->kind == CXCursor_ParenExpr || e->kind == CXCursor_UnexposedExpr) && e->children.size() == 1) e = e->children[0].get();
+    if (e->kind != CXCursor_MemberRefExpr || e->children.size() != 1) return nullptr;
+    const std::string_view field = trimmed(text(e->children[0]->end, e->end));
+    if (field != ".x" && field != ".y" && field != ".z") return nullptr;
+    const node* call = e->children[0].get();
+    while ((call->kind == CXCursor_ParenExpr || call->kind == CXCursor_UnexposedExpr) && call->children.size() == 1) call = call->children[0].get();
+    if (call->kind != CXCursor_CallExpr) return nullptr;
+    const CXCursor callee = clang_.clang_getCursorReferenced(call->cursor);
+    return !clang_.clang_Cursor_isNull(callee) && qualified_name(callee) == "lockstep::emu::builtin_thread_idx" ? call : nullptr;
+  }
+  bool reads_coordinates(const node& n, int depth) {
+    if (depth > 16) return true;
+    if (n.kind == CXCursor_DeclRefExpr)
+      if (const variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor)); v && v->recomputed && v->initializer)
+        return reads_coordinates(*v->initializer, depth + 1);
+    if (n.kind == CXCursor_MemberRefExpr && thread_idx_call(n)) return true;
+    return std::any_of(n.children.begin(), n.children.end(), [&](const auto& c) { return reads_coordinates(*c, depth); });
+  }
+
   // An expression of values the block shares, locals computed again and the
   // thread's coordinates that reads no memory, calls nothing and changes
   // nothing.

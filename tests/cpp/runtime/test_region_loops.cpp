@@ -472,4 +472,68 @@ TEST_F(RegionLoopsRun, GuardedRegionsRunTheirPassingRowsWithoutTheBranch) {
   }
 }
 
+// A guard that holds on a convex set of threads (comparisons of values
+// affine in the coordinates, in int, joined by &&) is asked at the block's
+// corners, then at each row's two ends; others of every thread. Here guards
+// that pass at a row's ends and fail between (unsigned wrap-around, a square,
+// !=) must still be asked of every thread.
+const char* convex_guards = R"(
+__global__ void fill_2d(int* out, int width, int height) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (col >= 3 && col < width && row < height) out[row * width + col] = row * 1000 + col;
+}
+__global__ void outside_a_gap(int* out, int gap) {
+  unsigned u = threadIdx.x - 5u;
+  if (u >= unsigned(gap)) out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
+}
+__global__ void away_from_the_middle(int* out, int middle, int squared_radius) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int d = i - middle;
+  if (d * d > squared_radius) out[i] = 2;
+}
+__global__ void all_but_one(int* out, int skipped) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i != skipped) out[i] = 3;
+}
+)";
+
+TEST_F(RegionLoopsRun, ConvexGuardsAreAskedAtCornersOthersOfEveryThread) {
+  const auto decided = split(convex_guards);
+  ASSERT_EQ(decided.split.size(), 4u) << (decided.notes.empty() ? "" : decided.notes.back());
+  const std::string& source = decided.source;
+  const std::size_t gap_at = source.find("void outside_a_gap");
+  ASSERT_NE(gap_at, std::string::npos);
+  EXPECT_NE(source.substr(0, gap_at).find("__ls_failing_somewhere"), std::string::npos);
+  EXPECT_EQ(source.find("__ls_failing_somewhere", gap_at), std::string::npos);
+  EXPECT_NE(source.find("__ls_failing", gap_at), std::string::npos);
+
+  const lockstep::module m = lockstep::compile(convex_guards, {}, cpu);
+  const int width = 37, height = 21, threads = 64, blocks = 3, n = threads * blocks, middle = 80, squared_radius = 9 * 9, skipped = 100;
+  auto run = [&](bool on) {
+    use_loops(on);
+    buffer image(cpu, width * height * 4), gap(cpu, n * 4), away(cpu, n * 4), but_one(cpu, n * 4);
+    for (buffer* b : {&image, &gap, &away, &but_one}) b->fill_bytes(0xff);
+    m.get("fill_2d")(dim3(3, 3), dim3(16, 8), 0, image.data_as<int>(), width, height);
+    m.get("outside_a_gap")(dim3(blocks), dim3(threads), 0, gap.data_as<int>(), 7);
+    m.get("away_from_the_middle")(dim3(blocks), dim3(threads), 0, away.data_as<int>(), middle, squared_radius);
+    m.get("all_but_one")(dim3(blocks), dim3(threads), 0, but_one.data_as<int>(), skipped);
+    std::vector<int> out(width * height + 3 * n);
+    image.copy_to_host(out.data(), width * height * 4);
+    for (int k = 0; buffer * b : {&gap, &away, &but_one}) b->copy_to_host(out.data() + width * height + n * k++, n * 4);
+    return out;
+  };
+  const std::vector<int> loops = run(true), fibers = run(false);
+  ASSERT_EQ(loops, fibers);
+  for (int row = 0; row < height; ++row)
+    for (int col = 0; col < width; ++col) EXPECT_EQ(loops[row * width + col], col >= 3 ? row * 1000 + col : -1) << row << ", " << col;
+  const int* gap = loops.data() + width * height;
+  for (int i = 0; i < n; ++i) {
+    const int t = i % threads;
+    EXPECT_EQ(gap[i], t >= 5 && t < 5 + 7 ? -1 : 1) << i;
+    EXPECT_EQ(gap[n + i], (i - middle) * (i - middle) > squared_radius ? 2 : -1) << i;
+    EXPECT_EQ(gap[2 * n + i], i != skipped ? 3 : -1) << i;
+  }
+}
+
 }  // namespace
