@@ -2,6 +2,10 @@
 // on each available device: cold = an empty cache and a source never seen;
 // warm = the same source again in this process after its module was released
 // (found on disk: read, checked, loaded); memo = while the module is alive.
+// On cpu also a kernel with barriers, whose source the region-loop compiler
+// parses before the host compiler builds it, cold beside the same source
+// built without that parse (the fiber engine chosen), and its first compile
+// in an empty cache, which also writes the parse's precompiled prelude.
 // bench/load_inline_bench.py times torch's load_inline for comparison.
 //
 //   jit_bench [--cold N] [--warm N]
@@ -16,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "lockstep/emu/options.h"
 #include "lockstep/runtime.h"
 
 namespace {
@@ -38,6 +43,24 @@ __global__ void saxpy(float a, const float* x, float* y, int n) {
 }
 )";
 
+const char* barrier_kernel = R"(
+__global__ void tree_sum(float* out, const float* in) {
+  __shared__ float partial[256];
+  partial[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    __syncthreads();
+    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+)";
+
+void use_region_loops(bool on) {
+  lockstep::emu::options o = lockstep::emu::get_options();
+  o.region_loops = on;
+  lockstep::emu::set_options(o);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -51,6 +74,18 @@ int main(int argc, char** argv) {
   std::vector<lockstep::device> devices{lockstep::device::cpu()};
   if (lockstep::cuda_available()) devices.push_back(lockstep::device::cuda(0));
   const std::string run_tag = std::to_string(std::random_device{}());
+
+  // First, while the cache is empty: the kernel with barriers, then its precompiled prelude exists.
+  const lockstep::device cpu = lockstep::device::cpu();
+  lockstep::buffer in(cpu, 4 * 256 * 4), out(cpu, 4 * 4);
+  auto sum_source = [&](const char* what, int i) { return "// " + run_tag + " " + what + " " + std::to_string(i) + "\n" + barrier_kernel; };
+  auto sum_once = [&](const lockstep::module& m) { m.get("tree_sum")(dim3(4), dim3(256), 0, out.data_as<float>(), in.data_as<const float>()); };
+  const double first = median_ms(1, [&](int) { sum_once(lockstep::compile(sum_source("first", 0), {}, cpu)); });
+  const double split = median_ms(cold_runs, [&](int i) { sum_once(lockstep::compile(sum_source("split", i), {}, cpu)); });
+  use_region_loops(false);
+  const double unsplit = median_ms(cold_runs, [&](int i) { sum_once(lockstep::compile(sum_source("fibers", i), {}, cpu)); });
+  use_region_loops(true);
+  lockstep::synchronize(cpu);
 
   std::printf("| device | cold compile+load (ms) | warm, from disk (ms) | warm, in process (ms) |\n|---|---:|---:|---:|\n");
   for (const auto& d : devices) {
@@ -66,6 +101,11 @@ int main(int argc, char** argv) {
     lockstep::synchronize(d);
     std::printf("| %s (%s) | %.1f | %.2f | %.3f |\n", d.str().c_str(), lockstep::device_name(d).c_str(), cold, warm, memo);
   }
+  std::printf(
+      "\n| cpu, kernel with barriers | cold compile+load (ms) | / without the parse |\n|---|---:|---:|\n"
+      "| split into region loops | %.1f | %.2f |\n| without the parse (fiber engine) | %.1f | 1 |\n"
+      "| first in an empty cache (writes the precompiled prelude) | %.1f | %.2f |\n",
+      split, split / unsplit, unsplit, first, first / unsplit);
   std::filesystem::remove_all(cache);
   return 0;
 }

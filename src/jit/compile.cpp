@@ -13,6 +13,7 @@
 #include "cache.h"
 #include "emulator/region_loops/region_loops.h"
 #include "lockstep/emu/check.h"
+#include "lockstep/emu/options.h"
 #include "nvrtc.h"
 #include "runtime/backend.h"
 #include "toolchain/hash.h"
@@ -50,22 +51,58 @@ const fs::path& include_directory() {
   return dir;
 }
 
+std::vector<fs::path> header_files() {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(include_directory() / "lockstep"))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 // A fingerprint of every lockstep header: kernels compiled against older
 // headers are not reused.
 const std::string& headers_fingerprint() {
   static const std::string fingerprint = [] {
     std::string all;
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::recursive_directory_iterator(include_directory() / "lockstep"))
-      if (entry.is_regular_file()) files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    for (const fs::path& f : files) {
+    for (const fs::path& f : header_files()) {
       std::ifstream in(f, std::ios::binary);
       all += f.filename().string() + "\n" + std::string(std::istreambuf_iterator<char>(in), {});
     }
     return toolchain::hash_hex(all);
   }();
   return fingerprint;
+}
+
+// Clang refuses a precompiled prelude whose headers were written after it
+// (the same bytes installed again, too): their times are part of its key.
+const std::string& headers_written() {
+  static const std::string stamp = [] {
+    std::string all;
+    for (const fs::path& f : header_files()) all += std::to_string(fs::last_write_time(f).time_since_epoch().count()) + "\n";
+    return toolchain::hash_hex(all);
+  }();
+  return stamp;
+}
+
+// The region-loop compiler's parse of a JIT translation unit reads lockstep's
+// headers from a file Clang wrote once for the prelude every such unit begins
+// with (kept in the cache); "" where that cannot be had, and the parse reads
+// them as text, about 0.4 s more.
+std::string precompiled_prelude(const std::vector<std::string>& parse_flags, std::shared_ptr<const jit::checked_directory>& keep) {
+  std::ostringstream key;
+  key << "lockstep-jit region-loops prelude\n"
+      << emu::region_loops::libclang_version() << "\nheaders " << headers_fingerprint() << " " << headers_written() << "\nflags";
+  for (const auto& f : parse_flags) key << ' ' << f;
+  key << "\n" << jit::host_prelude;
+  try {
+    const auto artifact = jit::cache_lookup_or_build(key.str(), ".pch", [&](const fs::path& out) {
+      emu::region_loops::precompile_prelude(std::string(jit::host_prelude), parse_flags, out.string());
+    });
+    keep = artifact.directory;
+    return artifact.loadable_path;
+  } catch (const std::exception&) {
+    return "";
+  }
 }
 
 std::vector<std::string> common_flags(const compile_options& o) {
@@ -120,9 +157,10 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
   for (auto& f : link_inputs) key << ' ' << f;
   key << "\n" << tu;
   // A source that names a barrier is parsed and its kernels split into region
-  // loops (not in check mode, which runs on fibers); the parse costs about as
-  // much as the compile, so sources without barriers are not parsed.
-  const bool split = !checked && emu::region_loops::mentions_barriers(tu);
+  // loops (not in check mode, nor with the fiber engine chosen, which run
+  // every kernel on fibers); the parse costs more than a tenth of the compile
+  // (most of it with no precompiled prelude), so sources without barriers are not parsed.
+  const bool split = !checked && emu::get_options().region_loops && emu::region_loops::mentions_barriers(tu);
   if (split) key << "\nregion loops " << emu::region_loops::version << (emu::region_loops::available() ? "" : " (no libclang)");
   const auto artifact = jit::cache_lookup_or_build(key.str(), ".so", [&](const fs::path& out) {
     if (!checked) {
@@ -133,7 +171,9 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
         std::vector<std::string> parse_flags;
         for (const auto& f : flags)
           if (f.rfind("-I", 0) == 0 || f.rfind("-D", 0) == 0 || f.rfind("-U", 0) == 0 || f.rfind("-std=", 0) == 0) parse_flags.push_back(f);
-        const auto result = emu::region_loops::split_kernels(tu, o.source_name, parse_flags);
+        std::shared_ptr<const jit::checked_directory> prelude_directory;
+        const std::string prelude = tu.starts_with(jit::host_prelude) ? precompiled_prelude(parse_flags, prelude_directory) : "";
+        const auto result = emu::region_loops::split_kernels(tu, o.source_name, parse_flags, prelude);
         emu::region_loops::log(o.source_name, result);
         if (!result.split.empty()) {
           try {

@@ -90,7 +90,7 @@ std::vector<std::string> discover_kernel_names(const std::string& source) {
 std::string assemble_translation_unit(const std::string& source, const std::string& source_name, const std::vector<std::string>& kernel_names,
                                       compile_target target) {
   std::ostringstream tu;
-  tu << "#include \"lockstep/cuda.h\"\n#include \"lockstep/jit/kernel_table.h\"\n";
+  tu << host_prelude;
   tu << "#line 1 \"" << source_name << "\"\n";
   tu << (target == compile_target::host ? emu::host_source(source) : source);
   // Messages about this part name the kernel list, not the user's file.

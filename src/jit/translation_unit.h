@@ -5,6 +5,7 @@
 // (include/lockstep/jit/kernel_table.h).
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lockstep::jit {
@@ -19,6 +20,9 @@ enum class compile_target {
 // qualified with their enclosing named namespaces ("ns::k"). Template kernels
 // must be named explicitly ("k<16>"), as no instance exists until named.
 std::vector<std::string> discover_kernel_names(const std::string& source);
+
+// What every translation unit the JIT assembles begins with.
+inline constexpr std::string_view host_prelude = "#include \"lockstep/cuda.h\"\n#include \"lockstep/jit/kernel_table.h\"\n";
 
 std::string assemble_translation_unit(const std::string& source, const std::string& source_name, const std::vector<std::string>& kernel_names,
                                       compile_target target);

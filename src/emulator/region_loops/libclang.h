@@ -53,7 +53,10 @@ namespace lockstep::emu::region_loops {
   X(clang_getNumOverloadedDecls)           \
   X(clang_getOverloadedDecl)               \
   X(clang_Type_getSizeOf)                  \
-  X(clang_getCursorResultType)
+  X(clang_getCursorResultType)             \
+  X(clang_saveTranslationUnit)             \
+  X(clang_defaultSaveOptions)              \
+  X(clang_getClangVersion)
 
 struct libclang_api {
 #define LOCKSTEP_LIBCLANG_POINTER(name) decltype(&::name) name = nullptr;

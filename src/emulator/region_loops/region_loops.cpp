@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 
@@ -1634,7 +1635,63 @@ bool available() {
   return load_libclang(&why_not) != nullptr;
 }
 
-split_result split_kernels(const std::string& source, const std::string& source_name, const std::vector<std::string>& parse_flags) {
+namespace {
+
+struct parsed_unit {
+  CXTranslationUnit tu = nullptr;
+  std::string errors;  // the first error outside the system headers, or why nothing was parsed
+};
+
+// The first error outside the system headers, or "". A preprocessed source
+// holds the host compiler's own library headers, written for it (GCC's
+// libstdc++ uses builtins Clang lacks): errors there do not touch the
+// kernels' code, whose own errors still count.
+std::string first_error(const libclang_api& clang, CXTranslationUnit tu) {
+  std::string error;
+  for (unsigned i = 0; i < clang.clang_getNumDiagnostics(tu) && error.empty(); ++i) {
+    CXDiagnostic d = clang.clang_getDiagnostic(tu, i);
+    if (clang.clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && !clang.clang_Location_isInSystemHeader(clang.clang_getDiagnosticLocation(d)))
+      error = clang.string(clang.clang_formatDiagnostic(d, clang.clang_defaultDiagnosticDisplayOptions()));
+    clang.clang_disposeDiagnostic(d);
+  }
+  return error;
+}
+
+parsed_unit parse(const libclang_api& clang, CXIndex index, const std::string& file_name, const std::string& source,
+                  const std::vector<std::string>& args) {
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  CXUnsavedFile unsaved{file_name.c_str(), source.c_str(), static_cast<unsigned long>(source.size())};
+  parsed_unit out;
+  const CXErrorCode parsed =
+      clang.clang_parseTranslationUnit2(index, file_name.c_str(), argv.data(), int(argv.size()), &unsaved, 1, CXTranslationUnit_KeepGoing, &out.tu);
+  if (parsed != CXError_Success || !out.tu) {
+    out.errors = "libclang could not parse it (error " + std::to_string(int(parsed)) + ")";
+    return out;
+  }
+  out.errors = first_error(clang, out.tu);
+  return out;
+}
+
+std::vector<std::string> clang_arguments(const char* language, const std::vector<std::string>& parse_flags) {
+  std::vector<std::string> args{"-x", language, "-w", "-ferror-limit=0"};
+  args.insert(args.end(), parse_flags.begin(), parse_flags.end());
+  return args;
+}
+
+// clang_createIndex puts LLVM's crash handlers in front of the process's
+// fault handlers: a kernel's fault would then reach the emulator re-raised,
+// without its address. Turning them off puts back what was there.
+CXIndex new_index(const libclang_api& clang) {
+  CXIndex index = clang.clang_createIndex(0, 0);
+  clang.clang_toggleCrashRecovery(0);
+  return index;
+}
+
+}  // namespace
+
+split_result split_kernels(const std::string& source, const std::string& source_name, const std::vector<std::string>& parse_flags,
+                           const std::string& precompiled_prelude) {
   split_result result;
   result.source = source;
   std::string why_not;
@@ -1643,43 +1700,52 @@ split_result split_kernels(const std::string& source, const std::string& source_
     result.notes.push_back("every kernel stays on fibers: " + why_not);
     return result;
   }
-  std::vector<std::string> args{"-x", "c++", "-w", "-ferror-limit=0"};
-  for (const auto& f : parse_flags) args.push_back(f);
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
+  const std::vector<std::string> args = clang_arguments("c++", parse_flags);
   const std::string file_name = "/lockstep-region-loops/" + (source_name.empty() ? std::string("kernels.cu") : source_name) + ".cpp";
-  CXUnsavedFile unsaved{file_name.c_str(), source.c_str(), static_cast<unsigned long>(source.size())};
-  CXIndex index = clang->clang_createIndex(0, 0);
-  // clang_createIndex puts LLVM's crash handlers in front of the process's
-  // fault handlers: a kernel's fault would then reach the emulator re-raised,
-  // without its address. Turning them off puts back what was there.
-  clang->clang_toggleCrashRecovery(0);
-  CXTranslationUnit tu = nullptr;
-  const CXErrorCode parsed =
-      clang->clang_parseTranslationUnit2(index, file_name.c_str(), argv.data(), int(argv.size()), &unsaved, 1, CXTranslationUnit_KeepGoing, &tu);
-  std::string errors;
-  if (parsed == CXError_Success && tu) {
-    for (unsigned i = 0; i < clang->clang_getNumDiagnostics(tu) && errors.empty(); ++i) {
-      CXDiagnostic d = clang->clang_getDiagnostic(tu, i);
-      // A preprocessed source holds the host compiler's own library headers,
-      // written for it (GCC's libstdc++ uses builtins Clang lacks): errors
-      // there do not touch the kernels' code, whose own errors still count.
-      if (clang->clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error &&
-          !clang->clang_Location_isInSystemHeader(clang->clang_getDiagnosticLocation(d)))
-        errors = clang->string(clang->clang_formatDiagnostic(d, clang->clang_defaultDiagnosticDisplayOptions()));
-      clang->clang_disposeDiagnostic(d);
-    }
-  } else {
-    errors = "libclang could not parse it (error " + std::to_string(int(parsed)) + ")";
+  CXIndex index = new_index(*clang);
+  parsed_unit unit;
+  if (!precompiled_prelude.empty()) {
+    std::vector<std::string> with_prelude = args;
+    with_prelude.insert(with_prelude.end(), {"-include-pch", precompiled_prelude});
+    unit = parse(*clang, index, file_name, source, with_prelude);
+    if (!unit.errors.empty() && unit.tu) clang->clang_disposeTranslationUnit(unit.tu);
   }
-  if (errors.empty()) {
-    translation_unit_splitter(*clang, source, tu).run(result);
+  if (precompiled_prelude.empty() || !unit.errors.empty()) unit = parse(*clang, index, file_name, source, args);
+  if (unit.errors.empty()) {
+    translation_unit_splitter(*clang, source, unit.tu).run(result);
   } else {
-    result.notes.push_back("every kernel stays on fibers: Clang does not accept the source: " + errors);
+    result.notes.push_back("every kernel stays on fibers: Clang does not accept the source: " + unit.errors);
   }
-  if (tu) clang->clang_disposeTranslationUnit(tu);
+  if (unit.tu) clang->clang_disposeTranslationUnit(unit.tu);
   clang->clang_disposeIndex(index);
   return result;
+}
+
+void precompile_prelude(const std::string& prelude, const std::vector<std::string>& parse_flags, const std::string& out) {
+  std::string why_not;
+  const libclang_api* clang = load_libclang(&why_not);
+  if (!clang) throw std::runtime_error(why_not);
+  const std::vector<std::string> args = clang_arguments("c++-header", parse_flags);
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  const std::string file_name = "/lockstep-region-loops/prelude.h";
+  CXUnsavedFile unsaved{file_name.c_str(), prelude.c_str(), static_cast<unsigned long>(prelude.size())};
+  CXIndex index = new_index(*clang);
+  CXTranslationUnit tu = nullptr;
+  const CXErrorCode parsed = clang->clang_parseTranslationUnit2(index, file_name.c_str(), argv.data(), int(argv.size()), &unsaved, 1,
+                                                                CXTranslationUnit_Incomplete | CXTranslationUnit_ForSerialization, &tu);
+  std::string error = parsed == CXError_Success && tu ? first_error(*clang, tu) : "parse error " + std::to_string(int(parsed));
+  if (error.empty())
+    if (const int saved = clang->clang_saveTranslationUnit(tu, out.c_str(), clang->clang_defaultSaveOptions(tu)); saved != CXSaveError_None)
+      error = "save error " + std::to_string(saved);
+  if (tu) clang->clang_disposeTranslationUnit(tu);
+  clang->clang_disposeIndex(index);
+  if (!error.empty()) throw std::runtime_error("libclang could not precompile the prelude: " + error);
+}
+
+std::string libclang_version() {
+  const libclang_api* clang = load_libclang(nullptr);
+  return clang ? clang->string(clang->clang_getClangVersion()) : "";
 }
 
 }  // namespace lockstep::emu::region_loops

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -534,6 +535,31 @@ TEST_F(RegionLoopsRun, ConvexGuardsAreAskedAtCornersOthersOfEveryThread) {
     EXPECT_EQ(gap[n + i], (i - middle) * (i - middle) > squared_radius ? 2 : -1) << i;
     EXPECT_EQ(gap[2 * n + i], i != skipped ? 3 : -1) << i;
   }
+}
+
+// With a precompiled prelude (the headers the source begins with, as Clang
+// read them once) the split is the same as with a parse of everything; a
+// prelude file Clang refuses costs a second parse, not the split.
+TEST(RegionLoops, APrecompiledPreludeGivesTheSameSplit) {
+  const std::string prelude = "#include \"lockstep/cuda.h\"\n";
+  const std::vector<std::string> flags{"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR)};
+  const std::string source = prelude + guarded;
+  const fs::path dir = fs::temp_directory_path() / ("lockstep-prelude-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string pch = (dir / "prelude.pch").string(), garbage = (dir / "garbage.pch").string();
+  region_loops::precompile_prelude(prelude, flags, pch);
+  ASSERT_GT(fs::file_size(pch), 0u);
+  { std::ofstream(garbage) << "not a precompiled header"; }
+  const auto plain = region_loops::split_kernels(source, "test.cu", flags);
+  const auto with_prelude = region_loops::split_kernels(source, "test.cu", flags, pch);
+  const auto refused = region_loops::split_kernels(source, "test.cu", flags, garbage);
+  EXPECT_EQ(plain.split.size(), 4u);
+  EXPECT_EQ(with_prelude.split, plain.split);
+  EXPECT_EQ(with_prelude.source, plain.source);
+  EXPECT_EQ(refused.source, plain.source);
+  EXPECT_THROW(region_loops::precompile_prelude("#include \"no/such/header.h\"\n", flags, (dir / "bad.pch").string()), std::runtime_error);
+  EXPECT_FALSE(region_loops::libclang_version().empty());
+  fs::remove_all(dir);
 }
 
 }  // namespace
