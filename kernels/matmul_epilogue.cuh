@@ -19,7 +19,9 @@
 // alpha, bias, gelu and residual, against none: double_buffered +4% / +14%
 // (bias and relu folded into the stores, 2026-11-25: +0.1%);
 // wmma float32 +2% / +7%, bfloat16 +8% / +29%; wgmma float32 +0% / +63%,
-// bfloat16 +7% / +148% (gelu's erfc in double, by a call per element). Times
+// bfloat16 +7% / +148% (gelu's erfc in double, by a call per element; with
+// alpha 1, wgmma starts its accumulators at the bias, 2026-11-25: bfloat16
+// bias and relu +1.5%). Times
 // without an epilogue: those of the kernels before they took one (within 1%).
 #pragma once
 #include "lockstep/cuda.h"

@@ -36,15 +36,17 @@ def runnable_algos(device, dtype):
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 @pytest.mark.parametrize("activation", list(ACTIVATIONS))
-def test_every_algo_applies_the_epilogue(rng, device, dtype, activation):
+@pytest.mark.parametrize("alpha", [0.5, 1.0])  # with alpha 1, wgmma starts its accumulators at the bias
+@pytest.mark.parametrize("with_residual", [True, False])
+def test_every_algo_applies_the_epilogue(rng, device, dtype, activation, alpha, with_residual):
     m, k, n = 70, 40, 130  # edges in every tile
     a, a64 = operand(rng, device, dtype, m, k)
     b, b64 = operand(rng, device, dtype, k, n)
     bias, bias64 = operand(rng, device, dtype, n)
-    residual, residual64 = operand(rng, device, dtype, m, n)
-    want = ACTIVATIONS[activation](0.5 * (a64 @ b64) + bias64) + residual64
+    residual, residual64 = operand(rng, device, dtype, m, n) if with_residual else (None, 0.0)
+    want = ACTIVATIONS[activation](alpha * (a64 @ b64) + bias64) + residual64
     for algo in runnable_algos(device, dtype):
-        out = _core.matmul(a, b, algo, alpha=0.5, bias=bias, residual=residual, activation=activation)
+        out = _core.matmul(a, b, algo, alpha=alpha, bias=bias, residual=residual, activation=activation)
         assert (out.dtype, tuple(out.shape)) == (dtype, (m, n)), algo
         assert relative_error(values(out), want) < TOLERANCE[dtype], algo
 

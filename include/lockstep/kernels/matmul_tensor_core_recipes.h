@@ -27,9 +27,11 @@ using matmul_wmma_shape = wmma_shape<128, 32, 2, 2>;
 // rows in a ring of `stages` buffers.
 struct wgmma_shape {
   static constexpr int tile_m = 128, tile_n = 256, row_bytes = 128, stages = 4, consumers = 2, threads = 128 * (1 + consumers);
-  // The tiles, a full and an empty barrier (8 bytes) per stage, and slack to
-  // start the tiles on a 1024-byte boundary (the 128-byte swizzle's period).
-  static constexpr int shared_bytes = stages * (tile_m + tile_n) * row_bytes + 2 * stages * 8 + 1024;
+  // A tile's bias, as each consumer stages it for the next tile: two slots of tile_n floats.
+  static constexpr int bias_bytes = consumers * 2 * tile_n * 4;
+  // The tiles, a full and an empty barrier (8 bytes) per stage, the bias, and
+  // slack to start the tiles on a 1024-byte boundary (the 128-byte swizzle's period).
+  static constexpr int shared_bytes = stages * (tile_m + tile_n) * row_bytes + 2 * stages * 8 + bias_bytes + 1024;
 };
 
 // Simplest first.
