@@ -107,6 +107,26 @@ def _seconds(run: Callable[[], object], repeats: int, device: str | None = None,
     return sorted(samples)[len(samples) // 2]
 
 
+def _interleaved_seconds(runs: dict[str, Callable[[], object]], repeats: int, device: str, batch: int) -> dict[str, float]:
+    """_seconds of several rivals on a device, their samples taken in turn (each round in a rotated order), so
+    that a drift of the GPU's clocks over the run (an H100 slows as it warms) does not favour whichever ran
+    first: the medians of rivals measured one after the other differed by up to 3% from these."""
+    for run in runs.values():
+        run()  # warm-up
+    lockstep.synchronize(device)
+    names, samples = list(runs), {name: [] for name in runs}
+    for i in range(repeats):
+        for name in names[i % len(names) :] + names[: i % len(names)]:
+            start, stop = lockstep.Event(device), lockstep.Event(device)
+            start.record()
+            for _ in range(batch):
+                runs[name]()
+            stop.record()
+            stop.synchronize()
+            samples[name].append(start.elapsed_ms(stop) / 1e3 / batch)
+    return {name: sorted(times)[len(times) // 2] for name, times in samples.items()}
+
+
 class _Progress:
     """One line on stderr, redrawn in place on a terminal, a line per step otherwise."""
 
@@ -140,6 +160,28 @@ def _torch_cuda():
     except ImportError:
         return None
     return torch if torch.cuda.is_available() else None
+
+
+def _cupy_fusions() -> dict[str, Callable] | None:
+    """cupy.fuse of the fusion rows it applies to (elementwise with broadcasting; a reduction may only end a
+    cupy.fuse function, so softmax and layernorm have none), written with CuPy's functions, which take the
+    same float32 arrays (shared through DLPack); None without CuPy and a GPU."""
+    try:
+        import cupy
+    except ImportError:
+        return None
+    if not cupy.cuda.is_available():
+        return None
+
+    def chain(x):
+        y = cupy.maximum(x * 2.0 + 1.0, 0.0) - 0.5
+        return 1.0 / (1.0 + cupy.exp(-y)) * x
+
+    def bias_gelu(x, b):
+        y = x + b
+        return 0.5 * y * (1.0 + cupy.tanh(0.7978845608 * (y + 0.044715 * y * y * y)))
+
+    return {"chain (5 ops)": cupy.fuse(chain), "bias + gelu": cupy.fuse(bias_gelu), "from_dlpack": cupy.from_dlpack}
 
 
 def run(quick: bool = False) -> list[Row]:
@@ -325,7 +367,7 @@ def _linear_relu_nn(x, w, b):
 
 
 def _fusion_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repeats: int, quick: bool, gpu: bool, torch: Any) -> None:
-    """@lockstep.fuse against the same expressions op by op (eager), PyTorch eager and torch.compile, as the
+    """@lockstep.fuse against the same expressions op by op (eager), PyTorch eager, torch.compile and cupy.fuse, as the
     fraction of the device copy's bandwidth over the minimal bytes (each input read once, the output written
     once); on the emulator, fused against eager."""
     fused_chain, fused_bias_gelu = lockstep.fuse(_chain), lockstep.fuse(_bias_gelu)
@@ -344,6 +386,7 @@ def _fusion_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repea
     if not gpu:
         return
     dev = "cuda:0"
+    cupy_fusions = _cupy_fusions()
     batch = 3 if quick else 10
     count, side = (2**26, 4096) if quick else (2**28, 8192)
     x = lockstep.asarray(rng.uniform(-1, 1, count).astype(np.float32), device=dev)
@@ -364,19 +407,28 @@ def _fusion_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repea
 
         @job(f"{name}: eager, fused, PyTorch at {size}")
         def _(name=name, size=size, elements=elements, eager=eager, fused=fused, args=args, minimal_bytes=minimal_bytes):
-            copy_s = _seconds(copy_of[elements], repeats, dev, batch) * minimal_bytes / (8.0 * elements)
-            runs = [(f"eager {name}", lambda: eager(*args)), (f"fused {name}", lambda: fused(*args))]
+            runs = {"copy": copy_of[elements], f"eager {name}": lambda: eager(*args), f"fused {name}": lambda: fused(*args)}
             if torch is not None:
                 torch_args = [torch.from_dlpack(a) for a in args]
-                runs.append((f"PyTorch eager {name}", lambda: eager(*torch_args)))
+                runs[f"PyTorch eager {name}"] = lambda: eager(*torch_args)
                 try:
                     compiled = torch.compile(eager)
                     compiled(*torch_args)
-                    runs.append((f"torch.compile {name}", lambda: compiled(*torch_args)))
+                    runs[f"torch.compile {name}"] = lambda: compiled(*torch_args)
                 except Exception as e:  # no Triton, say
                     print(f"torch.compile's row is left out: {type(e).__name__}: {e}")
-            for rung, run in runs:
-                rows.append(Row("bandwidth", rung, dev, size, _seconds(run, repeats, dev, batch), minimal_bytes, "copy", copy_s))
+            if cupy_fusions and name in cupy_fusions:
+                cupy_args = [cupy_fusions["from_dlpack"](a) for a in args]
+                cupy_fused = cupy_fusions[name]
+                # A row only for the same results (cupy's exp and tanh may round differently from ours).
+                if np.allclose(fused(*args).to("cpu").numpy(), cupy_fused(*cupy_args).get(), rtol=1e-5, atol=1e-6):
+                    runs[f"cupy.fuse {name}"] = lambda: cupy_fused(*cupy_args)
+                else:
+                    print(f"cupy.fuse's {name} row is left out: its results differ from the fused kernel's")
+            seconds = _interleaved_seconds(runs, repeats, dev, batch)
+            copy_s = seconds.pop("copy") * minimal_bytes / (8.0 * elements)
+            for rung, rung_s in seconds.items():
+                rows.append(Row("bandwidth", rung, dev, size, rung_s, minimal_bytes, "copy", copy_s))
 
     n = 2048 if quick else 4096
     for dtype, group, linear, plain in (
@@ -387,20 +439,21 @@ def _fusion_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repea
         @job(f"matmul epilogue relu(x @ w + b): {dtype} at {n}^3")
         def _(dtype=dtype, group=group, linear=linear, plain=plain):
             a, w, b = (lockstep.asarray(rng.uniform(-1, 1, shape).astype(np.float32), device=dev).to(dtype) for shape in ((n, n), (n, n), (n,)))
-            plain_s = _seconds(lambda: plain(a, w), repeats, dev, batch)
             fused = lockstep.fuse(linear)
-            runs = [("eager relu(x @ w + b)", lambda: linear(a, w, b)), ("fused relu(x @ w + b)", lambda: fused(a, w, b))]
+            runs = {"plain": lambda: plain(a, w), "eager relu(x @ w + b)": lambda: linear(a, w, b), "fused relu(x @ w + b)": lambda: fused(a, w, b)}
             if torch is not None:
                 torch_args = [torch.from_dlpack(t) for t in (a, w, b)]
-                runs.append(("PyTorch eager relu(x @ w + b)", lambda: linear(*torch_args)))
+                runs["PyTorch eager relu(x @ w + b)"] = lambda: linear(*torch_args)
                 try:
                     compiled = torch.compile(linear)
                     compiled(*torch_args)
-                    runs.append(("torch.compile relu(x @ w + b)", lambda: compiled(*torch_args)))
+                    runs["torch.compile relu(x @ w + b)"] = lambda: compiled(*torch_args)
                 except Exception as e:  # no Triton, say
                     print(f"torch.compile's row is left out: {type(e).__name__}: {e}")
-            for rung, run in runs:
-                rows.append(Row(group, f"{rung} {dtype}", dev, f"{n}^3", _seconds(run, repeats, dev, batch), 2.0 * n**3, "plain matmul", plain_s))
+            seconds = _interleaved_seconds(runs, repeats, dev, batch)
+            plain_s = seconds.pop("plain")
+            for rung, rung_s in seconds.items():
+                rows.append(Row(group, f"{rung} {dtype}", dev, f"{n}^3", rung_s, 2.0 * n**3, "plain matmul", plain_s))
 
 
 def _python_kernel_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repeats: int, quick: bool, gpu: bool) -> None:

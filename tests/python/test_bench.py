@@ -61,3 +61,13 @@ def test_quick_ladder_on_a_gpu_has_every_kernel():
         assert rungs[rung].rate > 0
     if lockstep._core.device_arch("cuda:0") == "sm_90":
         assert "GPU wgmma bf16" in rungs and "GPU wgmma tf32" in rungs
+
+
+def test_interleaved_timing_takes_each_rivals_samples_in_turn():
+    calls = []
+    runs = {name: (lambda name=name: calls.append(name)) for name in ("a", "b", "c")}
+    seconds = bench._interleaved_seconds(runs, repeats=4, device="cpu", batch=2)
+    assert set(seconds) == {"a", "b", "c"} and all(s >= 0 for s in seconds.values())
+    assert [calls.count(name) for name in "abc"] == [1 + 4 * 2] * 3  # a warm-up, then 4 samples of 2 calls
+    samples = [calls[i] for i in range(3, len(calls), 2)]  # the first call of each sample, after the warm-ups
+    assert samples == list("abcbcacababc")  # each round in a rotated order
