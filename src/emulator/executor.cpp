@@ -59,6 +59,7 @@ class worker_pool {
       plan_ = &plan;
       blocks_ = blocks;
       next_block_ = 0;
+      chunk_ = std::clamp<std::uint64_t>(blocks / (std::uint64_t(workers) * 64), 1, 64);
       failed_ = false;
       error_ = nullptr;
       launch_workers_ = workers;
@@ -128,13 +129,14 @@ class worker_pool {
   }
 
   void run_blocks(block_runner& runner) {
+    block_range mine;
     std::uint64_t b = 0;
-    while (take_block(b)) {
+    while (take_block(mine, b)) {
       if (plan_->blocks_claimed.load(std::memory_order_relaxed)) {
         // The kernel runs its blocks as loops: the rest go straight to the loop stack.
         runner.on_loop_stack([&] {
           do run_block(runner, b, true);
-          while (take_block(b));
+          while (take_block(mine, b));
         });
         return;
       }
@@ -142,10 +144,26 @@ class worker_pool {
     }
   }
 
-  bool take_block(std::uint64_t& b) {
+  // A worker takes block indices from the shared counter a chunk at a time:
+  // with blocks of a few hundred nanoseconds, an atomic add per block kept
+  // two workers no faster than one (the counter's cache line moving between
+  // the cores). A chunk is at most a 64th of a worker's share, so the
+  // workers still end together.
+  struct block_range {
+    std::uint64_t next = 0, end = 0;
+  };
+  bool take_block(block_range& mine, std::uint64_t& b) {
     if (failed_.load(std::memory_order_relaxed) || watch_->reason() != fault::interrupt::none) return false;
-    b = next_block_.fetch_add(1, std::memory_order_relaxed);
-    return b < blocks_;
+    if (mine.next == mine.end) {
+      mine.next = next_block_.fetch_add(chunk_, std::memory_order_relaxed);
+      mine.end = std::min(mine.next + chunk_, blocks_);
+      if (mine.next >= blocks_) {
+        mine.next = mine.end;
+        return false;
+      }
+    }
+    b = mine.next++;
+    return true;
   }
 
   void run_block(block_runner& runner, std::uint64_t b, bool claimed) {
@@ -223,6 +241,7 @@ class worker_pool {
   const launch_plan* plan_ = nullptr;
   std::uint64_t blocks_ = 0;
   std::atomic<std::uint64_t> next_block_{0};
+  std::uint64_t chunk_ = 1;  // block indices taken at a time (take_block)
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
   const bool cooperative_ = false;
