@@ -699,6 +699,7 @@ class translation_unit_splitter {
   }
 
   void collect_references(const node& n, bool in_lambda) {
+    if (n.kind == CXCursor_ReturnStmt && !in_lambda) first_return_ = std::min(first_return_, n.begin);
     if (n.kind == CXCursor_DeclRefExpr)
       if (variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor)))
         v->refs.push_back({&n, region_of(&n), in_lambda || may_write(n), in_lambda});
@@ -798,11 +799,31 @@ class translation_unit_splitter {
     return out;
   }
 
+  // The value a write of v in a region gives it where that write keeps v
+  // shared by the block, else null: `v = value;`, a statement of a sequence
+  // (every thread that has not returned runs it, once), with no return
+  // before it in the kernel and no read of v before or in it in its region. Every
+  // thread then stores the same value, if the value is uniform, and no thread
+  // reads the old one after a neighbour stored the new one (`v = v + 1;`
+  // would add once per thread). So a kernel may
+  // declare its variables first and assign them later (as lockstep.cuda's
+  // translation of Python does: `int bpg{}; ... bpg = gridDim.x;`).
+  const node* shared_assignment(const variable& v, const reference& r) const {
+    const node* assignment = r.ref->parent;
+    if (r.in_lambda || !assignment || assignment->kind != CXCursor_BinaryOperator || assignment->children.size() != 2 ||
+        assignment->children[0].get() != r.ref || trimmed(text(r.ref->end, assignment->children[1]->begin)) != "=" ||
+        !region_of_statement_.count(assignment) || first_return_ < assignment->begin)
+      return nullptr;
+    for (const reference& other : v.refs)
+      if (other.ref != r.ref && other.region == r.region && other.ref->begin < assignment->end) return nullptr;
+    return assignment->children[1].get();
+  }
+
   void decide_uniform(const std::vector<const node*>& block_level) {
     for (auto& [key, v] : variables_) {
       v.uniform = !v.static_storage && (v.parameter || v.sequence_level);
       for (const reference& r : v.refs)
-        if (r.write && r.region >= 0) v.uniform = false;
+        if (r.write && r.region >= 0 && !shared_assignment(v, r)) v.uniform = false;
     }
     for (bool changed = true; changed;) {
       changed = false;
@@ -817,6 +838,8 @@ class translation_unit_splitter {
             const node* top = r.ref;
             while (top->parent && std::find(block_level.begin(), block_level.end(), top) == block_level.end()) top = top->parent;
             ok = uniform(*top);
+          } else if (ok && r.write) {
+            ok = uniform(*shared_assignment(v, r));
           }
         if (!ok) {
           v.uniform = false;
@@ -1427,6 +1450,7 @@ class translation_unit_splitter {
     edits_.clear();
     hoisted_.clear();
     returns_.clear();
+    first_return_ = std::string::npos;
     updates_.clear();
     exit_flags_ = false;
     const std::unique_ptr<sequence> top = build_sequence(statements);
@@ -1623,7 +1647,8 @@ class translation_unit_splitter {
   std::map<std::size_t, std::pair<std::size_t, std::string>> edits_;  // begin -> (end, replacement)
   std::map<const node*, std::string> hoisted_;
   std::vector<std::pair<const node*, int>> returns_;
-  std::vector<const node*> updates_;  // update steps, run once for the block
+  std::size_t first_return_ = std::string::npos;  // where the kernel's first return is
+  std::vector<const node*> updates_;              // update steps, run once for the block
   bool hoist_updates_ = true;
   bool exit_flags_ = false;
 };

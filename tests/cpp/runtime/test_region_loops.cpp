@@ -562,4 +562,81 @@ TEST(RegionLoops, APrecompiledPreludeGivesTheSameSplit) {
   fs::remove_all(dir);
 }
 
+// Variables declared first and assigned later, as lockstep.cuda writes
+// Python's (the lecture's tiled matmul): an assignment of a uniform value,
+// run by every thread at the kernel's sequence level, keeps the variable
+// shared, so a loop bound read from it is the block's; one in a branch, or
+// one that reads the variable (once per thread), does not.
+const char* assigned_later = R"(
+#define TILE 16
+__global__ void lecture_tiled(const float* A, const float* B, float* C, int n) {
+  __shared__ float sA[TILE][TILE];
+  __shared__ float sB[TILE][TILE];
+  long long x{}; long long y{}; int tx{}; int ty{}; int tiles{}; double tmp{}; long long i{};
+  x = threadIdx.x + (long long)blockIdx.x * blockDim.x;
+  y = threadIdx.y + (long long)blockIdx.y * blockDim.y;
+  tx = threadIdx.x;
+  ty = threadIdx.y;
+  tiles = gridDim.x;
+  if (x >= n && y >= n) return;
+  tmp = 0.0;
+  for (long long t = 0, bound = tiles; t < bound; ++t) {
+    i = t;
+    sA[tx][ty] = (x < n && ty + i * TILE < n) ? A[x * n + ty + i * TILE] : 0.0f;
+    sB[tx][ty] = (tx + i * TILE < n && y < n) ? B[(tx + i * TILE) * n + y] : 0.0f;
+    __syncthreads();
+    for (int j = 0; j < TILE; ++j) tmp += sA[tx][j] * sB[j][ty];
+    __syncthreads();
+  }
+  if (x < n && y < n) C[x * n + y] = (float)tmp;
+}
+__global__ void accumulated_by_every_thread(float* out, int n) {
+  int mine{}; int count{};
+  mine = threadIdx.x;  // a thread's own value: its statements stay in the region
+  count = count + n;
+  for (int t = 0; t < count; ++t) __syncthreads();
+  out[mine] = count;
+}
+__global__ void assigned_in_a_branch(float* out, int n) {
+  int count{};
+  if (threadIdx.x == 0) count = n;
+  for (int t = 0; t < count; ++t) __syncthreads();
+  out[threadIdx.x] = count;
+}
+)";
+
+TEST_F(RegionLoopsRun, AVariableAssignedAUniformValueByEveryThreadStaysShared) {
+  const auto decided = split(assigned_later);
+  ASSERT_EQ(decided.split, std::vector<std::string>{"lecture_tiled"}) << (decided.notes.empty() ? "" : decided.notes.back());
+  EXPECT_TRUE(notes_mention(decided, "assigned_in_a_branch")) << decided.notes.at(0);
+  EXPECT_TRUE(notes_mention(decided, "accumulated_by_every_thread"));
+
+  const lockstep::module m = lockstep::compile(assigned_later, {}, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  const int n = 40, tiles = 3;  // edges inside the last tiles
+  std::vector<float> a(n * n), b(n * n);
+  for (float& v : a) v = value(rng);
+  for (float& v : b) v = value(rng);
+  auto run = [&](bool on) {
+    use_loops(on);
+    buffer da(cpu, a.size() * 4), db(cpu, b.size() * 4), dc(cpu, a.size() * 4);
+    da.copy_from_host(a.data(), a.size() * 4);
+    db.copy_from_host(b.data(), b.size() * 4);
+    dc.fill_bytes(0xff);
+    m.get("lecture_tiled")(dim3(tiles, tiles), dim3(16, 16), 0, da.data_as<const float>(), db.data_as<const float>(), dc.data_as<float>(), n);
+    std::vector<float> c(a.size());
+    dc.copy_to_host(c.data(), c.size() * 4);
+    return c;
+  };
+  const std::vector<float> loops = run(true), fibers = run(false);
+  ASSERT_EQ(0, std::memcmp(loops.data(), fibers.data(), loops.size() * 4));
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) {
+      double want = 0;
+      for (int q = 0; q < n; ++q) want += double(a[r * n + q]) * b[q * n + c];
+      ASSERT_NEAR(loops[r * n + c], want, 1e-4) << r << ", " << c;
+    }
+}
+
 }  // namespace
