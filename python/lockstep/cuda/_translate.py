@@ -330,9 +330,20 @@ class FunctionTranslator(CallTranslator):
     def stmt_While(self, node: ast.While) -> None:
         if node.orelse:
             self.fail(node, "while ... else is not supported; use a flag variable")
-        self.out("while (true) {")
+        # `while (test)` where the test is one expression, so that lockstep's region-loop compiler sees the loop's
+        # condition (a loop with a barrier runs as loops over threads when it is the block's); else the statements
+        # the test needs run first in each iteration.
+        start = len(self.lines)
         self.depth += 1
-        self.out(f"if (!({self.truth(self.expr(node.test))})) break;")
+        test = self.truth(self.expr(node.test))
+        self.depth -= 1
+        needs = self.lines[start:]
+        del self.lines[start:]
+        self.out(f"while ({test}) {{" if not needs else "while (true) {")
+        self.lines.extend(needs)
+        self.depth += 1
+        if needs:
+            self.out(f"if (!({test})) break;")
         for stmt in node.body:
             self.statement(stmt)
         self.depth -= 1

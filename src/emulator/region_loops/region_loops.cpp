@@ -38,6 +38,10 @@ struct declined {
 };
 // The function calls one with barriers that has not been split yet.
 struct postpone {};
+// Updates tried as block steps that differ between threads (their offsets).
+struct per_thread_updates {
+  std::vector<std::size_t> statements;
+};
 
 // Larger locals kept across a barrier stay on fibers: the arrays would take
 // this much for every thread of the block.
@@ -505,7 +509,7 @@ class translation_unit_splitter {
   std::unique_ptr<sequence> build_sequence(const std::vector<const node*>& statements) {
     auto seq = std::make_unique<sequence>();
     for (const node* s : statements) {
-      if (hoist_updates_ && is_update(*s)) {
+      if (hoist_updates_ && is_update(*s) && !kept_in_regions_.count(s->begin)) {
         step st;
         st.k = step::kind::update;
         st.statement = s;
@@ -565,8 +569,8 @@ class translation_unit_splitter {
   // `i /= 2;`, `++i;`, `i = i * 2;` as a statement of its own, `i` a local of
   // the kernel: every thread may make the same change (CUDA by Example's
   // `while (i != 0) { ...; __syncthreads(); i /= 2; }`). Tried as a step run
-  // once for the block; the kernel is split again without it if `i` turns
-  // out to differ between threads.
+  // once for the block; the kernel is split again with it in its region if
+  // `i` turns out to differ between threads (split_function).
   bool is_update(const node& s) {
     if (s.children.empty()) return false;
     if (s.kind == CXCursor_BinaryOperator) {
@@ -745,6 +749,23 @@ class translation_unit_splitter {
       case CXCursor_MemberRefExpr:
         if (!n.children.empty() && text(n.children[0]->end, n.end).find("->") != std::string_view::npos) return false;
         break;
+      case CXCursor_ArraySubscriptExpr: {
+        // An element of an array a value holds (a by-value parameter's
+        // `shape[1]`, as lockstep.cuda passes arrays): no memory outside the
+        // value, if nothing writes an element of it.
+        if (n.children.size() != 2) return false;
+        const node* base = n.children[0].get();
+        while ((base->kind == CXCursor_UnexposedExpr || base->kind == CXCursor_ParenExpr) && base->children.size() == 1)
+          base = base->children[0].get();
+        if (clang_.clang_getCanonicalType(clang_.clang_getCursorType(base->cursor)).kind != CXType_ConstantArray) return false;
+        const node* root = base;
+        while (root->kind == CXCursor_MemberRefExpr && !root->children.empty() &&
+               text(root->children[0]->end, root->end).find("->") == std::string_view::npos)
+          root = root->children[0].get();
+        const variable* v = root->kind == CXCursor_DeclRefExpr ? variable_for(clang_.clang_getCursorReferenced(root->cursor)) : nullptr;
+        if (!v || v->static_storage || elements_written(*v)) return false;
+        return uniform(*base, per_thread) && uniform(*n.children[1], per_thread);
+      }
       case CXCursor_CallExpr: {
         const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
         if (clang_.clang_Cursor_isNull(callee)) return false;
@@ -780,6 +801,34 @@ class translation_unit_splitter {
     for (const auto& c : n.children)
       if (!uniform(*c, per_thread)) return false;
     return true;
+  }
+
+  // Whether the kernel may change part of v through a subscript or a member
+  // (`v.shape[0] = ...`, `v.x++`), or hands it out by address or reference.
+  bool elements_written(const variable& v) const {
+    for (const reference& r : v.refs) {
+      if (r.in_lambda) return true;
+      const node* part = r.ref;
+      bool inside = false;  // through a member or a subscript
+      while (part->parent && (part->parent->kind == CXCursor_MemberRefExpr || part->parent->kind == CXCursor_ArraySubscriptExpr ||
+                              part->parent->kind == CXCursor_ParenExpr ||
+                              (part->parent->kind == CXCursor_UnexposedExpr && part->kind != CXCursor_ArraySubscriptExpr))) {
+        part = part->parent;
+        inside = inside || part->kind == CXCursor_MemberRefExpr || part->kind == CXCursor_ArraySubscriptExpr;
+      }
+      if (!inside) continue;  // v itself: may_write counts it
+      const node* use = part->parent;
+      if (!use) continue;
+      if (use->kind == CXCursor_CompoundAssignOperator || use->kind == CXCursor_CallExpr) return true;
+      if (use->kind == CXCursor_UnaryOperator) {
+        const std::string_view op = trimmed(text(use->begin, part->begin)), after = trimmed(text(part->end, use->end));
+        if (op == "&" || op == "++" || op == "--" || after == "++" || after == "--") return true;
+      }
+      if (use->kind == CXCursor_BinaryOperator && use->children.size() == 2 && use->children[0].get() == part &&
+          trimmed(text(part->end, use->children[1]->begin)) == "=")
+        return true;
+    }
+    return false;
   }
 
   // Block-level code: loop headers and branch conditions, which the loops run once for the block.
@@ -1407,14 +1456,23 @@ class translation_unit_splitter {
 
   // A kernel gets its loop body in front of its own; a device function with
   // barriers gets a block variant, `name__ls_block`, defined after it.
+  // Updates are first tried as block steps; those that turn out to differ
+  // between threads (`x = threadIdx.x;`) stay in their regions on the next
+  // try, until the rest hold or none is left.
   std::vector<source_edit> split_function(CXCursor function_cursor) {
-    try {
-      hoist_updates_ = true;
-      return split_function_once(function_cursor);
-    } catch (const declined&) {
-      hoist_updates_ = false;
-      return split_function_once(function_cursor);
+    kept_in_regions_.clear();
+    hoist_updates_ = true;
+    for (;;) {
+      try {
+        return split_function_once(function_cursor);
+      } catch (const per_thread_updates& found) {
+        kept_in_regions_.insert(found.statements.begin(), found.statements.end());
+      } catch (const declined&) {
+        break;
+      }
     }
+    hoist_updates_ = false;
+    return split_function_once(function_cursor);
   }
   std::vector<source_edit> split_function_once(CXCursor function_cursor) {
     const bool kernel = is_kernel(function_cursor);
@@ -1458,6 +1516,10 @@ class translation_unit_splitter {
     collect_references(*function, false);
     const std::vector<const node*> block_level = block_level_expressions();
     decide_uniform(block_level);
+    per_thread_updates found;
+    for (const node* u : updates_)
+      if (!uniform(*u)) found.statements.push_back(u->begin);
+    if (!found.statements.empty()) throw found;
     for (const node* e : block_level)
       if (!uniform(*e)) throw declined{"the condition at " + line_of(*e) + " may differ between the block's threads, and a barrier depends on it"};
 
@@ -1650,6 +1712,7 @@ class translation_unit_splitter {
   std::size_t first_return_ = std::string::npos;  // where the kernel's first return is
   std::vector<const node*> updates_;              // update steps, run once for the block
   bool hoist_updates_ = true;
+  std::set<std::size_t> kept_in_regions_;  // updates (by offset) that differ between threads: not block steps
   bool exit_flags_ = false;
 };
 

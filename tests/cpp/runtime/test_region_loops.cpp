@@ -565,8 +565,8 @@ TEST(RegionLoops, APrecompiledPreludeGivesTheSameSplit) {
 // Variables declared first and assigned later, as lockstep.cuda writes
 // Python's (the lecture's tiled matmul): an assignment of a uniform value,
 // run by every thread at the kernel's sequence level, keeps the variable
-// shared, so a loop bound read from it is the block's; one in a branch, or
-// one that reads the variable (once per thread), does not.
+// shared, so a loop bound read from it is the block's; one in a branch does
+// not. `count = count + n` must run once, not once per thread.
 const char* assigned_later = R"(
 #define TILE 16
 __global__ void lecture_tiled(const float* A, const float* B, float* C, int n) {
@@ -590,6 +590,24 @@ __global__ void lecture_tiled(const float* A, const float* B, float* C, int n) {
   }
   if (x < n && y < n) C[x * n + y] = (float)tmp;
 }
+struct extents {
+  int shape[2];
+};
+// An element of an array in a by-value parameter is the block's (lockstep.cuda passes arrays so) ...
+__global__ void bound_from_a_shape(float* out, extents e) {
+  int total{};
+  for (int t = 0; t < e.shape[1]; ++t) {
+    total += t;
+    __syncthreads();
+  }
+  out[threadIdx.x] = total;
+}
+// ... unless the kernel writes one.
+__global__ void shape_written(float* out, extents e) {
+  e.shape[1] = threadIdx.x;
+  for (int t = 0; t < e.shape[1]; ++t) __syncthreads();
+  out[threadIdx.x] = 1;
+}
 __global__ void accumulated_by_every_thread(float* out, int n) {
   int mine{}; int count{};
   mine = threadIdx.x;  // a thread's own value: its statements stay in the region
@@ -605,11 +623,17 @@ __global__ void assigned_in_a_branch(float* out, int n) {
 }
 )";
 
+struct extents_arg {  // the kernels' `extents`, as the host passes it
+  int shape[2];
+};
+
 TEST_F(RegionLoopsRun, AVariableAssignedAUniformValueByEveryThreadStaysShared) {
   const auto decided = split(assigned_later);
-  ASSERT_EQ(decided.split, std::vector<std::string>{"lecture_tiled"}) << (decided.notes.empty() ? "" : decided.notes.back());
+  // accumulated_by_every_thread: `count = count + n` runs once for the block (an update step), `mine = threadIdx.x` in its region.
+  ASSERT_EQ(decided.split, (std::vector<std::string>{"lecture_tiled", "bound_from_a_shape", "accumulated_by_every_thread"}))
+      << (decided.notes.empty() ? "" : decided.notes.back());
+  EXPECT_TRUE(notes_mention(decided, "shape_written"));
   EXPECT_TRUE(notes_mention(decided, "assigned_in_a_branch")) << decided.notes.at(0);
-  EXPECT_TRUE(notes_mention(decided, "accumulated_by_every_thread"));
 
   const lockstep::module m = lockstep::compile(assigned_later, {}, cpu);
   std::mt19937 rng(std::random_device{}());
@@ -631,6 +655,21 @@ TEST_F(RegionLoopsRun, AVariableAssignedAUniformValueByEveryThreadStaysShared) {
   };
   const std::vector<float> loops = run(true), fibers = run(false);
   ASSERT_EQ(0, std::memcmp(loops.data(), fibers.data(), loops.size() * 4));
+  for (bool on : {true, false}) {
+    use_loops(on);
+    buffer shaped(cpu, 64 * 4), accumulated(cpu, 64 * 4);
+    shaped.fill_bytes(0xff);
+    accumulated.fill_bytes(0xff);
+    m.get("bound_from_a_shape")(dim3(2), dim3(64), 0, shaped.data_as<float>(), extents_arg{{3, 5}});
+    m.get("accumulated_by_every_thread")(dim3(2), dim3(64), 0, accumulated.data_as<float>(), 7);
+    std::vector<float> got(64), counts(64);
+    shaped.copy_to_host(got.data(), 64 * 4);
+    accumulated.copy_to_host(counts.data(), 64 * 4);
+    for (int t = 0; t < 64; ++t) {
+      EXPECT_EQ(got[t], 0 + 1 + 2 + 3 + 4) << on << ", " << t;
+      EXPECT_EQ(counts[t], 7.0f) << on << ", " << t;
+    }
+  }
   for (int r = 0; r < n; ++r)
     for (int c = 0; c < n; ++c) {
       double want = 0;
