@@ -92,19 +92,24 @@ def _seconds(run: Callable[[], object], repeats: int, device: str | None = None,
     samples = []
     for _ in range(repeats):
         if device:
-            start, stop = lockstep.Event(device), lockstep.Event(device)
-            start.record()
-            for _ in range(batch):
-                run()
-            stop.record()
-            stop.synchronize()
-            samples.append(start.elapsed_ms(stop) / 1e3 / batch)
+            samples.append(_device_sample(run, device, batch))
         else:
             began = time.perf_counter()
             for _ in range(batch):
                 run()
             samples.append((time.perf_counter() - began) / batch)
     return sorted(samples)[len(samples) // 2]
+
+
+def _device_sample(run: Callable[[], object], device: str, batch: int) -> float:
+    """Seconds per call of `batch` calls queued back to back, the device time between two events around them."""
+    start, stop = lockstep.Event(device), lockstep.Event(device)
+    start.record()
+    for _ in range(batch):
+        run()
+    stop.record()
+    stop.synchronize()
+    return start.elapsed_ms(stop) / 1e3 / batch
 
 
 def _interleaved_seconds(runs: dict[str, Callable[[], object]], repeats: int, device: str, batch: int) -> dict[str, float]:
@@ -117,13 +122,7 @@ def _interleaved_seconds(runs: dict[str, Callable[[], object]], repeats: int, de
     names, samples = list(runs), {name: [] for name in runs}
     for i in range(repeats):
         for name in names[i % len(names) :] + names[: i % len(names)]:
-            start, stop = lockstep.Event(device), lockstep.Event(device)
-            start.record()
-            for _ in range(batch):
-                runs[name]()
-            stop.record()
-            stop.synchronize()
-            samples[name].append(start.elapsed_ms(stop) / 1e3 / batch)
+            samples[name].append(_device_sample(runs[name], device, batch))
     return {name: sorted(times)[len(times) // 2] for name, times in samples.items()}
 
 
@@ -162,16 +161,16 @@ def _torch_cuda():
     return torch if torch.cuda.is_available() else None
 
 
-def _cupy_fusions() -> dict[str, Callable] | None:
-    """cupy.fuse of the fusion rows it applies to (elementwise with broadcasting; a reduction may only end a
-    cupy.fuse function, so softmax and layernorm have none), written with CuPy's functions, which take the
-    same float32 arrays (shared through DLPack); None without CuPy and a GPU."""
+def _cupy_fusions() -> tuple[Callable | None, dict[str, Callable]]:
+    """cupy.from_dlpack and cupy.fuse of the fusion rows it applies to (elementwise with broadcasting; a
+    reduction may only end a cupy.fuse function, so softmax and layernorm have none), written with CuPy's
+    functions, which take the same float32 arrays (shared through DLPack); (None, {}) without CuPy and a GPU."""
     try:
         import cupy
     except ImportError:
-        return None
+        return None, {}
     if not cupy.cuda.is_available():
-        return None
+        return None, {}
 
     def chain(x):
         y = cupy.maximum(x * 2.0 + 1.0, 0.0) - 0.5
@@ -181,7 +180,7 @@ def _cupy_fusions() -> dict[str, Callable] | None:
         y = x + b
         return 0.5 * y * (1.0 + cupy.tanh(0.7978845608 * (y + 0.044715 * y * y * y)))
 
-    return {"chain (5 ops)": cupy.fuse(chain), "bias + gelu": cupy.fuse(bias_gelu), "from_dlpack": cupy.from_dlpack}
+    return cupy.from_dlpack, {"chain (5 ops)": cupy.fuse(chain), "bias + gelu": cupy.fuse(bias_gelu)}
 
 
 def run(quick: bool = False) -> list[Row]:
@@ -386,7 +385,7 @@ def _fusion_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repea
     if not gpu:
         return
     dev = "cuda:0"
-    cupy_fusions = _cupy_fusions()
+    cupy_from_dlpack, cupy_fusions = _cupy_fusions()
     batch = 3 if quick else 10
     count, side = (2**26, 4096) if quick else (2**28, 8192)
     x = lockstep.asarray(rng.uniform(-1, 1, count).astype(np.float32), device=dev)
@@ -417,8 +416,8 @@ def _fusion_jobs(job: Callable, rows: list[Row], rng: np.random.Generator, repea
                     runs[f"torch.compile {name}"] = lambda: compiled(*torch_args)
                 except Exception as e:  # no Triton, say
                     print(f"torch.compile's row is left out: {type(e).__name__}: {e}")
-            if cupy_fusions and name in cupy_fusions:
-                cupy_args = [cupy_fusions["from_dlpack"](a) for a in args]
+            if name in cupy_fusions:
+                cupy_args = [cupy_from_dlpack(a) for a in args]
                 cupy_fused = cupy_fusions[name]
                 # A row only for the same results (cupy's exp and tanh may round differently from ours).
                 if np.allclose(fused(*args).to("cpu").numpy(), cupy_fused(*cupy_args).get(), rtol=1e-5, atol=1e-6):

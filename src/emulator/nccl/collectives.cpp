@@ -105,18 +105,17 @@ void run_point_to_point(const std::vector<const operation*>& calls) {
   ncclComm& c = *calls.front()->comm;
   std::vector<std::size_t> moved(calls.size(), 0), totals;
   for (const operation* o : calls) totals.push_back(o->count * element_bytes(o->type));
-  const auto total = [&](std::size_t i) { return totals[i]; };
   const auto step = [&] {
     bool any = false;
     for (std::size_t i = 0; i < calls.size(); ++i) {
       const operation& o = *calls[i];
       bool earlier = false;
-      for (std::size_t j = 0; j < i && !earlier; ++j) earlier = calls[j]->what == o.what && calls[j]->root == o.root && moved[j] < total(j);
-      if (earlier || moved[i] == total(i)) continue;
+      for (std::size_t j = 0; j < i && !earlier; ++j) earlier = calls[j]->what == o.what && calls[j]->root == o.root && moved[j] < totals[j];
+      if (earlier || moved[i] == totals[i]) continue;
       if (o.what == collective::send) {
         std::atomic<long long>& state = c.channel_state(c.rank, o.root);
         if (state.load(std::memory_order_acquire) != 0) continue;
-        const std::size_t bytes = std::min(channel_bytes, total(i) - moved[i]);
+        const std::size_t bytes = std::min(channel_bytes, totals[i] - moved[i]);
         std::memcpy(c.channel_data(c.rank, o.root), o.send + moved[i], bytes);
         state.store(static_cast<long long>(bytes), std::memory_order_release);
         moved[i] += bytes;
@@ -124,8 +123,8 @@ void run_point_to_point(const std::vector<const operation*>& calls) {
         std::atomic<long long>& state = c.channel_state(o.root, c.rank);
         const long long bytes = state.load(std::memory_order_acquire);
         if (bytes == 0) continue;
-        if (moved[i] + bytes > total(i))
-          throw failure{ncclInvalidUsage, "rank " + std::to_string(o.root) + " sent more than the " + std::to_string(total(i)) +
+        if (moved[i] + bytes > totals[i])
+          throw failure{ncclInvalidUsage, "rank " + std::to_string(o.root) + " sent more than the " + std::to_string(totals[i]) +
                                               " bytes this rank's ncclRecv from it expects"};
         std::memcpy(o.recv + moved[i], c.channel_data(o.root, c.rank), static_cast<std::size_t>(bytes));
         state.store(0, std::memory_order_release);
@@ -139,11 +138,11 @@ void run_point_to_point(const std::vector<const operation*>& calls) {
     while (step()) {
     }
     for (std::size_t i = 0; i < calls.size(); ++i)
-      if (moved[i] < total(i)) return false;
+      if (moved[i] < totals[i]) return false;
     return true;
   });
   for (std::size_t i = 0; i < calls.size(); ++i)
-    if (calls[i]->what == collective::recv && total(i) > 0) check::mark_written(calls[i]->recv, total(i));
+    if (calls[i]->what == collective::recv && totals[i] > 0) check::mark_written(calls[i]->recv, totals[i]);
 }
 
 // AllReduce and Reduce: every rank reduces its share of the chunk, then

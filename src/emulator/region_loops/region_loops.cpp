@@ -754,9 +754,7 @@ class translation_unit_splitter {
         // `shape[1]`, as lockstep.cuda passes arrays): no memory outside the
         // value, if nothing writes an element of it.
         if (n.children.size() != 2) return false;
-        const node* base = n.children[0].get();
-        while ((base->kind == CXCursor_UnexposedExpr || base->kind == CXCursor_ParenExpr) && base->children.size() == 1)
-          base = base->children[0].get();
+        const node* base = unwrapped(n.children[0].get());
         if (clang_.clang_getCanonicalType(clang_.clang_getCursorType(base->cursor)).kind != CXType_ConstantArray) return false;
         const node* root = base;
         while (root->kind == CXCursor_MemberRefExpr && !root->children.empty() &&
@@ -1241,16 +1239,19 @@ class translation_unit_splitter {
         return variation::other;
     }
   }
+  // The expression inside parentheses and implicit conversions.
+  static const node* unwrapped(const node* e) {
+    while ((e->kind == CXCursor_ParenExpr || e->kind == CXCursor_UnexposedExpr) && e->children.size() == 1) e = e->children[0].get();
+    return e;
+  }
   // The call to lockstep's threadIdx under `threadIdx.x` (.y, .z; parentheses
   // and conversions around it), else null.
   const node* thread_idx_call(const node& n) {
-    const node* e = &n;
-    while ((e->kind == CXCursor_ParenExpr || e->kind == CXCursor_UnexposedExpr) && e->children.size() == 1) e = e->children[0].get();
+    const node* e = unwrapped(&n);
     if (e->kind != CXCursor_MemberRefExpr || e->children.size() != 1) return nullptr;
     const std::string_view field = trimmed(text(e->children[0]->end, e->end));
     if (field != ".x" && field != ".y" && field != ".z") return nullptr;
-    const node* call = e->children[0].get();
-    while ((call->kind == CXCursor_ParenExpr || call->kind == CXCursor_UnexposedExpr) && call->children.size() == 1) call = call->children[0].get();
+    const node* call = unwrapped(e->children[0].get());
     if (call->kind != CXCursor_CallExpr) return nullptr;
     const CXCursor callee = clang_.clang_getCursorReferenced(call->cursor);
     return !clang_.clang_Cursor_isNull(callee) && qualified_name(callee) == "lockstep::emu::builtin_thread_idx" ? call : nullptr;
@@ -1746,13 +1747,13 @@ std::string first_error(const libclang_api& clang, CXTranslationUnit tu) {
 }
 
 parsed_unit parse(const libclang_api& clang, CXIndex index, const std::string& file_name, const std::string& source,
-                  const std::vector<std::string>& args) {
+                  const std::vector<std::string>& args, unsigned options = CXTranslationUnit_KeepGoing) {
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   CXUnsavedFile unsaved{file_name.c_str(), source.c_str(), static_cast<unsigned long>(source.size())};
   parsed_unit out;
   const CXErrorCode parsed =
-      clang.clang_parseTranslationUnit2(index, file_name.c_str(), argv.data(), int(argv.size()), &unsaved, 1, CXTranslationUnit_KeepGoing, &out.tu);
+      clang.clang_parseTranslationUnit2(index, file_name.c_str(), argv.data(), int(argv.size()), &unsaved, 1, options, &out.tu);
   if (parsed != CXError_Success || !out.tu) {
     out.errors = "libclang could not parse it (error " + std::to_string(int(parsed)) + ")";
     return out;
@@ -1813,20 +1814,14 @@ void precompile_prelude(const std::string& prelude, const std::vector<std::strin
   std::string why_not;
   const libclang_api* clang = load_libclang(&why_not);
   if (!clang) throw std::runtime_error(why_not);
-  const std::vector<std::string> args = clang_arguments("c++-header", parse_flags);
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  const std::string file_name = "/lockstep-region-loops/prelude.h";
-  CXUnsavedFile unsaved{file_name.c_str(), prelude.c_str(), static_cast<unsigned long>(prelude.size())};
   CXIndex index = new_index(*clang);
-  CXTranslationUnit tu = nullptr;
-  const CXErrorCode parsed = clang->clang_parseTranslationUnit2(index, file_name.c_str(), argv.data(), int(argv.size()), &unsaved, 1,
-                                                                CXTranslationUnit_Incomplete | CXTranslationUnit_ForSerialization, &tu);
-  std::string error = parsed == CXError_Success && tu ? first_error(*clang, tu) : "parse error " + std::to_string(int(parsed));
+  parsed_unit unit = parse(*clang, index, "/lockstep-region-loops/prelude.h", prelude, clang_arguments("c++-header", parse_flags),
+                           CXTranslationUnit_Incomplete | CXTranslationUnit_ForSerialization);
+  std::string error = unit.errors;
   if (error.empty())
-    if (const int saved = clang->clang_saveTranslationUnit(tu, out.c_str(), clang->clang_defaultSaveOptions(tu)); saved != CXSaveError_None)
+    if (const int saved = clang->clang_saveTranslationUnit(unit.tu, out.c_str(), clang->clang_defaultSaveOptions(unit.tu)); saved != CXSaveError_None)
       error = "save error " + std::to_string(saved);
-  if (tu) clang->clang_disposeTranslationUnit(tu);
+  if (unit.tu) clang->clang_disposeTranslationUnit(unit.tu);
   clang->clang_disposeIndex(index);
   if (!error.empty()) throw std::runtime_error("libclang could not precompile the prelude: " + error);
 }
