@@ -56,7 +56,10 @@ namespace lockstep::emu::region_loops {
   X(clang_getCursorResultType)             \
   X(clang_saveTranslationUnit)             \
   X(clang_defaultSaveOptions)              \
-  X(clang_getClangVersion)
+  X(clang_getClangVersion)                 \
+  X(clang_Cursor_Evaluate)                 \
+  X(clang_EvalResult_getKind)              \
+  X(clang_EvalResult_dispose)
 
 struct libclang_api {
 #define LOCKSTEP_LIBCLANG_POINTER(name) decltype(&::name) name = nullptr;

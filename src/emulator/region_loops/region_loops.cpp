@@ -42,6 +42,10 @@ struct postpone {};
 struct per_thread_updates {
   std::vector<std::size_t> statements;
 };
+// Loops tried as block-level loops whose headers differ between threads (their offsets).
+struct per_thread_loops {
+  std::vector<std::size_t> loops;
+};
 
 // Larger locals kept across a barrier stay on fibers: the arrays would take
 // this much for every thread of the block.
@@ -51,9 +55,12 @@ constexpr long long max_per_thread_bytes = 16 * 1024;
 // the linear index: a loop nest the host compiler sees the bounds of.
 // `enter` also writes the thread's record, which a region must have where it
 // calls code that reads the thread's coordinates from it (loop_block::enter).
-std::string thread_loop(std::string_view enter = "enter") {
-  return "for (int __ls_z = 0; __ls_z < __ls_block.extent_z(); ++__ls_z) "
-         "for (int __ls_y = 0; __ls_y < __ls_block.extent_y(); ++__ls_y) "
+// `row_only`: the loop over one row's threads (x), inside rows_loop().
+const std::string rows_loop =
+    "for (int __ls_z = 0; __ls_z < __ls_block.extent_z(); ++__ls_z) "
+    "for (int __ls_y = 0; __ls_y < __ls_block.extent_y(); ++__ls_y) ";
+std::string thread_loop(std::string_view enter = "enter", bool row_only = false) {
+  return (row_only ? "" : rows_loop) +
          "for (int __ls_x = 0, __ls_t = (__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x(); "
          "__ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) { __ls_block." +
          std::string(enter) + "(__ls_x, __ls_y, __ls_z, __ls_t);";
@@ -506,6 +513,64 @@ class translation_unit_splitter {
     return call;
   }
 
+  // A for loop without barriers that is tried as a block-level loop, the
+  // threads' loop inside it (loop interchange): `for (int i = 0; i < k; ++i)
+  // acc += a[row * k + i] * b[i * n + col];` then runs i once for the block
+  // and each step over the threads, which the host compiler vectorises (b's
+  // elements are consecutive from thread to thread), instead of a whole k
+  // loop per thread. Each thread's own operations keep their order; threads
+  // of a block between barriers have none between them. Its header must
+  // then be the same for every thread (split_function tries again without
+  // the loops whose headers are not), and nothing in its body may leave it.
+  bool interchangeable(const node& s) const {
+    if (!interchange_ || s.kind != CXCursor_ForStmt || s.children.size() != 4 || kept_in_regions_.count(s.begin)) return false;
+    if (!tokens_[token_at(s.begin)].is("for")) return false;
+    std::function<bool(const node&, int)> leaves = [&](const node& n, int loops_inside) {
+      if (n.kind == CXCursor_LambdaExpr) return false;
+      if (n.kind == CXCursor_ReturnStmt || n.kind == CXCursor_GotoStmt || n.kind == CXCursor_IndirectGotoStmt || n.kind == CXCursor_LabelStmt)
+        return true;
+      if ((n.kind == CXCursor_BreakStmt || n.kind == CXCursor_ContinueStmt) && loops_inside == 0) return true;
+      const bool opens = is_loop(n.kind) || n.kind == CXCursor_SwitchStmt || n.kind == CXCursor_CXXForRangeStmt;
+      return std::any_of(n.children.begin(), n.children.end(), [&](const auto& c) { return leaves(*c, loops_inside + (opens ? 1 : 0)); });
+    };
+    if (leaves(*s.children.back(), 0)) return false;
+    // A loop run a number of times the host compiler knows (`i < tile_size`,
+    // a template's constant) stays in its threads' loop: the host compiler
+    // unrolls it there and vectorises the threads' loop around it, keeping
+    // each thread's accumulator in a register.
+    const node* condition = unwrapped(s.children[1].get());
+    return !(condition->kind == CXCursor_BinaryOperator && condition->children.size() == 2 &&
+             (compile_time_constant(*condition->children[0]) || compile_time_constant(*condition->children[1])));
+  }
+  bool compile_time_constant(const node& e) const {
+    switch (e.kind) {
+      case CXCursor_IntegerLiteral:
+      case CXCursor_CharacterLiteral:
+      case CXCursor_CXXBoolLiteralExpr:
+        return true;
+      case CXCursor_UnaryExpr:  // sizeof, alignof
+        return trimmed(text(e.begin, e.end)).starts_with("sizeof") || trimmed(text(e.begin, e.end)).starts_with("alignof");
+      case CXCursor_DeclRefExpr: {
+        const CXCursor decl = clang_.clang_getCursorReferenced(e.cursor);
+        const CXCursorKind k = clang_.clang_getCursorKind(decl);
+        if (k == CXCursor_NonTypeTemplateParameter || k == CXCursor_EnumConstantDecl) return true;
+        if (k != CXCursor_VarDecl || !clang_.clang_isConstQualifiedType(clang_.clang_getCursorType(decl))) return false;
+        const CXEvalResult value = clang_.clang_Cursor_Evaluate(decl);
+        if (!value) return false;
+        const bool integer = clang_.clang_EvalResult_getKind(value) == CXEval_Int;
+        clang_.clang_EvalResult_dispose(value);
+        return integer;
+      }
+      case CXCursor_ParenExpr:
+      case CXCursor_UnexposedExpr:
+      case CXCursor_BinaryOperator:
+      case CXCursor_UnaryOperator:
+        return !e.children.empty() && std::all_of(e.children.begin(), e.children.end(), [&](const auto& c) { return compile_time_constant(*c); });
+      default:
+        return false;
+    }
+  }
+
   std::unique_ptr<sequence> build_sequence(const std::vector<const node*>& statements) {
     auto seq = std::make_unique<sequence>();
     for (const node* s : statements) {
@@ -517,7 +582,8 @@ class translation_unit_splitter {
         seq->steps.push_back(std::move(st));
         continue;
       }
-      if (!contains_synchronization(*s)) {
+      const bool interchanged = interchangeable(*s);
+      if (!interchanged && !contains_synchronization(*s)) {
         if (seq->steps.empty() || seq->steps.back().k != step::kind::region) {
           seq->steps.emplace_back();
           seq->steps.back().region = regions_++;
@@ -538,6 +604,7 @@ class translation_unit_splitter {
         const node& body = *(s->kind == CXCursor_DoStmt ? s->children.front() : s->children.back());
         st.body = build_sequence(body.kind == CXCursor_CompoundStmt ? children_of(body) : std::vector<const node*>{&body});
         loops_.push_back(s);
+        if (interchanged) interchanged_.push_back(s);
       } else if (s->kind == CXCursor_IfStmt) {
         st.k = step::kind::branch;
         if (s->children.size() < 2 || s->children.size() > 3 || s->children[0]->kind == CXCursor_DeclStmt)
@@ -958,6 +1025,11 @@ class translation_unit_splitter {
         }
         case step::kind::loop: {
           const node& loop = *st.statement;
+          // An interchanged loop whose body is one region runs inside the
+          // rows' loops, around each row's threads: the row's accumulators
+          // stay in cache lines (or registers) from one step to the next.
+          const bool per_row = row_level(st);
+          if (per_row) out += rows_loop + "{";
           out += line_directive(clang_.clang_getCursorLocation(loop.cursor));
           if (loop.kind == CXCursor_ForStmt) {
             const for_header h = header_of_for(loop);
@@ -967,9 +1039,13 @@ class translation_unit_splitter {
           } else {
             out += "do {";
           }
-          write_sequence(*st.body, out);
+          if (per_row)
+            write_region(st.body->steps.front(), out, true);
+          else
+            write_sequence(*st.body, out);
           out += "}";
           if (loop.kind == CXCursor_DoStmt) out += " while (" + std::string(text(loop.children.back()->begin, loop.children.back()->end)) + ");";
+          if (per_row) out += "}";
           break;
         }
         case step::kind::branch: {
@@ -989,7 +1065,17 @@ class translation_unit_splitter {
     }
   }
 
-  void write_region(const step& st, std::string& out) {
+  // An interchanged loop whose body is one region without a guard, which
+  // declares nothing a later region reads.
+  bool row_level(const step& st) {
+    if (std::find(interchanged_.begin(), interchanged_.end(), st.statement) == interchanged_.end()) return false;
+    if (st.body->steps.size() != 1 || st.body->steps.front().k != step::kind::region || prefix_guard(st.body->steps.front())) return false;
+    const int region = st.body->steps.front().region;
+    return std::none_of(variables_.begin(), variables_.end(),
+                        [&](const auto& kv) { return kv.second.per_thread && kv.second.declared_region == region; });
+  }
+
+  void write_region(const step& st, std::string& out, bool row_only = false) {
     // Declarations the block shares come out of the loop, in their order.
     const std::size_t begin = st.statements.front()->begin, end = statement_end(*st.statements.back());
     for (const node* s : st.statements)
@@ -1043,8 +1129,9 @@ class translation_unit_splitter {
     const node* guard = prefix_guard(st);
     const std::string enter =
         std::any_of(st.statements.begin(), st.statements.end(), [&](const node* s) { return region_reads_record(*s); }) ? "enter" : "move_to";
-    if (!guard) {
-      out += thread_loop(enter) + prologue + " {" + line + edited(begin, end) + declared_for_later + "\n} " + next + label_end + write_back + " }\n";
+    if (!guard || row_only) {
+      out += thread_loop(enter, row_only) + prologue + " {" + line + edited(begin, end) + declared_for_later + "\n} " + next + label_end +
+             write_back + " }\n";
       return;
     }
     // A region that is `declarations; if (guard) body` with a guard that
@@ -1463,12 +1550,21 @@ class translation_unit_splitter {
   std::vector<source_edit> split_function(CXCursor function_cursor) {
     kept_in_regions_.clear();
     hoist_updates_ = true;
+    interchange_ = true;
     for (;;) {
       try {
         return split_function_once(function_cursor);
       } catch (const per_thread_updates& found) {
         kept_in_regions_.insert(found.statements.begin(), found.statements.end());
+      } catch (const per_thread_loops& found) {
+        kept_in_regions_.insert(found.loops.begin(), found.loops.end());
       } catch (const declined&) {
+        // Whatever declined it, the kernel is tried again as before: loops
+        // in their regions, then updates too.
+        if (interchange_) {
+          interchange_ = false;
+          continue;
+        }
         break;
       }
     }
@@ -1503,6 +1599,7 @@ class translation_unit_splitter {
     regions_ = 0;
     region_of_statement_.clear();
     loops_.clear();
+    interchanged_.clear();
     branches_.clear();
     block_calls_.clear();
     variables_.clear();
@@ -1521,6 +1618,14 @@ class translation_unit_splitter {
     for (const node* u : updates_)
       if (!uniform(*u)) found.statements.push_back(u->begin);
     if (!found.statements.empty()) throw found;
+    per_thread_loops differing;
+    for (const node* loop : interchanged_)
+      for (std::size_t i = 0; i + 1 < loop->children.size(); ++i)
+        if (!uniform(*loop->children[i])) {
+          differing.loops.push_back(loop->begin);
+          break;
+        }
+    if (!differing.loops.empty()) throw differing;
     for (const node* e : block_level)
       if (!uniform(*e)) throw declined{"the condition at " + line_of(*e) + " may differ between the block's threads, and a barrier depends on it"};
 
@@ -1713,7 +1818,9 @@ class translation_unit_splitter {
   std::size_t first_return_ = std::string::npos;  // where the kernel's first return is
   std::vector<const node*> updates_;              // update steps, run once for the block
   bool hoist_updates_ = true;
-  std::set<std::size_t> kept_in_regions_;  // updates (by offset) that differ between threads: not block steps
+  std::set<std::size_t> kept_in_regions_;  // updates and loops (by offset) that differ between threads: not block steps
+  bool interchange_ = true;                // loops without barriers are tried as block-level loops
+  std::vector<const node*> interchanged_;  // those tried now
   bool exit_flags_ = false;
 };
 

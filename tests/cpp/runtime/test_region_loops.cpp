@@ -678,4 +678,106 @@ TEST_F(RegionLoopsRun, AVariableAssignedAUniformValueByEveryThreadStaysShared) {
     }
 }
 
+// Loops without barriers whose headers every thread evaluates alike run once
+// for the block, the threads' loop inside (loop interchange), so the host
+// compiler vectorises across threads; loops whose headers differ between
+// threads, loops a break leaves and loops of a known small count stay in
+// their threads' loop.
+const char* interchanged = R"(
+__global__ void tiled_runtime(const float* a, const float* b, float* c, int n) {
+  extern __shared__ float tiles[];
+  const int tile = blockDim.x;
+  float* as = tiles;
+  float* bs = tiles + tile * tile;
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int row = blockIdx.y * tile + ty, col = blockIdx.x * tile + tx;
+  float acc = 0.0f;
+  for (int t0 = 0; t0 < n; t0 += tile) {
+    as[ty * tile + tx] = (row < n && t0 + tx < n) ? a[row * n + t0 + tx] : 0.0f;
+    bs[ty * tile + tx] = (t0 + ty < n && col < n) ? b[(t0 + ty) * n + col] : 0.0f;
+    __syncthreads();
+    for (int i = 0; i < tile; ++i) acc += as[ty * tile + i] * bs[i * tile + tx];
+    __syncthreads();
+  }
+  if (row < n && col < n) c[row * n + col] = acc;
+}
+__global__ void mixed_loops(const float* in, float* out, int n) {
+  __shared__ float partial[64];
+  float strided = 0.0f, first_big = -1.0f, small = 0.0f, stepped = 0.0f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) strided += in[i];
+  for (int i = 0; i < n; ++i)
+    if (in[i] * float(threadIdx.x) > 2.0f) { first_big = float(i); break; }
+  for (int i = 0; i < 4; ++i) small += in[i * 3 + threadIdx.x % 3];
+  for (int i = 0; i < n; ++i) { stepped += in[i] * float(threadIdx.x + 1); if (threadIdx.x % 5 == 0) ++i; }
+  partial[threadIdx.x] = strided;
+  __syncthreads();
+  out[threadIdx.x] = strided + partial[(threadIdx.x + 1) % blockDim.x] + first_big + small + stepped;
+}
+)";
+
+TEST_F(RegionLoopsRun, LoopsWithoutBarriersRunOnceForTheBlockWithTheThreadsInside) {
+  const auto decided = split(interchanged);
+  ASSERT_EQ(decided.split, (std::vector<std::string>{"tiled_runtime", "mixed_loops"})) << (decided.notes.empty() ? "" : decided.notes.back());
+  // The tile's loop runs around each row's threads.
+  EXPECT_NE(decided.source.find("for (int i = 0; i < tile; ++i) {for (int __ls_x = 0"), std::string::npos);
+  // The others stay whole in the kernel's first region, one loop over the threads.
+  const std::string mixed = decided.source.substr(decided.source.find("void mixed_loops"));
+  const std::size_t first_region_end = mixed.find("__ls_next_0");
+  for (const char* kept : {"strided += in[i]", "first_big = float(i); break;", "small += in[", "stepped += in[i]"})
+    EXPECT_LT(mixed.find(kept), first_region_end) << kept;
+  EXPECT_EQ(mixed.substr(0, first_region_end).find("for (int __ls_x"), mixed.substr(0, first_region_end).rfind("for (int __ls_x"));
+
+  const lockstep::module m = lockstep::compile(interchanged, {}, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  const int n = 45;  // not a multiple of the tile
+  std::vector<float> a(n * n), b(n * n);
+  for (auto* v : {&a, &b})
+    for (float& x : *v) x = value(rng);
+  auto run = [&](bool on) {
+    use_loops(on);
+    buffer da(cpu, a.size() * 4), db(cpu, b.size() * 4), dc(cpu, a.size() * 4), mixed_out(cpu, 64 * 4);
+    da.copy_from_host(a.data(), a.size() * 4);
+    db.copy_from_host(b.data(), b.size() * 4);
+    dc.fill_bytes(0xff);
+    mixed_out.fill_bytes(0xff);
+    const unsigned tile = 8, tiles = (n + tile - 1) / tile;
+    m.get("tiled_runtime")(dim3(tiles, tiles), dim3(tile, tile), 2 * tile * tile * 4, da.data_as<const float>(), db.data_as<const float>(),
+                           dc.data_as<float>(), n);
+    m.get("mixed_loops")(dim3(1), dim3(64), 0, da.data_as<const float>(), mixed_out.data_as<float>(), n);
+    std::vector<float> out(a.size() + 64);
+    dc.copy_to_host(out.data(), a.size() * 4);
+    mixed_out.copy_to_host(out.data() + a.size(), 64 * 4);
+    return out;
+  };
+  const std::vector<float> loops = run(true), fibers = run(false);
+  ASSERT_EQ(0, std::memcmp(loops.data(), fibers.data(), loops.size() * 4));
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) {
+      double want = 0;
+      for (int q = 0; q < n; ++q) want += double(a[r * n + q]) * b[q * n + c];
+      ASSERT_NEAR(loops[r * n + c], want, 1e-4) << r << ", " << c;
+    }
+  // mixed_loops, thread by thread on the host.
+  for (int t = 0; t < 64; ++t) {
+    auto strided_of = [&](int u) {
+      float s = 0.0f;
+      for (int i = u; i < n; i += 64) s += a[i];
+      return s;
+    };
+    float first_big = -1.0f, small = 0.0f, stepped = 0.0f;
+    for (int i = 0; i < n; ++i)
+      if (a[i] * float(t) > 2.0f) {
+        first_big = float(i);
+        break;
+      }
+    for (int i = 0; i < 4; ++i) small += a[i * 3 + t % 3];
+    for (int i = 0; i < n; ++i) {
+      stepped += a[i] * float(t + 1);
+      if (t % 5 == 0) ++i;
+    }
+    EXPECT_EQ(loops[n * n + t], strided_of(t) + strided_of((t + 1) % 64) + first_big + small + stepped) << t;
+  }
+}
+
 }  // namespace
