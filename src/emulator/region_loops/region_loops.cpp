@@ -92,6 +92,7 @@ class translation_unit_splitter {
           if (function_edits.empty()) continue;  // no barrier: a kernel runs as a bare loop already
           edits.insert(edits.end(), function_edits.begin(), function_edits.end());
           variants_.insert(usr);
+          if (!is_kernel(function) && !may_synchronize(function)) loop_variants_.insert(usr);
           if (is_kernel(function)) result.split.push_back(name);
         } catch (const postpone&) {
           postponed.push_back(function);
@@ -103,6 +104,11 @@ class translation_unit_splitter {
         }
       }
       pending = std::move(postponed);
+      // Functions without barriers that call each other: their calls stay in regions.
+      if (!progress && !pending.empty() && postpone_loop_calls_) {
+        postpone_loop_calls_ = false;
+        progress = true;
+      }
     }
     for (const CXCursor& function : pending)
       result.notes.push_back("kernel or device function " + clang_.string(clang_.clang_getCursorSpelling(function)) + " (" +
@@ -431,8 +437,9 @@ class translation_unit_splitter {
   // ---- the kernel's structure: regions between barriers ----
   struct sequence;
   struct step {
-    enum class kind { region, barrier, loop, branch, scope, call, update } k = kind::region;
-    std::vector<const node*> statements;  // a region's
+    enum class kind { region, barrier, loop, branch, masked, scope, call, update } k = kind::region;
+    std::vector<const node*> statements;  // a region's; a masked branch's condition
+    std::string mask;                     // a region's or masked branch's: which threads run it, where not all
     const node* statement = nullptr;      // a loop's, branch's, scope's, call's or update's
     std::unique_ptr<sequence> body, otherwise;
     int region = -1;
@@ -494,9 +501,13 @@ class translation_unit_splitter {
     if (ref && ref->kind == CXCursor_OverloadedDeclRef) return candidates_of(*ref);
     return {};
   }
+  // A statement that calls a function without barriers that has a block
+  // variant (its loops interchanged), with arguments every thread passes
+  // alike: the block calls the variant once, as it does one with barriers.
+  bool loop_call(const node& statement) { return interchange_ && !kept_in_regions_.count(statement.begin) && block_call(statement, true); }
   // A statement that is a call of a function of this file with barriers,
   // which the block then calls once, as its block variant: the call node.
-  const node* block_call(const node& statement) {
+  const node* block_call(const node& statement, bool without_barriers = false) {
     const node* call = &statement;
     while (call->kind == CXCursor_UnexposedExpr && call->children.size() == 1) call = call->children.front().get();
     if (call->kind != CXCursor_CallExpr) return nullptr;
@@ -507,8 +518,8 @@ class translation_unit_splitter {
       if (clang_.clang_Cursor_isNull(definition)) definition = candidate;
       const CXCursor pattern = clang_.clang_getSpecializedCursorTemplate(definition);
       const std::string usr = clang_.string(clang_.clang_getCursorUSR(clang_.clang_Cursor_isNull(pattern) ? definition : pattern));
-      if (!variants_.count(usr) && !attempted_.count(usr) && collected_.count(usr)) throw postpone{};
-      if (!variants_.count(usr)) return nullptr;
+      if (!variants_.count(usr) && !attempted_.count(usr) && collected_.count(usr) && (!without_barriers || postpone_loop_calls_)) throw postpone{};
+      if (!variants_.count(usr) || loop_variants_.count(usr) != without_barriers) return nullptr;
     }
     return call;
   }
@@ -571,10 +582,49 @@ class translation_unit_splitter {
     }
   }
 
+  // An if statement whose condition may differ between threads, with an
+  // interchanged loop in an arm and no barrier: each thread's condition is
+  // kept in a mask, and the arms' regions run the threads whose mask says so
+  // (every row whose threads all agree without asking each), the loops
+  // between them once for the block. A masked thread does nothing in them.
+  bool maskable(const node& s) {
+    return interchange_ && s.kind == CXCursor_IfStmt && !kept_in_regions_.count(s.begin) && s.children.size() >= 2 && s.children.size() <= 3 &&
+           s.children[0]->kind != CXCursor_DeclStmt && holds_interchange(s) && !contains_synchronization(s);
+  }
+  bool holds_interchange(const node& s) {
+    if (interchangeable(s) || loop_call(s)) return true;
+    if (s.kind == CXCursor_CompoundStmt || s.kind == CXCursor_IfStmt)
+      return std::any_of(s.children.begin(), s.children.end(), [&](const auto& c) { return holds_interchange(*c); });
+    return false;
+  }
+  std::string current_mask() const {
+    std::string out;
+    for (const std::string& m : masks_) out += (out.empty() ? "" : " && ") + m;
+    return out;
+  }
+  step masked_branch(const node& s) {
+    step st;
+    st.k = step::kind::masked;
+    st.statement = &s;
+    st.region = regions_++;  // the condition's, evaluated by each thread
+    st.mask = current_mask();
+    st.statements = {s.children[0].get()};
+    region_of_statement_[s.children[0].get()] = st.region;
+    if (!masks_.empty()) in_masked_arm_.insert(s.children[0].get());
+    const std::string mask = "__ls_mask_" + std::to_string(st.region) + "[__ls_t]";
+    auto arm = [&](const node& a) { return build_sequence(a.kind == CXCursor_CompoundStmt ? children_of(a) : std::vector<const node*>{&a}); };
+    masks_.push_back(mask);
+    st.body = arm(*s.children[1]);
+    masks_.back() = "!" + mask;
+    if (s.children.size() == 3) st.otherwise = arm(*s.children[2]);
+    masks_.pop_back();
+    return st;
+  }
+
   std::unique_ptr<sequence> build_sequence(const std::vector<const node*>& statements) {
     auto seq = std::make_unique<sequence>();
     for (const node* s : statements) {
-      if (hoist_updates_ && is_update(*s) && !kept_in_regions_.count(s->begin)) {
+      if (hoist_updates_ && masks_.empty() && is_update(*s) && !kept_in_regions_.count(s->begin)) {
         step st;
         st.k = step::kind::update;
         st.statement = s;
@@ -582,14 +632,20 @@ class translation_unit_splitter {
         seq->steps.push_back(std::move(st));
         continue;
       }
-      const bool interchanged = interchangeable(*s);
+      if (maskable(*s)) {
+        seq->steps.push_back(masked_branch(*s));
+        continue;
+      }
+      const bool interchanged = interchangeable(*s) || loop_call(*s);
       if (!interchanged && !contains_synchronization(*s)) {
         if (seq->steps.empty() || seq->steps.back().k != step::kind::region) {
           seq->steps.emplace_back();
           seq->steps.back().region = regions_++;
+          seq->steps.back().mask = current_mask();
         }
         seq->steps.back().statements.push_back(s);
         region_of_statement_[s] = seq->steps.back().region;
+        if (!masks_.empty()) in_masked_arm_.insert(s);
         continue;
       }
       step st;
@@ -613,10 +669,11 @@ class translation_unit_splitter {
         st.body = arm(*s->children[1]);
         if (s->children.size() == 3) st.otherwise = arm(*s->children[2]);
         branches_.push_back(s);
-      } else if (const node* call = block_call(*s)) {
+      } else if (const node* call = interchanged ? block_call(*s, true) : block_call(*s)) {
         st.k = step::kind::call;
         st.statement = call;
         block_calls_.push_back(call);
+        if (interchanged) loop_calls_.push_back(call);
       } else {
         const std::string what = s->kind == CXCursor_SwitchStmt ? "a switch" : "an expression or a statement of another kind";
         throw declined{"a barrier or warp collective inside " + what + " (" + line_of(*s) +
@@ -926,7 +983,7 @@ class translation_unit_splitter {
     const node* assignment = r.ref->parent;
     if (r.in_lambda || !assignment || assignment->kind != CXCursor_BinaryOperator || assignment->children.size() != 2 ||
         assignment->children[0].get() != r.ref || trimmed(text(r.ref->end, assignment->children[1]->begin)) != "=" ||
-        !region_of_statement_.count(assignment) || first_return_ < assignment->begin)
+        !region_of_statement_.count(assignment) || in_masked_arm_.count(assignment) || first_return_ < assignment->begin)
       return nullptr;
     for (const reference& other : v.refs)
       if (other.ref != r.ref && other.region == r.region && other.ref->begin < assignment->end) return nullptr;
@@ -1029,7 +1086,7 @@ class translation_unit_splitter {
           // rows' loops, around each row's threads: the row's accumulators
           // stay in cache lines (or registers) from one step to the next.
           const bool per_row = row_level(st);
-          if (per_row) out += rows_loop + "{";
+          if (per_row) out += rows_loop + "{" + row_masked_out(st.body->steps.front().mask);
           out += line_directive(clang_.clang_getCursorLocation(loop.cursor));
           if (loop.kind == CXCursor_ForStmt) {
             const for_header h = header_of_for(loop);
@@ -1046,6 +1103,24 @@ class translation_unit_splitter {
           out += "}";
           if (loop.kind == CXCursor_DoStmt) out += " while (" + std::string(text(loop.children.back()->begin, loop.children.back()->end)) + ");";
           if (per_row) out += "}";
+          break;
+        }
+        case step::kind::masked: {
+          // The condition, each thread's in its mask, then the arms.
+          out += "bool __ls_mask_" + std::to_string(st.region) + "[__ls_block.threads()];\n";
+          step condition;
+          condition.statements = st.statements;
+          condition.region = st.region;
+          condition.mask = st.mask;
+          write_region(condition, out, false, "__ls_mask_" + std::to_string(st.region) + "[__ls_t]");
+          out += "{";
+          write_sequence(*st.body, out);
+          out += "}";
+          if (st.otherwise) {
+            out += "{";
+            write_sequence(*st.otherwise, out);
+            out += "}";
+          }
           break;
         }
         case step::kind::branch: {
@@ -1075,7 +1150,18 @@ class translation_unit_splitter {
                         [&](const auto& kv) { return kv.second.per_thread && kv.second.declared_region == region; });
   }
 
-  void write_region(const step& st, std::string& out, bool row_only = false) {
+  // In a rows' loop: whether a thread of the row is masked out of a region
+  // (then its threads are each asked; else none is).
+  static std::string row_masked_out(const std::string& mask) {
+    if (mask.empty()) return "";
+    return " int __ls_masked_out = 0; for (int __ls_x = 0, __ls_t = (__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x(); __ls_x < "
+           "__ls_block.extent_x(); ++__ls_x, ++__ls_t) __ls_masked_out |= !(" +
+           mask + ");\n";
+  }
+
+  // `assign_to`: the region is an expression (a masked branch's condition),
+  // whose value each thread stores there.
+  void write_region(const step& st, std::string& out, bool row_only = false, const std::string& assign_to = "") {
     // Declarations the block shares come out of the loop, in their order.
     const std::size_t begin = st.statements.front()->begin, end = statement_end(*st.statements.back());
     for (const node* s : st.statements)
@@ -1129,9 +1215,21 @@ class translation_unit_splitter {
     const node* guard = prefix_guard(st);
     const std::string enter =
         std::any_of(st.statements.begin(), st.statements.end(), [&](const node* s) { return region_reads_record(*s); }) ? "enter" : "move_to";
+    const std::string code = assign_to.empty() ? edited(begin, end) : assign_to + " = (" + edited(begin, end) + ");";
+    if (!st.mask.empty()) {
+      // A row whose threads all run the region runs it without asking.
+      std::string all = code;
+      for (std::size_t at = 0; (at = all.find("goto " + next + ";", at)) != std::string::npos;) all.replace(at + 5, next.size(), next + "_all");
+      if (!row_only) out += rows_loop + "{" + row_masked_out(st.mask);
+      out += "if (!__ls_masked_out) " + thread_loop(enter, true) + prologue + " {" + line + all + declared_for_later + "\n} " + next + "_all" +
+             label_end + write_back + " }\n";
+      out += "else " + thread_loop(enter, true) + prologue + " if (!(" + st.mask + ")) continue; {" + line + code + declared_for_later + "\n} " +
+             next + label_end + write_back + " }\n";
+      if (!row_only) out += "}\n";
+      return;
+    }
     if (!guard || row_only) {
-      out += thread_loop(enter, row_only) + prologue + " {" + line + edited(begin, end) + declared_for_later + "\n} " + next + label_end +
-             write_back + " }\n";
+      out += thread_loop(enter, row_only) + prologue + " {" + line + code + declared_for_later + "\n} " + next + label_end + write_back + " }\n";
       return;
     }
     // A region that is `declarations; if (guard) body` with a guard that
@@ -1249,6 +1347,7 @@ class translation_unit_splitter {
   // reads no memory and changes nothing, so it can be evaluated ahead.
   const node* prefix_guard(const step& st) {
     const node* guard = st.statements.back();
+    if (!st.mask.empty()) return nullptr;
     if (guard->kind != CXCursor_IfStmt || guard->children.size() != 2 || !pure(*guard->children[0])) return nullptr;
     // A guard on the coordinates themselves (`if (threadIdx.x < half)`) the
     // host compiler splits the loop at by itself; one on a local computed
@@ -1581,7 +1680,8 @@ class translation_unit_splitter {
     // A kernel without barriers runs as one region, one loop over the block's
     // threads that the host compiler can vectorise; a device function
     // without them needs no block variant.
-    if (!body || body->kind != CXCursor_CompoundStmt || (!kernel && !contains_synchronization(*body))) return {};
+    if (!body || body->kind != CXCursor_CompoundStmt || (!kernel && !contains_synchronization(*body) && !(interchange_ && holds_interchange(*body))))
+      return {};
     if (text(body->begin, body->begin + 1) != "{") throw declined{"a body written through a macro"};
     decline_warp_level(*body);
     if (!kernel && clang_.clang_getCursorResultType(function_cursor).kind != CXType_Void)
@@ -1600,6 +1700,9 @@ class translation_unit_splitter {
     region_of_statement_.clear();
     loops_.clear();
     interchanged_.clear();
+    loop_calls_.clear();
+    in_masked_arm_.clear();
+    masks_.clear();
     branches_.clear();
     block_calls_.clear();
     variables_.clear();
@@ -1623,6 +1726,12 @@ class translation_unit_splitter {
       for (std::size_t i = 0; i + 1 < loop->children.size(); ++i)
         if (!uniform(*loop->children[i])) {
           differing.loops.push_back(loop->begin);
+          break;
+        }
+    for (const node* call : loop_calls_)
+      for (std::size_t i = 1; i < call->children.size(); ++i)
+        if (!uniform(*call->children[i])) {
+          differing.loops.push_back(call->begin);
           break;
         }
     if (!differing.loops.empty()) throw differing;
@@ -1799,8 +1908,10 @@ class translation_unit_splitter {
   CXTranslationUnit tu_;
   std::vector<toolchain::token> tokens_;
   std::vector<CXCursor> functions_;
-  std::set<std::string> variants_;   // USRs of the functions given a block variant
-  std::set<std::string> attempted_;  // and of those already decided either way
+  std::set<std::string> variants_;       // USRs of the functions given a block variant
+  std::set<std::string> loop_variants_;  // those of them without barriers (given one for their interchanged loops)
+  bool postpone_loop_calls_ = true;      // a call of a function not yet tried waits for it (false once none could go on)
+  std::set<std::string> attempted_;      // and of those already decided either way
   std::map<std::string, bool> synchronizes_;
   std::map<std::string, bool> reads_record_;  // by USR: whether a function may read the thread's record
   std::set<std::string> collected_;           // USRs of functions_
@@ -1821,6 +1932,9 @@ class translation_unit_splitter {
   std::set<std::size_t> kept_in_regions_;  // updates and loops (by offset) that differ between threads: not block steps
   bool interchange_ = true;                // loops without barriers are tried as block-level loops
   std::vector<const node*> interchanged_;  // those tried now
+  std::vector<const node*> loop_calls_;    // calls of block variants of functions without barriers
+  std::set<const node*> in_masked_arm_;    // statements of masked branches' arms
+  std::vector<std::string> masks_;         // while a masked branch's arm is built: the masks over it
   bool exit_flags_ = false;
 };
 

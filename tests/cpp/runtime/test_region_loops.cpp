@@ -780,4 +780,133 @@ TEST_F(RegionLoopsRun, LoopsWithoutBarriersRunOnceForTheBlockWithTheThreadsInsid
   }
 }
 
+// An if whose condition differs between threads, with such a loop inside:
+// each thread's condition goes into a mask and the arms' regions run the
+// threads it admits; a device function without barriers whose loops
+// interchange gets a block variant that a kernel calls once. Assignments
+// and updates under a mask stay each thread's own; a call whose arguments
+// differ between threads stays in its region.
+const char* masked = R"(
+__device__ void naive_product(const float* a, const float* b, float* c, int m, int n, int k) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m && col < n) {
+    float acc = 0.0f;
+    for (int i = 0; i < k; ++i) acc += a[row * k + i] * b[i * n + col];
+    c[row * n + col] = acc;
+  }
+}
+__global__ void naive(const float* a, const float* b, float* c, int m, int n, int k) { naive_product(a, b, c, m, n, k); }
+
+__device__ void add_all(float* out, const float* in, int at, int n) {
+  for (int i = 0; i < n; ++i) out[at] += in[i];
+}
+__global__ void arms(const float* in, float* out, int n) {
+  __shared__ float seen[64];
+  const int t = threadIdx.x;
+  int count{};
+  int hits = 0;
+  float acc = 0.0f;
+  out[t] = 0.0f;
+  if (t % 3 == 0) {
+    count = n;
+    ++hits;
+    for (int i = 0; i < n; ++i) acc += in[i] * float(t);
+    if (t % 2 == 0)
+      for (int i = 0; i < n; ++i) acc -= in[i];
+  } else {
+    for (int i = 1; i < n; i += 2) acc += in[i];
+  }
+  add_all(out, in, t, n / 4);
+  seen[t] = acc;
+  __syncthreads();
+  out[t] += seen[(t + 1) % blockDim.x] + float(count + hits);
+}
+__global__ void early(const float* in, float* out, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  if (t < n) {
+    for (int i = 0; i < 8 + n % 3; ++i) acc += in[(t + i) % n];
+    if (acc > 1.0f) {
+      out[t] = -1.0f;
+      return;
+    }
+    out[t] = acc;
+  }
+}
+)";
+
+TEST_F(RegionLoopsRun, DivergentBranchesAroundLoopsRunUnderMasks) {
+  const auto decided = split(masked);
+  ASSERT_EQ(decided.split, (std::vector<std::string>{"naive", "arms", "early"})) << (decided.notes.empty() ? "" : decided.notes.back());
+  EXPECT_NE(decided.source.find("naive_product__ls_block(a, b, c, m, n, k)"), std::string::npos);
+  EXPECT_NE(decided.source.find("__ls_mask_"), std::string::npos);
+  const std::string arms =
+      decided.source.substr(decided.source.find("void arms"), decided.source.find("void early") - decided.source.find("void arms"));
+  EXPECT_EQ(arms.find("add_all__ls_block"), std::string::npos);  // called with the thread's own index
+
+  const lockstep::module m = lockstep::compile(masked, {}, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  const int rows = 37, cols = 29, depth = 23, n = 50;
+  std::vector<float> a(rows * depth), b(depth * cols), in(n);
+  for (auto* v : {&a, &b, &in})
+    for (float& x : *v) x = value(rng);
+  auto run = [&](bool on) {
+    use_loops(on);
+    buffer da(cpu, a.size() * 4), db(cpu, b.size() * 4), dc(cpu, rows * cols * 4), din(cpu, n * 4), arms_out(cpu, 64 * 4), early_out(cpu, 128 * 4);
+    da.copy_from_host(a.data(), a.size() * 4);
+    db.copy_from_host(b.data(), b.size() * 4);
+    din.copy_from_host(in.data(), n * 4);
+    for (buffer* p : {&dc, &arms_out, &early_out}) p->fill_bytes(0xff);
+    m.get("naive")(dim3((cols + 15) / 16, (rows + 15) / 16), dim3(16, 16), 0, da.data_as<const float>(), db.data_as<const float>(),
+                   dc.data_as<float>(), rows, cols, depth);
+    m.get("arms")(dim3(1), dim3(64), 0, din.data_as<const float>(), arms_out.data_as<float>(), n);
+    m.get("early")(dim3(2), dim3(64), 0, din.data_as<const float>(), early_out.data_as<float>(), n);
+    std::vector<float> out(rows * cols + 64 + 128);
+    dc.copy_to_host(out.data(), rows * cols * 4);
+    arms_out.copy_to_host(out.data() + rows * cols, 64 * 4);
+    early_out.copy_to_host(out.data() + rows * cols + 64, 128 * 4);
+    return out;
+  };
+  const std::vector<float> loops = run(true), fibers = run(false);
+  ASSERT_EQ(0, std::memcmp(loops.data(), fibers.data(), loops.size() * 4));
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      double want = 0;
+      for (int q = 0; q < depth; ++q) want += double(a[r * depth + q]) * b[q * cols + c];
+      ASSERT_NEAR(loops[r * cols + c], want, 1e-4) << r << ", " << c;
+    }
+  // arms and early, thread by thread on the host.
+  auto arm_value = [&](int t) {
+    float acc = 0.0f;
+    if (t % 3 == 0) {
+      for (int i = 0; i < n; ++i) acc += in[i] * float(t);
+      if (t % 2 == 0)
+        for (int i = 0; i < n; ++i) acc -= in[i];
+    } else {
+      for (int i = 1; i < n; i += 2) acc += in[i];
+    }
+    return acc;
+  };
+  for (int t = 0; t < 64; ++t) {
+    float added = 0.0f;
+    for (int i = 0; i < n / 4; ++i) added += in[i];
+    const float counted = t % 3 == 0 ? float(n + 1) : 0.0f;  // count and hits only where the branch ran
+    EXPECT_NEAR(loops[rows * cols + t], added + arm_value((t + 1) % 64) + counted, 1e-4) << t;
+  }
+  for (int t = 0; t < 128; ++t) {
+    const float got = loops[rows * cols + 64 + t];
+    if (t >= n) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &got, 4);
+      EXPECT_EQ(bits, 0xffffffffu) << t;  // still poisoned
+      continue;
+    }
+    float acc = 0.0f;
+    for (int i = 0; i < 8 + n % 3; ++i) acc += in[(t + i) % n];
+    EXPECT_EQ(got, acc > 1.0f ? -1.0f : acc) << t;
+  }
+}
+
 }  // namespace
