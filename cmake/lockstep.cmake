@@ -6,6 +6,12 @@
 # mirroring the source tree, and the mirrored directories come first on the
 # include path.
 
+# What every host build of kernels is compiled with (the JIT and lockstep nvcc
+# take toolchain::kernel_code_flags, the same): a dereference of a null
+# pointer faults, and is reported, instead of being deleted by GCC as
+# undefined behaviour together with the code around it.
+set(LOCKSTEP_KERNEL_COMPILE_OPTIONS -fno-delete-null-pointer-checks)
+
 # Kernels with barriers are split into region loops (src/emulator/region_loops)
 # unless the file is built for check mode (CHECKED), which runs on fibers.
 function(_lockstep_hostify src out)
@@ -35,6 +41,7 @@ function(lockstep_host_sources out_var)
   foreach(src IN LISTS ARGN)
     _lockstep_mirror_path("${src}" out)
     _lockstep_hostify("${src}" "${out}.cpp")
+    set_source_files_properties("${out}.cpp" PROPERTIES COMPILE_OPTIONS "${LOCKSTEP_KERNEL_COMPILE_OPTIONS}")
     list(APPEND generated "${out}.cpp")
   endforeach()
   set(${out_var} ${generated} PARENT_SCOPE)
@@ -71,7 +78,7 @@ endfunction()
 # a pointer misaligned for its type (-fsanitize=alignment: float4 loads GCC
 # splits into aligned 4-byte loads), which liblockstep answers; volatile
 # accesses get calls of their own (racecheck counts them as relaxed atomics). Compile flags only: no sanitizer runtime is linked.
-set(LOCKSTEP_CHECK_COMPILE_OPTIONS -g -fsanitize=thread -fsanitize=bounds -fsanitize=alignment --param=tsan-distinguish-volatile=1)
+set(LOCKSTEP_CHECK_COMPILE_OPTIONS ${LOCKSTEP_KERNEL_COMPILE_OPTIONS} -g -fsanitize=thread -fsanitize=bounds -fsanitize=alignment --param=tsan-distinguish-volatile=1)
 
 # lockstep_check_sources(OUT_VAR a.cu ...): as lockstep_host_sources, but
 # compiled for check mode, for a target run with LOCKSTEP_CHECK=1 (or

@@ -138,6 +138,7 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
   // first, so that they win over an installed toolkit's in the default paths.
   std::vector<std::string> flags{"-std=" + host_dialect(o.std), "-O2", "-g1", "-fPIC",
                                  "-I" + (include_directory() / "lockstep" / "cuda_include").string()};
+  flags.insert(flags.end(), std::begin(toolchain::kernel_code_flags), std::end(toolchain::kernel_code_flags));
   // In check mode the kernels are instrumented (src/emulator/check), with debug
   // information for the source lines of reports. The instrumentation's hooks
   // are liblockstep's, so the sanitizer's own runtime must not be linked:
@@ -156,11 +157,13 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
   for (auto& f : flags) key << ' ' << f;
   for (auto& f : link_inputs) key << ' ' << f;
   key << "\n" << tu;
-  // A source that names a barrier is parsed and its kernels split into region
-  // loops (not in check mode, nor with the fiber engine chosen, which run
-  // every kernel on fibers); the parse costs more than a tenth of the compile
-  // (most of it with no precompiled prelude), so sources without barriers are not parsed.
-  const bool split = !checked && emu::get_options().region_loops && emu::region_loops::mentions_barriers(tu);
+  // A source is parsed and its kernels split into region loops (not in check
+  // mode, nor with the fiber engine chosen, which run every kernel on
+  // fibers). Without the precompiled prelude (a source that does not begin
+  // with lockstep's headers) the parse costs almost as much as the compile,
+  // so such a source is parsed only where it names a barrier.
+  const bool split = !checked && emu::get_options().region_loops &&
+                     (emu::region_loops::mentions_barriers(tu) || (tu.starts_with(jit::host_prelude) && emu::region_loops::available()));
   if (split) key << "\nregion loops " << emu::region_loops::version << (emu::region_loops::available() ? "" : " (no libclang)");
   const auto artifact = jit::cache_lookup_or_build(key.str(), ".so", [&](const fs::path& out) {
     if (!checked) {

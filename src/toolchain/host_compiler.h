@@ -8,6 +8,13 @@
 
 namespace lockstep::toolchain {
 
+// Flags of every host build of kernels (the JIT, lockstep nvcc; CMake's
+// LOCKSTEP_KERNEL_COMPILE_OPTIONS in cmake/lockstep.cmake are the same): a
+// dereference of a null pointer is code that runs and faults, which the
+// emulator reports, not undefined behaviour GCC may delete with the code
+// around it (a region loop whose threads all read *nullptr compiled to ret).
+inline constexpr const char* kernel_code_flags[] = {"-fno-delete-null-pointer-checks"};
+
 struct host_compiler {
   std::string path;      // what to run, as found on PATH (clang++ and clang behave differently, so not resolved)
   std::string identity;  // the resolved path and the first line of `--version`, for cache keys

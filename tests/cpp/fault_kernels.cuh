@@ -39,6 +39,15 @@ __global__ void read_after_barrier(const float* p, const float* in, float* out) 
   out[i] = who ? p[threadIdx.x] : staged[threads - 1 - threadIdx.x];
 }
 
+// Every thread reads through a null pointer the compiler can see: a
+// dereference it must keep (and the emulator report), not undefined
+// behaviour it may delete with the whole loop over the threads.
+inline constexpr int null_literal_read_line = __LINE__ + 3;
+__global__ void null_literal_read(float* out) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = *static_cast<volatile float*>(nullptr);
+}
+
 // Faults where a counter's value is faulting_thread: a second run of the
 // block, which counts on, does not fault.
 inline constexpr int fault_once_line = __LINE__ + 6;

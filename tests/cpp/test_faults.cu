@@ -101,6 +101,14 @@ TEST(Faults, NullPointerReadAfterABarrierNamesTheThread) {
   expect_device_works(cudaErrorIllegalAddress);
 }
 
+TEST(Faults, NullPointerTheCompilerSeesIsReadNotDeleted) {
+  device_buffer<float> out(threads * blocks);
+  const std::string what = failure_of([&] { lockstep::launch(null_literal_read, blocks, threads)(out.get()); }, cudaErrorIllegalAddress);
+  EXPECT_HAS(what, "reads address 0, a null pointer");
+  EXPECT_HAS(what, line(null_literal_read_line));
+  expect_device_works(cudaErrorIllegalAddress);
+}
+
 // A fault that the block's second run on fibers does not repeat: the
 // message says the thread is not known, and how to learn it.
 TEST(Faults, AFaultTheSecondRunDoesNotRepeatSaysTheThreadIsUnknown) {

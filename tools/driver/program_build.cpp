@@ -104,6 +104,7 @@ std::vector<std::string> code_generation_flags(const nvcc_command& command) {
   if (!has_flag_starting(flags, "-g")) flags.push_back("-g1");
   if (!has_flag_starting(flags, "-O")) flags.push_back("-O2");
   if (command.shared_library) flags.push_back("-fPIC");
+  flags.insert(flags.end(), std::begin(toolchain::kernel_code_flags), std::end(toolchain::kernel_code_flags));
   // Thrust's CUDA backend is CUB's device code for the GPU, which the emulator
   // cannot build; its C++ backend runs the same algorithms over device memory,
   // which is host memory here. In every file, so that the program's types agree.

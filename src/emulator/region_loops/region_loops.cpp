@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string_view>
@@ -440,6 +441,7 @@ class translation_unit_splitter {
     enum class kind { region, barrier, loop, branch, masked, scope, call, update } k = kind::region;
     std::vector<const node*> statements;  // a region's; a masked branch's condition
     std::string mask;                     // a region's or masked branch's: which threads run it, where not all
+    bool expressions = false;             // a region of expressions (a for loop's increments), each run as a statement
     const node* statement = nullptr;      // a loop's, branch's, scope's, call's or update's
     std::unique_ptr<sequence> body, otherwise;
     int region = -1;
@@ -621,6 +623,68 @@ class translation_unit_splitter {
     return st;
   }
 
+  // `for (t0 = 0; t0 < k; t0 += 16, a_next += 16)`: the increments of
+  // variables the condition does not read (each thread's pointers) run as a
+  // region at the end of the body, the others stay in the block's header.
+  // Only where neither half reads what the other changes, so that running
+  // the body's end first keeps every value each reads.
+  void split_increment(const node& loop, sequence& body) {
+    if (loop.children.size() != 4) return;
+    std::vector<const node*> parts;
+    std::function<void(const node*)> flatten = [&](const node* e) {
+      e = unwrapped(e);
+      if (e->kind == CXCursor_BinaryOperator && e->children.size() == 2 && trimmed(text(e->children[0]->end, e->children[1]->begin)) == ",") {
+        flatten(e->children[0].get());
+        flatten(e->children[1].get());
+      } else {
+        parts.push_back(e);
+      }
+    };
+    flatten(loop.children[2].get());
+    if (parts.size() < 2) return;
+    auto declarations_read = [&](const node& n) {
+      std::set<std::size_t> out;
+      std::function<void(const node&)> visit = [&](const node& e) {
+        if (e.kind == CXCursor_DeclRefExpr) out.insert(offset_of(clang_.clang_getCursorLocation(clang_.clang_getCursorReferenced(e.cursor))));
+        for (const auto& c : e.children) visit(*c);
+      };
+      visit(n);
+      return out;
+    };
+    auto target = [&](const node& part) -> std::optional<std::size_t> {
+      if ((part.kind != CXCursor_UnaryOperator && part.kind != CXCursor_CompoundAssignOperator && part.kind != CXCursor_BinaryOperator) ||
+          part.children.empty() || (part.kind != CXCursor_UnaryOperator && part.children.size() != 2))
+        return std::nullopt;
+      const node* t = unwrapped(part.children.front().get());
+      if (t->kind != CXCursor_DeclRefExpr) return std::nullopt;
+      return offset_of(clang_.clang_getCursorLocation(clang_.clang_getCursorReferenced(t->cursor)));
+    };
+    const std::set<std::size_t> condition = declarations_read(*loop.children[1]);
+    std::vector<const node*> kept, tail;
+    std::set<std::size_t> kept_reads = condition, kept_writes, tail_reads, tail_writes;
+    for (const node* part : parts) {
+      const std::optional<std::size_t> written = target(*part);
+      if (!written) return;
+      const bool header = condition.count(*written) != 0;
+      (header ? kept : tail).push_back(part);
+      (header ? kept_writes : tail_writes).insert(*written);
+      for (std::size_t d : declarations_read(*part)) (header ? kept_reads : tail_reads).insert(d);
+    }
+    if (kept.empty() || tail.empty()) return;
+    for (std::size_t d : tail_writes)
+      if (kept_reads.count(d)) return;
+    for (std::size_t d : kept_writes)
+      if (tail_reads.count(d)) return;
+    step increments;
+    increments.region = regions_++;
+    increments.statements = tail;
+    increments.mask = current_mask();
+    increments.expressions = true;
+    for (const node* part : tail) region_of_statement_[part] = increments.region;
+    body.steps.push_back(std::move(increments));
+    header_increments_[&loop] = kept;
+  }
+
   std::unique_ptr<sequence> build_sequence(const std::vector<const node*>& statements) {
     auto seq = std::make_unique<sequence>();
     for (const node* s : statements) {
@@ -659,6 +723,7 @@ class translation_unit_splitter {
         st.k = step::kind::loop;
         const node& body = *(s->kind == CXCursor_DoStmt ? s->children.front() : s->children.back());
         st.body = build_sequence(body.kind == CXCursor_CompoundStmt ? children_of(body) : std::vector<const node*>{&body});
+        if (s->kind == CXCursor_ForStmt) split_increment(*s, *st.body);
         loops_.push_back(s);
         if (interchanged) interchanged_.push_back(s);
       } else if (s->kind == CXCursor_IfStmt) {
@@ -953,12 +1018,23 @@ class translation_unit_splitter {
     return false;
   }
 
+  // A for loop's header as the block runs it: init, condition, the increments not run per thread.
+  std::vector<const node*> header_of(const node* loop) const {
+    std::vector<const node*> out;
+    for (std::size_t i = 0; i + 1 < loop->children.size(); ++i) out.push_back(loop->children[i].get());
+    if (auto kept = header_increments_.find(loop); kept != header_increments_.end()) {
+      out.pop_back();
+      out.insert(out.end(), kept->second.begin(), kept->second.end());
+    }
+    return out;
+  }
   // Block-level code: loop headers and branch conditions, which the loops run once for the block.
   std::vector<const node*> block_level_expressions() const {
     std::vector<const node*> out;
     for (const node* loop : loops_) {
       if (loop->kind == CXCursor_ForStmt) {
-        for (std::size_t i = 0; i + 1 < loop->children.size(); ++i) out.push_back(loop->children[i].get());
+        const std::vector<const node*> header = header_of(loop);
+        out.insert(out.end(), header.begin(), header.end());
       } else {
         out.push_back((loop->kind == CXCursor_DoStmt ? loop->children.back() : loop->children.front()).get());
       }
@@ -1090,7 +1166,13 @@ class translation_unit_splitter {
           out += line_directive(clang_.clang_getCursorLocation(loop.cursor));
           if (loop.kind == CXCursor_ForStmt) {
             const for_header h = header_of_for(loop);
-            out += "for (" + std::string(text(h.open + 1, h.close)) + ") {";
+            if (auto kept = header_increments_.find(&loop); kept != header_increments_.end()) {
+              out += "for (" + std::string(text(h.open + 1, h.second)) + ";";
+              for (const node* part : kept->second) out += (part == kept->second.front() ? " " : ", ") + std::string(text(part->begin, part->end));
+              out += ") {";
+            } else {
+              out += "for (" + std::string(text(h.open + 1, h.close)) + ") {";
+            }
           } else if (loop.kind == CXCursor_WhileStmt) {
             out += "while (" + std::string(text(loop.children.front()->begin, loop.children.front()->end)) + ") {";
           } else {
@@ -1215,7 +1297,11 @@ class translation_unit_splitter {
     const node* guard = prefix_guard(st);
     const std::string enter =
         std::any_of(st.statements.begin(), st.statements.end(), [&](const node* s) { return region_reads_record(*s); }) ? "enter" : "move_to";
-    const std::string code = assign_to.empty() ? edited(begin, end) : assign_to + " = (" + edited(begin, end) + ");";
+    std::string code = assign_to.empty() ? edited(begin, end) : assign_to + " = (" + edited(begin, end) + ");";
+    if (st.expressions) {
+      code.clear();
+      for (const node* e : st.statements) code += edited(e->begin, e->end) + ";";
+    }
     if (!st.mask.empty()) {
       // A row whose threads all run the region runs it without asking.
       std::string all = code;
@@ -1699,6 +1785,7 @@ class translation_unit_splitter {
     regions_ = 0;
     region_of_statement_.clear();
     loops_.clear();
+    header_increments_.clear();
     interchanged_.clear();
     loop_calls_.clear();
     in_masked_arm_.clear();
@@ -1723,8 +1810,8 @@ class translation_unit_splitter {
     if (!found.statements.empty()) throw found;
     per_thread_loops differing;
     for (const node* loop : interchanged_)
-      for (std::size_t i = 0; i + 1 < loop->children.size(); ++i)
-        if (!uniform(*loop->children[i])) {
+      for (const node* e : header_of(loop))
+        if (!uniform(*e)) {
           differing.loops.push_back(loop->begin);
           break;
         }
@@ -1919,9 +2006,10 @@ class translation_unit_splitter {
   // Per kernel:
   std::size_t kernel_begin_ = 0, kernel_end_ = 0;
   int regions_ = 0;
-  std::map<const node*, int> region_of_statement_;  // the statements sequences list directly
-  std::vector<const node*> loops_, branches_;       // block-level control flow
-  std::vector<const node*> block_calls_;            // calls of block variants
+  std::map<const node*, int> region_of_statement_;                     // the statements sequences list directly
+  std::vector<const node*> loops_, branches_;                          // block-level control flow
+  std::map<const node*, std::vector<const node*>> header_increments_;  // for loops whose other increments run per thread
+  std::vector<const node*> block_calls_;                               // calls of block variants
   std::map<std::size_t, variable> variables_;
   std::map<std::size_t, std::pair<std::size_t, std::string>> edits_;  // begin -> (end, replacement)
   std::map<const node*, std::string> hoisted_;
