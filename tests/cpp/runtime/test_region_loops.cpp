@@ -713,11 +713,27 @@ __global__ void mixed_loops(const float* in, float* out, int n) {
   __syncthreads();
   out[threadIdx.x] = strided + partial[(threadIdx.x + 1) % blockDim.x] + first_big + small + stepped;
 }
+// The header's increment of each thread's pointer runs at the end of the body, per thread.
+__global__ void walking_pointers(const float* in, float* out, int n) {
+  __shared__ float tile[32];
+  const float* p = in + threadIdx.x;
+  float acc = 0.0f;
+  for (int t0 = 0; t0 < n; t0 += 32, p += 32) {
+    tile[threadIdx.x] = *p;
+    __syncthreads();
+    acc += tile[31 - threadIdx.x] * float(t0 + 1);
+    __syncthreads();
+  }
+  out[blockIdx.x * 32 + threadIdx.x] = acc;
+}
 )";
 
 TEST_F(RegionLoopsRun, LoopsWithoutBarriersRunOnceForTheBlockWithTheThreadsInside) {
   const auto decided = split(interchanged);
-  ASSERT_EQ(decided.split, (std::vector<std::string>{"tiled_runtime", "mixed_loops"})) << (decided.notes.empty() ? "" : decided.notes.back());
+  ASSERT_EQ(decided.split, (std::vector<std::string>{"tiled_runtime", "mixed_loops", "walking_pointers"}))
+      << (decided.notes.empty() ? "" : decided.notes.back());
+  EXPECT_NE(decided.source.find("for (int t0 = 0; t0 < n; t0 += 32) {"), std::string::npos);
+  EXPECT_NE(decided.source.find("p += 32;"), std::string::npos);
   // The tile's loop runs around each row's threads.
   EXPECT_NE(decided.source.find("for (int i = 0; i < tile; ++i) {for (int __ls_x = 0"), std::string::npos);
   // The others stay whole in the kernel's first region, one loop over the threads.
@@ -736,18 +752,21 @@ TEST_F(RegionLoopsRun, LoopsWithoutBarriersRunOnceForTheBlockWithTheThreadsInsid
     for (float& x : *v) x = value(rng);
   auto run = [&](bool on) {
     use_loops(on);
-    buffer da(cpu, a.size() * 4), db(cpu, b.size() * 4), dc(cpu, a.size() * 4), mixed_out(cpu, 64 * 4);
+    buffer da(cpu, a.size() * 4), db(cpu, b.size() * 4), dc(cpu, a.size() * 4), mixed_out(cpu, 64 * 4), walked(cpu, 64 * 4);
     da.copy_from_host(a.data(), a.size() * 4);
     db.copy_from_host(b.data(), b.size() * 4);
     dc.fill_bytes(0xff);
     mixed_out.fill_bytes(0xff);
+    walked.fill_bytes(0xff);
     const unsigned tile = 8, tiles = (n + tile - 1) / tile;
     m.get("tiled_runtime")(dim3(tiles, tiles), dim3(tile, tile), 2 * tile * tile * 4, da.data_as<const float>(), db.data_as<const float>(),
                            dc.data_as<float>(), n);
     m.get("mixed_loops")(dim3(1), dim3(64), 0, da.data_as<const float>(), mixed_out.data_as<float>(), n);
-    std::vector<float> out(a.size() + 64);
+    m.get("walking_pointers")(dim3(2), dim3(32), 0, da.data_as<const float>(), walked.data_as<float>(), 64);
+    std::vector<float> out(a.size() + 128);
     dc.copy_to_host(out.data(), a.size() * 4);
     mixed_out.copy_to_host(out.data() + a.size(), 64 * 4);
+    walked.copy_to_host(out.data() + a.size() + 64, 64 * 4);
     return out;
   };
   const std::vector<float> loops = run(true), fibers = run(false);
@@ -777,6 +796,9 @@ TEST_F(RegionLoopsRun, LoopsWithoutBarriersRunOnceForTheBlockWithTheThreadsInsid
       if (t % 5 == 0) ++i;
     }
     EXPECT_EQ(loops[n * n + t], strided_of(t) + strided_of((t + 1) % 64) + first_big + small + stepped) << t;
+    float walked = 0.0f;
+    for (int t0 = 0; t0 < 64; t0 += 32) walked += a[t0 + 31 - t % 32] * float(t0 + 1);
+    EXPECT_EQ(loops[n * n + 64 + t], walked) << t;
   }
 }
 
