@@ -1018,6 +1018,110 @@ class translation_unit_splitter {
     return false;
   }
 
+  // How a value, or an address, changes from one thread of a row to the
+  // next (threadIdx.x + 1): not at all, by one element, or otherwise
+  // (scaled, or a thread's own value that is not computed again).
+  enum class x_step { none, one, other };
+  x_step step_in_x(const node& n, int depth = 0) {
+    const node& e = *unwrapped(&n);
+    if (depth > 16) return x_step::other;
+    auto combine_all = [&](const node& parent) {
+      for (const auto& c : parent.children)
+        if (step_in_x(*c, depth + 1) != x_step::none) return x_step::other;
+      return x_step::none;
+    };
+    switch (e.kind) {
+      case CXCursor_DeclRefExpr: {
+        const variable* v = variable_for(clang_.clang_getCursorReferenced(e.cursor));
+        if (!v || v->static_storage || v->uniform) return x_step::none;
+        if (v->recomputed && v->initializer) return step_in_x(*v->initializer, depth + 1);
+        return x_step::other;
+      }
+      case CXCursor_MemberRefExpr:
+        if (thread_idx_call(e)) return text(e.end - 1, e.end) == "x" ? x_step::one : x_step::none;
+        return combine_all(e);
+      case CXCursor_ArraySubscriptExpr:
+        return address_step(e, depth) == x_step::none ? x_step::none : x_step::other;
+      case CXCursor_BinaryOperator: {
+        if (e.children.size() != 2) return x_step::other;
+        const std::string_view op = trimmed(text(e.children[0]->end, e.children[1]->begin));
+        const x_step a = step_in_x(*e.children[0], depth + 1), b = step_in_x(*e.children[1], depth + 1);
+        if (a == x_step::none && b == x_step::none) return x_step::none;
+        if (a == x_step::other || b == x_step::other) return x_step::other;
+        if (op == "+" && a != b) return x_step::one;
+        if (op == "-" && b == x_step::none) return x_step::one;
+        if (op == "*") {
+          const node& factor = *unwrapped((a == x_step::none ? e.children[0] : e.children[1]).get());
+          if (factor.kind == CXCursor_IntegerLiteral && trimmed(text(factor.begin, factor.end)) == "1") return x_step::one;
+        }
+        return x_step::other;
+      }
+      case CXCursor_UnaryOperator: {
+        const std::string_view op = trimmed(text(e.begin, e.children.empty() ? e.end : e.children[0]->begin));
+        const x_step inner = e.children.size() == 1 ? step_in_x(*e.children[0], depth + 1) : x_step::other;
+        return op == "+" || inner == x_step::none ? inner : x_step::other;
+      }
+      case CXCursor_CStyleCastExpr:
+      case CXCursor_CXXStaticCastExpr:
+      case CXCursor_CXXFunctionalCastExpr:
+        return e.children.empty() ? x_step::other : step_in_x(*e.children.back(), depth + 1);
+      default:
+        return combine_all(e);
+    }
+  }
+  // The step of the element `e` (a subscript) names; a local array of the
+  // thread's own does not count (its elements are not shared memory).
+  x_step address_step(const node& e, int depth) {
+    if (e.kind != CXCursor_ArraySubscriptExpr || e.children.size() != 2) return step_in_x(e, depth + 1);
+    const node& base = *unwrapped(e.children[0].get());
+    const x_step index = step_in_x(*e.children[1], depth + 1);
+    x_step from = x_step::none;
+    if (base.kind == CXCursor_ArraySubscriptExpr) {
+      from = address_step(base, depth + 1);
+    } else if (base.kind == CXCursor_DeclRefExpr) {
+      const variable* v = variable_for(clang_.clang_getCursorReferenced(base.cursor));
+      const bool own_array = v && !v->parameter && !v->static_storage && clang_.clang_getCursorType(v->decl).kind == CXType_ConstantArray;
+      if (own_array) return x_step::none;
+      from = step_in_x(base, depth + 1);
+    } else {
+      from = step_in_x(base, depth + 1);
+    }
+    const bool element_is_array = clang_.clang_getCursorType(e.cursor).kind == CXType_ConstantArray;
+    if (index == x_step::none) return from;
+    if (index == x_step::one && from == x_step::none && !element_is_array) return x_step::one;
+    return x_step::other;
+  }
+  // Whether a loop's body reads or writes memory at addresses that do not
+  // move by one element, or stay, from thread to thread: run once for the
+  // block, each of its steps would gather across the row (the lecture's
+  // a[i, k] with i the thread's x), where each thread alone walks along a row.
+  bool scattered_across_threads(const node& body) {
+    bool scattered = false;
+    std::function<void(const node&)> visit = [&](const node& n) {
+      if (scattered) return;
+      if (n.kind == CXCursor_ArraySubscriptExpr) {
+        scattered = address_step(n, 0) == x_step::other;
+        return;  // the subscripts inside are part of this address
+      }
+      if (n.kind == CXCursor_CallExpr && clang_.string(clang_.clang_getCursorSpelling(n.cursor)) == "operator()") {
+        // A row-major accessor a(i, k): its last index moves by one element.
+        for (std::size_t i = 1; i < n.children.size() && !scattered; ++i) {
+          const x_step s = step_in_x(*n.children[i], 0);
+          scattered = s == x_step::other || (s == x_step::one && i + 1 != n.children.size());
+        }
+        if (!scattered && !n.children.empty()) visit(*n.children[0]);
+        return;
+      }
+      if (n.kind == CXCursor_UnaryOperator && trimmed(text(n.begin, n.end)).starts_with("*") && n.children.size() == 1) {
+        scattered = step_in_x(*n.children[0], 0) == x_step::other;
+        return;
+      }
+      for (const auto& c : n.children) visit(*c);
+    };
+    visit(body);
+    return scattered;
+  }
+
   // A for loop's header as the block runs it: init, condition, the increments not run per thread.
   std::vector<const node*> header_of(const node* loop) const {
     std::vector<const node*> out;
@@ -1826,6 +1930,11 @@ class translation_unit_splitter {
       if (!uniform(*e)) throw declined{"the condition at " + line_of(*e) + " may differ between the block's threads, and a barrier depends on it"};
 
     decide_recomputed();
+    // Interchanged loops whose bodies reach memory scattered across a row's
+    // threads stay whole in each thread (split again without them).
+    for (const node* loop : interchanged_)
+      if (scattered_across_threads(*loop->children.back())) differing.loops.push_back(loop->begin);
+    if (!differing.loops.empty()) throw differing;
     // Per-thread variables: a thread's values that a later region reads.
     int next_index = 0;
     for (auto& [key, v] : variables_) {

@@ -682,7 +682,8 @@ TEST_F(RegionLoopsRun, AVariableAssignedAUniformValueByEveryThreadStaysShared) {
 // for the block, the threads' loop inside (loop interchange), so the host
 // compiler vectorises across threads; loops whose headers differ between
 // threads, loops a break leaves and loops of a known small count stay in
-// their threads' loop.
+// their threads' loop, as do loops that would gather across a row's threads
+// (each thread walking a row of its own).
 const char* interchanged = R"(
 __global__ void tiled_runtime(const float* a, const float* b, float* c, int n) {
   extern __shared__ float tiles[];
@@ -703,15 +704,16 @@ __global__ void tiled_runtime(const float* a, const float* b, float* c, int n) {
 }
 __global__ void mixed_loops(const float* in, float* out, int n) {
   __shared__ float partial[64];
-  float strided = 0.0f, first_big = -1.0f, small = 0.0f, stepped = 0.0f;
+  float strided = 0.0f, first_big = -1.0f, small = 0.0f, stepped = 0.0f, own_row = 0.0f;
   for (int i = threadIdx.x; i < n; i += blockDim.x) strided += in[i];
   for (int i = 0; i < n; ++i)
     if (in[i] * float(threadIdx.x) > 2.0f) { first_big = float(i); break; }
   for (int i = 0; i < 4; ++i) small += in[i * 3 + threadIdx.x % 3];
   for (int i = 0; i < n; ++i) { stepped += in[i] * float(threadIdx.x + 1); if (threadIdx.x % 5 == 0) ++i; }
+  for (int i = 0; i < n; ++i) own_row += in[(threadIdx.x * 7 + i) % n];
   partial[threadIdx.x] = strided;
   __syncthreads();
-  out[threadIdx.x] = strided + partial[(threadIdx.x + 1) % blockDim.x] + first_big + small + stepped;
+  out[threadIdx.x] = strided + partial[(threadIdx.x + 1) % blockDim.x] + first_big + small + stepped + own_row;
 }
 // The header's increment of each thread's pointer runs at the end of the body, per thread.
 __global__ void walking_pointers(const float* in, float* out, int n) {
@@ -739,7 +741,7 @@ TEST_F(RegionLoopsRun, LoopsWithoutBarriersRunOnceForTheBlockWithTheThreadsInsid
   // The others stay whole in the kernel's first region, one loop over the threads.
   const std::string mixed = decided.source.substr(decided.source.find("void mixed_loops"));
   const std::size_t first_region_end = mixed.find("__ls_next_0");
-  for (const char* kept : {"strided += in[i]", "first_big = float(i); break;", "small += in[", "stepped += in[i]"})
+  for (const char* kept : {"strided += in[i]", "first_big = float(i); break;", "small += in[", "stepped += in[i]", "own_row += in["})
     EXPECT_LT(mixed.find(kept), first_region_end) << kept;
   EXPECT_EQ(mixed.substr(0, first_region_end).find("for (int __ls_x"), mixed.substr(0, first_region_end).rfind("for (int __ls_x"));
 
@@ -795,7 +797,9 @@ TEST_F(RegionLoopsRun, LoopsWithoutBarriersRunOnceForTheBlockWithTheThreadsInsid
       stepped += a[i] * float(t + 1);
       if (t % 5 == 0) ++i;
     }
-    EXPECT_EQ(loops[n * n + t], strided_of(t) + strided_of((t + 1) % 64) + first_big + small + stepped) << t;
+    float own_row = 0.0f;
+    for (int i = 0; i < n; ++i) own_row += a[(t * 7 + i) % n];
+    EXPECT_EQ(loops[n * n + t], strided_of(t) + strided_of((t + 1) % 64) + first_big + small + stepped + own_row) << t;
     float walked = 0.0f;
     for (int t0 = 0; t0 < 64; t0 += 32) walked += a[t0 + 31 - t % 32] * float(t0 + 1);
     EXPECT_EQ(loops[n * n + 64 + t], walked) << t;
