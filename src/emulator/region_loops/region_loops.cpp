@@ -591,12 +591,16 @@ class translation_unit_splitter {
   // between them once for the block. A masked thread does nothing in them.
   bool maskable(const node& s) {
     return interchange_ && s.kind == CXCursor_IfStmt && !kept_in_regions_.count(s.begin) && s.children.size() >= 2 && s.children.size() <= 3 &&
-           s.children[0]->kind != CXCursor_DeclStmt && holds_interchange(s) && !contains_synchronization(s);
+           s.children[0]->kind != CXCursor_DeclStmt && holds_interchange(s, false) && !contains_synchronization(s);
   }
-  bool holds_interchange(const node& s) {
-    if (interchangeable(s) || loop_call(s)) return true;
+  // Whether a statement holds a loop that would be interchanged, or (`calls`)
+  // is a call of a block variant without barriers; a block variant runs for
+  // every thread, so no call under a mask is one.
+  bool holds_interchange(const node& s, bool calls) {
+    if (interchangeable(s) || (calls && loop_call(s))) return true;
     if (s.kind == CXCursor_CompoundStmt || s.kind == CXCursor_IfStmt)
-      return std::any_of(s.children.begin(), s.children.end(), [&](const auto& c) { return holds_interchange(*c); });
+      return std::any_of(s.children.begin(), s.children.end(),
+                         [&](const auto& c) { return holds_interchange(*c, calls && s.kind == CXCursor_CompoundStmt); });
     return false;
   }
   std::string current_mask() const {
@@ -700,7 +704,7 @@ class translation_unit_splitter {
         seq->steps.push_back(masked_branch(*s));
         continue;
       }
-      const bool interchanged = interchangeable(*s) || loop_call(*s);
+      const bool interchanged = interchangeable(*s) || (masks_.empty() && loop_call(*s));
       if (!interchanged && !contains_synchronization(*s)) {
         if (seq->steps.empty() || seq->steps.back().k != step::kind::region) {
           seq->steps.emplace_back();
@@ -1293,7 +1297,9 @@ class translation_unit_splitter {
         }
         case step::kind::masked: {
           // The condition, each thread's in its mask, then the arms.
-          out += "bool __ls_mask_" + std::to_string(st.region) + "[__ls_block.threads()];\n";
+          // False for the threads that do not evaluate the condition (returned, or masked out).
+          const std::string mask_array = "__ls_mask_" + std::to_string(st.region);
+          out += "bool " + mask_array + "[__ls_block.threads()]; ::std::memset(" + mask_array + ", 0, __ls_block.threads());\n";
           step condition;
           condition.statements = st.statements;
           condition.region = st.region;
@@ -1870,7 +1876,8 @@ class translation_unit_splitter {
     // A kernel without barriers runs as one region, one loop over the block's
     // threads that the host compiler can vectorise; a device function
     // without them needs no block variant.
-    if (!body || body->kind != CXCursor_CompoundStmt || (!kernel && !contains_synchronization(*body) && !(interchange_ && holds_interchange(*body))))
+    if (!body || body->kind != CXCursor_CompoundStmt ||
+        (!kernel && !contains_synchronization(*body) && !(interchange_ && holds_interchange(*body, true))))
       return {};
     if (text(body->begin, body->begin + 1) != "{") throw declined{"a body written through a macro"};
     decline_warp_level(*body);

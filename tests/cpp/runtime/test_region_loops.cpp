@@ -860,11 +860,19 @@ __global__ void early(const float* in, float* out, int n) {
     out[t] = acc;
   }
 }
+// A block variant runs for every thread: under a mask the call stays each thread's.
+__device__ void bump(float* out, int n) {
+  for (int i = 0; i < n; ++i) out[blockIdx.x * blockDim.x + threadIdx.x] += 1.0f;
+}
+__global__ void some_threads(float* out, int n) {
+  if (threadIdx.x < 5) bump(out, n);
+}
 )";
 
 TEST_F(RegionLoopsRun, DivergentBranchesAroundLoopsRunUnderMasks) {
   const auto decided = split(masked);
-  ASSERT_EQ(decided.split, (std::vector<std::string>{"naive", "arms", "early"})) << (decided.notes.empty() ? "" : decided.notes.back());
+  ASSERT_EQ(decided.split, (std::vector<std::string>{"naive", "arms", "early", "some_threads"}))
+      << (decided.notes.empty() ? "" : decided.notes.back());
   EXPECT_NE(decided.source.find("naive_product__ls_block(a, b, c, m, n, k)"), std::string::npos);
   EXPECT_NE(decided.source.find("__ls_mask_"), std::string::npos);
   const std::string arms =
@@ -880,7 +888,9 @@ TEST_F(RegionLoopsRun, DivergentBranchesAroundLoopsRunUnderMasks) {
     for (float& x : *v) x = value(rng);
   auto run = [&](bool on) {
     use_loops(on);
-    buffer da(cpu, a.size() * 4), db(cpu, b.size() * 4), dc(cpu, rows * cols * 4), din(cpu, n * 4), arms_out(cpu, 64 * 4), early_out(cpu, 128 * 4);
+    buffer da(cpu, a.size() * 4), db(cpu, b.size() * 4), dc(cpu, rows * cols * 4), din(cpu, n * 4), arms_out(cpu, 64 * 4), early_out(cpu, 128 * 4),
+        bumped(cpu, 128 * 4);
+    bumped.fill_bytes(0);
     da.copy_from_host(a.data(), a.size() * 4);
     db.copy_from_host(b.data(), b.size() * 4);
     din.copy_from_host(in.data(), n * 4);
@@ -889,10 +899,12 @@ TEST_F(RegionLoopsRun, DivergentBranchesAroundLoopsRunUnderMasks) {
                    dc.data_as<float>(), rows, cols, depth);
     m.get("arms")(dim3(1), dim3(64), 0, din.data_as<const float>(), arms_out.data_as<float>(), n);
     m.get("early")(dim3(2), dim3(64), 0, din.data_as<const float>(), early_out.data_as<float>(), n);
-    std::vector<float> out(rows * cols + 64 + 128);
+    m.get("some_threads")(dim3(2), dim3(64), 0, bumped.data_as<float>(), 3);
+    std::vector<float> out(rows * cols + 64 + 128 + 128);
     dc.copy_to_host(out.data(), rows * cols * 4);
     arms_out.copy_to_host(out.data() + rows * cols, 64 * 4);
     early_out.copy_to_host(out.data() + rows * cols + 64, 128 * 4);
+    bumped.copy_to_host(out.data() + rows * cols + 64 + 128, 128 * 4);
     return out;
   };
   const std::vector<float> loops = run(true), fibers = run(false);
@@ -932,6 +944,7 @@ TEST_F(RegionLoopsRun, DivergentBranchesAroundLoopsRunUnderMasks) {
     float acc = 0.0f;
     for (int i = 0; i < 8 + n % 3; ++i) acc += in[(t + i) % n];
     EXPECT_EQ(got, acc > 1.0f ? -1.0f : acc) << t;
+    EXPECT_EQ(loops[rows * cols + 64 + 128 + t], t % 64 < 5 ? 3.0f : 0.0f) << t;
   }
 }
 
