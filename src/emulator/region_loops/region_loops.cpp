@@ -51,6 +51,11 @@ struct per_thread_loops {
 // Larger locals kept across a barrier stay on fibers: the arrays would take
 // this much for every thread of the block.
 constexpr long long max_per_thread_bytes = 16 * 1024;
+// A thread's array larger than this kept across a barrier is a register tile
+// (`float acc[8][8]`): on fibers its elements stay in registers through the
+// product's loop, as per-thread arrays of the block they are memory (the
+// register-tiled matmuls ran 1.3-3x slower as loops), so the kernel stays on fibers.
+constexpr long long max_per_thread_array_bytes = 128;
 
 // A region's loop over the block's threads, thread x innermost, with __ls_t
 // the linear index: a loop nest the host compiler sees the bounds of.
@@ -1956,6 +1961,9 @@ class translation_unit_splitter {
       if (bytes > max_per_thread_bytes)
         throw declined{"'" + v.name + "' (" + std::to_string(bytes / 1024) + " KiB) keeps its value across a barrier: more than " +
                        std::to_string(max_per_thread_bytes / 1024) + " KiB a thread is left to the fibers' stacks"};
+      if (clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind == CXType_ConstantArray && bytes > max_per_thread_array_bytes)
+        throw declined{"'" + v.name + "' (" + std::to_string(bytes) +
+                       " bytes) is an array each thread keeps across a barrier: a register tile, faster on fibers"};
       v.per_thread = true;
       v.in_register = can_live_in_register(v);
       v.index = next_index++;

@@ -56,6 +56,38 @@ __global__ void tree_sum(float* out, const float* in) {
   EXPECT_NE(r.source.find("loop_claim_block"), std::string::npos);
 }
 
+// A register tile (an array of more than 128 bytes each thread keeps across
+// a barrier) stays on fibers, where its elements stay in registers; a small
+// array is kept per thread.
+TEST(RegionLoops, RegisterTilesStayOnFibers) {
+  const auto r = split(R"(
+__global__ void tile_8x8(float* out, const float* in) {
+  __shared__ float staged[64];
+  float acc[8][8] = {};
+  float few[4] = {};
+  for (int t = 0; t < 4; ++t) {
+    staged[threadIdx.x] = in[t * 64 + threadIdx.x];
+    __syncthreads();
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < 8; ++j) acc[i][j] += staged[i * 8 + j];
+    __syncthreads();
+  }
+  out[threadIdx.x] = acc[threadIdx.x % 8][threadIdx.x / 8];
+}
+__global__ void small_array(float* out, const float* in) {
+  __shared__ float staged[64];
+  float few[4] = {};
+  staged[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  for (int i = 0; i < 4; ++i) few[i] = staged[(threadIdx.x + i) % 64];
+  __syncthreads();
+  out[threadIdx.x] = few[0] + few[3];
+}
+)");
+  EXPECT_EQ(r.split, std::vector<std::string>{"small_array"});
+  EXPECT_TRUE(notes_mention(r, "'acc' (256 bytes) is an array each thread keeps across a barrier")) << (r.notes.empty() ? "" : r.notes[0]);
+}
+
 // libclang installs LLVM's crash handlers; left in front of the emulator's,
 // they re-raise a kernel's fault without its address.
 TEST(RegionLoops, ParsingLeavesTheSignalHandlersAsTheyWere) {
