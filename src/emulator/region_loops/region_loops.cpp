@@ -552,6 +552,18 @@ class translation_unit_splitter {
       return std::any_of(n.children.begin(), n.children.end(), [&](const auto& c) { return leaves(*c, loops_inside + (opens ? 1 : 0)); });
     };
     if (leaves(*s.children.back(), 0)) return false;
+    // Run once for the block, the header is evaluated even where no thread
+    // would reach it (all returned, or masked out by `if (d != 0)`): one that
+    // divides by a value that is not a constant might trap where the kernel does not.
+    std::function<bool(const node&)> divides = [&](const node& n) {
+      if ((n.kind == CXCursor_BinaryOperator || n.kind == CXCursor_CompoundAssignOperator) && n.children.size() == 2) {
+        const std::string_view op = trimmed(text(n.children[0]->end, n.children[1]->begin));
+        if ((op == "/" || op == "%" || op == "/=" || op == "%=") && !compile_time_constant(*n.children[1])) return true;
+      }
+      return std::any_of(n.children.begin(), n.children.end(), [&](const auto& c) { return divides(*c); });
+    };
+    for (std::size_t i = 0; i + 1 < s.children.size(); ++i)
+      if (divides(*s.children[i])) return false;
     // A loop run a number of times the host compiler knows (`i < tile_size`,
     // a template's constant) stays in its threads' loop: the host compiler
     // unrolls it there and vectorises the threads' loop around it, keeping

@@ -892,6 +892,14 @@ __global__ void early(const float* in, float* out, int n) {
     out[t] = acc;
   }
 }
+// A header run once for the block must not divide where no thread would:
+// with d == 0 every thread skips the loop.
+__global__ void divided(const float* in, float* out, int n, int d) {
+  float acc = 0.0f;
+  if (d != 0)
+    for (int i = 0; i < n / d; ++i) acc += in[i];
+  out[threadIdx.x] = acc;
+}
 // A block variant runs for every thread: under a mask the call stays each thread's.
 __device__ void bump(float* out, int n) {
   for (int i = 0; i < n; ++i) out[blockIdx.x * blockDim.x + threadIdx.x] += 1.0f;
@@ -903,7 +911,7 @@ __global__ void some_threads(float* out, int n) {
 
 TEST_F(RegionLoopsRun, DivergentBranchesAroundLoopsRunUnderMasks) {
   const auto decided = split(masked);
-  ASSERT_EQ(decided.split, (std::vector<std::string>{"naive", "arms", "early", "some_threads"}))
+  ASSERT_EQ(decided.split, (std::vector<std::string>{"naive", "arms", "early", "divided", "some_threads"}))
       << (decided.notes.empty() ? "" : decided.notes.back());
   EXPECT_NE(decided.source.find("naive_product__ls_block(a, b, c, m, n, k)"), std::string::npos);
   EXPECT_NE(decided.source.find("__ls_mask_"), std::string::npos);
@@ -932,6 +940,16 @@ TEST_F(RegionLoopsRun, DivergentBranchesAroundLoopsRunUnderMasks) {
     m.get("arms")(dim3(1), dim3(64), 0, din.data_as<const float>(), arms_out.data_as<float>(), n);
     m.get("early")(dim3(2), dim3(64), 0, din.data_as<const float>(), early_out.data_as<float>(), n);
     m.get("some_threads")(dim3(2), dim3(64), 0, bumped.data_as<float>(), 3);
+    for (int d : {0, 2}) {
+      buffer quotient(cpu, 32 * 4);
+      quotient.fill_bytes(0xff);
+      m.get("divided")(dim3(1), dim3(32), 0, din.data_as<const float>(), quotient.data_as<float>(), n, d);  // no fault with d == 0
+      std::vector<float> got(32);
+      quotient.copy_to_host(got.data(), 32 * 4);
+      float want = 0.0f;
+      for (int i = 0; d != 0 && i < n / d; ++i) want += in[i];
+      for (int t = 0; t < 32; ++t) EXPECT_EQ(got[t], want) << d << ", " << t;
+    }
     std::vector<float> out(rows * cols + 64 + 128 + 128);
     dc.copy_to_host(out.data(), rows * cols * 4);
     arms_out.copy_to_host(out.data() + rows * cols, 64 * 4);
