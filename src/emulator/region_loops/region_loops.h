@@ -29,8 +29,9 @@ struct split_result {
 // `parse_flags` are its -I, -D and -std flags. Never throws for the source's
 // sake: a source Clang cannot parse comes back unchanged, with a note. Every
 // kernel is a candidate, those without barriers too (one loop over the
-// block's threads); the callers that must keep compiling cheap parse only
-// sources that mention_barriers.
+// block's threads, its loops interchanged where that vectorises); a caller
+// that cannot read the headers from a precompiled prelude parses only
+// sources that mention_barriers, to keep compiling cheap.
 //
 // `precompiled_prelude`, when not empty, is a file precompile_prelude wrote
 // for the text the source begins with (the same parse flags): Clang then
