@@ -65,12 +65,15 @@ constexpr long long max_per_thread_array_bytes = 128;
 const std::string rows_loop =
     "for (int __ls_z = 0; __ls_z < __ls_block.extent_z(); ++__ls_z) "
     "for (int __ls_y = 0; __ls_y < __ls_block.extent_y(); ++__ls_y) ";
+// The loop over one row's threads, with no body yet.
+const std::string row_threads =
+    "for (int __ls_x = 0, __ls_t = (__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x(); "
+    "__ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) ";
 std::string thread_loop(std::string_view enter = "enter", bool row_only = false) {
-  return (row_only ? "" : rows_loop) +
-         "for (int __ls_x = 0, __ls_t = (__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x(); "
-         "__ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) { __ls_block." +
-         std::string(enter) + "(__ls_x, __ls_y, __ls_z, __ls_t);";
+  return (row_only ? "" : rows_loop) + row_threads + "{ __ls_block." + std::string(enter) + "(__ls_x, __ls_y, __ls_z, __ls_t);";
 }
+// A masked branch's array of each thread's condition; [__ls_t] its thread's.
+std::string mask_array(int region) { return "__ls_mask_" + std::to_string(region); }
 
 bool is_loop(CXCursorKind k) { return k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt; }
 
@@ -634,7 +637,7 @@ class translation_unit_splitter {
     st.statements = {s.children[0].get()};
     region_of_statement_[s.children[0].get()] = st.region;
     if (!masks_.empty()) in_masked_arm_.insert(s.children[0].get());
-    const std::string mask = "__ls_mask_" + std::to_string(st.region) + "[__ls_t]";
+    const std::string mask = mask_array(st.region) + "[__ls_t]";
     auto arm = [&](const node& a) { return build_sequence(a.kind == CXCursor_CompoundStmt ? children_of(a) : std::vector<const node*>{&a}); };
     masks_.push_back(mask);
     st.body = arm(*s.children[1]);
@@ -1315,13 +1318,13 @@ class translation_unit_splitter {
         case step::kind::masked: {
           // The condition, each thread's in its mask, then the arms.
           // False for the threads that do not evaluate the condition (returned, or masked out).
-          const std::string mask_array = "__ls_mask_" + std::to_string(st.region);
-          out += "bool " + mask_array + "[__ls_block.threads()]; ::std::memset(" + mask_array + ", 0, __ls_block.threads());\n";
+          const std::string masks = mask_array(st.region);
+          out += "bool " + masks + "[__ls_block.threads()]; ::std::memset(" + masks + ", 0, __ls_block.threads());\n";
           step condition;
           condition.statements = st.statements;
           condition.region = st.region;
           condition.mask = st.mask;
-          write_region(condition, out, false, "__ls_mask_" + std::to_string(st.region) + "[__ls_t]");
+          write_region(condition, out, false, masks + "[__ls_t]");
           out += "{";
           write_sequence(*st.body, out);
           out += "}";
@@ -1363,9 +1366,7 @@ class translation_unit_splitter {
   // (then its threads are each asked; else none is).
   static std::string row_masked_out(const std::string& mask) {
     if (mask.empty()) return "";
-    return " int __ls_masked_out = 0; for (int __ls_x = 0, __ls_t = (__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x(); __ls_x < "
-           "__ls_block.extent_x(); ++__ls_x, ++__ls_t) __ls_masked_out |= !(" +
-           mask + ");\n";
+    return " int __ls_masked_out = 0; " + row_threads + "__ls_masked_out |= !(" + mask + ");\n";
   }
 
   // `assign_to`: the region is an expression (a masked branch's condition),
@@ -1461,9 +1462,7 @@ class translation_unit_splitter {
           if (const variable* v = variable_for(c->cursor)) unused += " (void)" + v->name + ";";
     for (const variable* v : again) unused += " (void)" + v->name + ";";
     const std::string row = "(__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x()";
-    const std::string threads_of_row = "for (int __ls_x = 0, __ls_t = " + row +
-                                       "; __ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) { __ls_block." + enter +
-                                       "(__ls_x, __ls_y, __ls_z, __ls_t);" + prologue + " {" + line;
+    const std::string threads_of_row = thread_loop(enter, true) + prologue + " {" + line;
     const std::string ask = "__ls_block.move_to(__ls_g, __ls_y, __ls_z, " + row + " + __ls_g);" + recomputed + line + declarations + "\n" + unused +
                             " __ls_failing |= !(" + edited(condition.begin, condition.end) + "); }\n";
     // A guard that holds on a convex set of threads holds for the whole
