@@ -1460,7 +1460,8 @@ class translation_unit_splitter {
       if (s != guard && !hoisted_.count(s))
         for (const auto& c : s->children)
           if (const variable* v = variable_for(c->cursor)) unused += " (void)" + v->name + ";";
-    for (const variable* v : again) unused += " (void)" + v->name + ";";
+    for (const auto& [key, v] : variables_)  // in the source's order: the same text every run
+      if (again.count(&v)) unused += " (void)" + v.name + ";";
     const std::string row = "(__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x()";
     const std::string threads_of_row = thread_loop(enter, true) + prologue + " {" + line;
     const std::string ask = "__ls_block.move_to(__ls_g, __ls_y, __ls_z, " + row + " + __ls_g);" + recomputed + line + declarations + "\n" + unused +
