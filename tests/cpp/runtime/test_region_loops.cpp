@@ -234,6 +234,16 @@ class RegionLoopsRun : public ::testing::Test {
   lockstep::emu::options saved_;
 };
 
+// `got`, a rows x cols product, against a float64 product of a (rows x depth) and b (depth x cols).
+void expect_product(const float* got, const std::vector<float>& a, const std::vector<float>& b, int rows, int depth, int cols) {
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      double want = 0;
+      for (int q = 0; q < depth; ++q) want += double(a[r * depth + q]) * b[q * cols + c];
+      ASSERT_NEAR(got[r * cols + c], want, 1e-4) << r << ", " << c;
+    }
+}
+
 std::vector<float> run_matmul(const lockstep::module& m, const std::vector<float>& a, const std::vector<float>& b, int n) {
   buffer da(cpu, a.size() * 4), db(cpu, b.size() * 4), dc(cpu, a.size() * 4);
   da.copy_from_host(a.data(), a.size() * 4);
@@ -702,12 +712,7 @@ TEST_F(RegionLoopsRun, AVariableAssignedAUniformValueByEveryThreadStaysShared) {
       EXPECT_EQ(counts[t], 7.0f) << on << ", " << t;
     }
   }
-  for (int r = 0; r < n; ++r)
-    for (int c = 0; c < n; ++c) {
-      double want = 0;
-      for (int q = 0; q < n; ++q) want += double(a[r * n + q]) * b[q * n + c];
-      ASSERT_NEAR(loops[r * n + c], want, 1e-4) << r << ", " << c;
-    }
+  expect_product(loops.data(), a, b, n, n, n);
 }
 
 // Loops without barriers whose headers every thread evaluates alike run once
@@ -805,12 +810,7 @@ TEST_F(RegionLoopsRun, LoopsWithoutBarriersRunOnceForTheBlockWithTheThreadsInsid
   };
   const std::vector<float> loops = run(true), fibers = run(false);
   ASSERT_EQ(0, std::memcmp(loops.data(), fibers.data(), loops.size() * 4));
-  for (int r = 0; r < n; ++r)
-    for (int c = 0; c < n; ++c) {
-      double want = 0;
-      for (int q = 0; q < n; ++q) want += double(a[r * n + q]) * b[q * n + c];
-      ASSERT_NEAR(loops[r * n + c], want, 1e-4) << r << ", " << c;
-    }
+  expect_product(loops.data(), a, b, n, n, n);
   // mixed_loops, thread by thread on the host.
   for (int t = 0; t < 64; ++t) {
     auto strided_of = [&](int u) {
@@ -959,12 +959,7 @@ TEST_F(RegionLoopsRun, DivergentBranchesAroundLoopsRunUnderMasks) {
   };
   const std::vector<float> loops = run(true), fibers = run(false);
   ASSERT_EQ(0, std::memcmp(loops.data(), fibers.data(), loops.size() * 4));
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) {
-      double want = 0;
-      for (int q = 0; q < depth; ++q) want += double(a[r * depth + q]) * b[q * cols + c];
-      ASSERT_NEAR(loops[r * cols + c], want, 1e-4) << r << ", " << c;
-    }
+  expect_product(loops.data(), a, b, rows, depth, cols);
   // arms and early, thread by thread on the host.
   auto arm_value = [&](int t) {
     float acc = 0.0f;
