@@ -115,6 +115,37 @@ def test_variable_types_unify(device):
 
 
 @cuda.jit
+def assigned_once(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        x = a[i]
+        for k in range(3):
+            out[i, k] = x * k
+        for m in range(2):  # noqa: B007 (read after the loop)
+            pass
+        out[i, 3] = m  # Python keeps a loop variable's last value after the loop
+        if x > 0:
+            w = x * 2
+        out[i, 4] = w if x > 0 else -1.0  # w, assigned in the branch, read after it
+
+
+def test_variables_assigned_once_are_declared_with_their_values(device, rng):
+    a = rng.standard_normal(37)
+    out = np.full((37, 5), np.nan)
+    with lockstep.device(device):
+        assigned_once[1, 64](a, out)
+    expected = np.stack([a * 0, a * 1, a * 2, np.ones_like(a), np.where(a > 0, a * 2, -1.0)], axis=1)
+    np.testing.assert_array_equal(out, expected)
+    source = assigned_once.inspect_cuda(a, out)
+    # What each thread's values are made of stays visible to the emulator's
+    # loop compiler (an index that moves by one from thread to thread, a loop
+    # variable per step); names read where their assignment may not have run
+    # are declared first, as before.
+    assert "const long long i = " in source and "const double x = " in source and "const long long k = " in source
+    assert "long long m{};" in source and "double w{};" in source
+
+
+@cuda.jit
 def math_functions(x, out):
     i = cuda.grid(1)
     if i < x.size:

@@ -123,6 +123,44 @@ class _Assigned(ast.NodeVisitor):
             self.visit(stmt)
 
 
+def _declared_where_assigned(function: ast.FunctionDef, counts: dict[str, int], params: list[str]) -> set[str]:
+    """Names assigned once, by an assignment every read of them follows in its own statement list,
+    or as a for loop's variable read only inside the loop.
+
+    They are declared with their value where the Python assigns them
+    (``const long long i = ...``) instead of at the top and assigned later:
+    the region-loop compiler then sees what each thread's value is made of (an
+    index that moves by one from thread to thread) and can vectorise the loops
+    that read through it.
+    """
+    loads: dict[str, list[ast.Name]] = {}
+    for n in ast.walk(function):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            loads.setdefault(n.id, []).append(n)
+    found: set[str] = set()
+    for holder in ast.walk(function):
+        if isinstance(holder, ast.For) and isinstance(holder.target, ast.Name) and counts.get(holder.target.id) == 1:
+            inside = {id(n) for stmt in holder.body for n in ast.walk(stmt)}
+            if holder.target.id not in params and all(id(use) in inside for use in loads.get(holder.target.id, [])):
+                found.add(holder.target.id)  # a loop variable read only in its loop: declared in each step
+        for field in ("body", "orelse", "finalbody"):
+            statements = getattr(holder, field, None)
+            if not isinstance(statements, list):
+                continue
+            for k, stmt in enumerate(statements):
+                if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+                    continue
+                target = stmt.targets[0]
+                names = [target] if isinstance(target, ast.Name) else list(target.elts) if isinstance(target, (ast.Tuple, ast.List)) else []
+                after = {id(n) for later in statements[k + 1 :] for n in ast.walk(later)}
+                for name in names:
+                    if not isinstance(name, ast.Name) or counts.get(name.id) != 1 or name.id in params:
+                        continue
+                    if all(id(use) in after for use in loads.get(name.id, [])):
+                        found.add(name.id)
+    return found
+
+
 class FunctionTranslator(CallTranslator):
     """One Python function (kernel or device function) for one set of argument types."""
 
@@ -170,6 +208,7 @@ class FunctionTranslator(CallTranslator):
             for n in ast.walk(self.tree)
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and collector.counts[n.targets[0].id] == 1
         }
+        self.declared_where_assigned = _declared_where_assigned(self.tree, collector.counts, self.params)
         closure = dict(zip(func.__code__.co_freevars, (c.cell_contents for c in (func.__closure__ or ())))) if func.__closure__ else {}
         self.scope = {**vars(builtins), **func.__globals__, **closure}
         self.cpp_names = {name: cpp_identifier(name) for name in self.locals}
@@ -234,7 +273,7 @@ class FunctionTranslator(CallTranslator):
             if name in self.params and name not in self.initial_values:
                 continue
             t = self.var_types[name]
-            if t is None or isinstance(t, NoneType):
+            if t is None or isinstance(t, NoneType) or name in self.declared_where_assigned:
                 continue
             declarations.append(f"  {t.cpp} {self.cpp_names[name]}{{}};")
         head = f"__global__ void {self.cpp_name}" if self.kernel else f"__device__ {(self.return_type or none).cpp} {self.cpp_name}"
@@ -399,7 +438,8 @@ class FunctionTranslator(CallTranslator):
             condition, increment = f"({by} > 0 ? {i} < {end} : {i} > {end})", f"{i} += {by}"
         self.out(f"for ({', '.join(bounds)}; {condition}; {increment}) {{")
         self.depth += 1
-        self.out(f"{self.cpp_names[name]} = {cast(Value(i, index_type), target_type or index_type)};")
+        declaration = f"const {(target_type or index_type).cpp} " if name in self.declared_where_assigned else ""
+        self.out(f"{declaration}{self.cpp_names[name]} = {cast(Value(i, index_type), target_type or index_type)};")
         for stmt in node.body:
             self.statement(stmt)
         self.depth -= 1
@@ -600,8 +640,11 @@ class FunctionTranslator(CallTranslator):
                 f"{name} is assigned a {value.type} here but is a {self.var_types[name]} elsewhere; "
                 "numba gives a variable one type: use another name",
             )
-        if value.code is not None and self.var_types[name] is not None:
-            self.out(f"{self.cpp_names.setdefault(name, cpp_identifier(name))} = {cast(value, self.var_types[name])};")  # type: ignore[arg-type]
+        t = self.var_types[name]
+        if value.code is not None and t is not None:
+            cpp = self.cpp_names.setdefault(name, cpp_identifier(name))
+            declaration = ("const " if isinstance(t, Scalar) else "") + t.cpp + " " if name in self.declared_where_assigned else ""
+            self.out(f"{declaration}{cpp} = {cast(value, t)};")
 
     # ---- expressions ----
     def expr(self, node: ast.expr) -> Value:
