@@ -7,10 +7,22 @@
 # include path.
 
 # What every host build of kernels is compiled with (the JIT and lockstep nvcc
-# take toolchain::kernel_code_flags, the same): a dereference of a null
-# pointer faults, and is reported, instead of being deleted by GCC as
-# undefined behaviour together with the code around it.
-set(LOCKSTEP_KERNEL_COMPILE_OPTIONS -fno-delete-null-pointer-checks)
+# take toolchain::kernel_code_flags, the same, and say why): null pointers
+# dereferenced fault instead of being deleted by GCC with the code around
+# them; a * b + c is never contracted into an FMA.
+set(LOCKSTEP_KERNEL_COMPILE_OPTIONS -fno-delete-null-pointer-checks -ffp-contract=off -DLOCKSTEP_FP_CONTRACT_OFF)
+# Kernels built for the CPU that builds them, as the JIT builds its modules
+# (toolchain::find_native_target) and PoCL its kernels: the region loops
+# vectorise across threads with that CPU's widest vectors. OFF for a build
+# that is to run on other machines (a wheel).
+option(LOCKSTEP_NATIVE_KERNELS "Build the emulator's kernels with -march=native" ON)
+if(LOCKSTEP_NATIVE_KERNELS)
+  include(CheckCXXCompilerFlag)
+  check_cxx_compiler_flag(-march=native LOCKSTEP_COMPILER_TAKES_MARCH_NATIVE)
+  if(LOCKSTEP_COMPILER_TAKES_MARCH_NATIVE)
+    list(APPEND LOCKSTEP_KERNEL_COMPILE_OPTIONS -march=native)
+  endif()
+endif()
 
 # Kernels with barriers are split into region loops (src/emulator/region_loops)
 # unless the file is built for check mode (CHECKED), which runs on fibers.

@@ -139,6 +139,10 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
   std::vector<std::string> flags{"-std=" + host_dialect(o.std), "-O2", "-g1", "-fPIC",
                                  "-I" + (include_directory() / "lockstep" / "cuda_include").string()};
   flags.insert(flags.end(), std::begin(toolchain::kernel_code_flags), std::end(toolchain::kernel_code_flags));
+  // For this machine's CPU, as PoCL builds OpenCL kernels: the region loops
+  // vectorise across threads with its widest vectors. The key names the CPU.
+  const toolchain::native_target& native = toolchain::find_native_target();
+  flags.insert(flags.end(), native.flags.begin(), native.flags.end());
   // In check mode the kernels are instrumented (src/emulator/check), with debug
   // information for the source lines of reports. The instrumentation's hooks
   // are liblockstep's, so the sanitizer's own runtime must not be linked:
@@ -153,7 +157,7 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
   const std::vector<std::string> link_inputs{"-Wl,--no-as-needed", (library_directory() / "liblockstep.so").string()};
   const toolchain::host_compiler& cxx = toolchain::find_host_compiler();
   std::ostringstream key;
-  key << "lockstep-jit cpu\ncompiler " << cxx.identity << "\nheaders " << headers_fingerprint() << "\nflags";
+  key << "lockstep-jit cpu\ncompiler " << cxx.identity << "\nprocessor " << native.cpu << "\nheaders " << headers_fingerprint() << "\nflags";
   for (auto& f : flags) key << ' ' << f;
   for (auto& f : link_inputs) key << ' ' << f;
   key << "\n" << tu;

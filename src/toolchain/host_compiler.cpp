@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "toolchain/hash.h"
 #include "toolchain/process.h"
 
 namespace lockstep::toolchain {
@@ -102,7 +103,31 @@ std::string without_prefix_everywhere(std::string text, const std::string& prefi
   return text;
 }
 
+// The first processor's model and features in /proc/cpuinfo ("" where it
+// cannot be read): x86's "model name" and "flags", Arm's "CPU part" and "Features".
+std::string cpu_description() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, description;
+  while (std::getline(in, line) && !line.empty())
+    for (const char* field : {"model name", "flags", "CPU implementer", "CPU part", "Features"})
+      if (line.rfind(field, 0) == 0) description += line + "\n";
+  return description;
+}
+
 }  // namespace
+
+const native_target& find_native_target() {
+  static const native_target target = [] {
+    const host_compiler& compiler = find_host_compiler();
+    native_target found{{}, hash_hex(cpu_description())};
+    try {
+      if (run_process({compiler.path, "-march=native", "-E", "-x", "c++", "/dev/null"}).exit_code == 0) found.flags.push_back("-march=native");
+    } catch (const std::system_error&) {
+    }
+    return found;
+  }();
+  return target;
+}
 
 const host_compiler& find_host_compiler() {
   static const host_compiler compiler = locate_host_compiler();  // a throw leaves it to the next call

@@ -371,12 +371,13 @@ Int to_integer(T v, rounding mode) {
 // x, hidden from the optimiser: an operation on it is done as written, not
 // fused with its neighbours into an FMA, reassociated or approximated. Only
 // where the build allows that (-ffast-math, or FMA instructions that
-// contraction may use): otherwise the host's own operation is already the
-// one rounding CUDA's _rn names, and hiding the values would stop the host
-// compiler from vectorising the loops around them.
+// contraction may use, unless lockstep's builds of kernels say they turned it
+// off: toolchain::kernel_code_flags): otherwise the host's own operation is
+// already the one rounding CUDA's _rn names, and hiding the values would stop
+// the host compiler from vectorising the loops around them.
 template <class T>
 inline T opaque(T x) {
-#if !defined(__FAST_MATH__) && !defined(__FMA__) && !defined(__FP_FAST_FMA) && !defined(__FP_FAST_FMAF)
+#if !defined(__FAST_MATH__) && (defined(LOCKSTEP_FP_CONTRACT_OFF) || (!defined(__FMA__) && !defined(__FP_FAST_FMA) && !defined(__FP_FAST_FMAF)))
   return x;
 #elif defined(__x86_64__)
   __asm__ volatile("" : "+x"(x));

@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include "toolchain/host_compiler.h"
 #include "toolchain/process.h"
@@ -68,6 +70,37 @@ TEST_F(HostCompiler, BuildsASharedObjectThatLoads) {
   ::dlclose(handle);
   EXPECT_TRUE(temporaries_empty());
 }
+
+#if defined(__x86_64__)
+// The JIT's modules are built for this machine's CPU: its vector extensions
+// are on exactly where the CPU has them, and the cache key names the CPU.
+TEST_F(HostCompiler, NativeTargetBuildsForThisCpu) {
+  const auto& native = lockstep::toolchain::find_native_target();
+  ASSERT_EQ(native.flags, std::vector<std::string>{"-march=native"});
+  EXPECT_EQ(native.cpu.size(), 32u) << native.cpu;
+  EXPECT_EQ(&lockstep::toolchain::find_native_target(), &native);
+  const fs::path library = scratch_ / "features.so";
+  std::vector<std::string> flags{"-shared", "-fPIC", "-O1"};
+  flags.insert(flags.end(), native.flags.begin(), native.flags.end());
+  compile_shared_object(
+      "extern \"C\" int features() {\n"
+      "  int f = 0;\n"
+      "#ifdef __AVX2__\n  f |= 1;\n#endif\n"
+      "#ifdef __AVX512F__\n  f |= 2;\n#endif\n"
+      "#ifdef __FMA__\n  f |= 4;\n#endif\n"
+      "  return f;\n}\n",
+      "features.cu", flags, library);
+  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << ::dlerror();
+  const auto features = reinterpret_cast<int (*)()>(::dlsym(handle, "features"));
+  ASSERT_NE(features, nullptr) << ::dlerror();
+  __builtin_cpu_init();
+  const int expected =
+      (__builtin_cpu_supports("avx2") ? 1 : 0) | (__builtin_cpu_supports("avx512f") ? 2 : 0) | (__builtin_cpu_supports("fma") ? 4 : 0);
+  EXPECT_EQ(features(), expected);
+  ::dlclose(handle);
+}
+#endif
 
 TEST_F(HostCompiler, ErrorsNameTheUsersFileAndLine) {
   try {
