@@ -1619,11 +1619,23 @@ class translation_unit_splitter {
             if (const node* call = thread_idx_call(*term); call && offset_term(*call))
               return in_coordinates(*from.children[term == from.children[0]], depth + 1) == variation::constant ? variation::affine
                                                                                                                 : variation::other;
-        return affine(in_coordinates(from, depth + 1));
+        return keeps_value(n, from) ? affine(in_coordinates(from, depth + 1)) : variation::other;
       }
       case CXCursor_DeclRefExpr: {
         const variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor));
         return v && v->recomputed && v->initializer ? affine(in_coordinates(*v->initializer, depth + 1)) : variation::other;
+      }
+      case CXCursor_CStyleCastExpr:
+      case CXCursor_CXXStaticCastExpr:
+      case CXCursor_CXXFunctionalCastExpr: {
+        // A coordinate cast to a signed type keeps its value (coordinates
+        // are below 2^31), as lockstep.cuda writes `static_cast<long
+        // long>(threadIdx.x)`; so does a signed value cast to a type at
+        // least as wide.
+        if (n.children.empty()) return variation::other;
+        const node& from = *unwrapped(n.children.back().get());  // the value before any implicit conversion
+        if (thread_idx_call(from)) return variation::affine;
+        return keeps_value(n, from) ? affine(in_coordinates(from, depth + 1)) : variation::other;
       }
       case CXCursor_BinaryOperator: {
         if (n.children.size() != 2) return variation::other;
@@ -1637,6 +1649,11 @@ class translation_unit_splitter {
       default:
         return variation::other;
     }
+  }
+  // Whether converting `from` to `to`'s type keeps a signed value: the type is at least as wide.
+  bool keeps_value(const node& to, const node& from) const {
+    const long long from_bytes = clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(from.cursor));
+    return from_bytes > 0 && from_bytes <= clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(to.cursor));
   }
   // The expression inside parentheses and implicit conversions.
   static const node* unwrapped(const node* e) {

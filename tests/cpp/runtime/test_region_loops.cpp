@@ -519,12 +519,18 @@ TEST_F(RegionLoopsRun, GuardedRegionsRunTheirPassingRowsWithoutTheBranch) {
 // affine in the coordinates, in int, joined by &&) is asked at the block's
 // corners, then at each row's two ends; others of every thread. Here guards
 // that pass at a row's ends and fail between (unsigned wrap-around, a square,
-// !=) must still be asked of every thread.
+// !=, a cast to a narrower type: 3 * i + 200 as a signed char passes at both
+// ends of the first block and fails between) must still be asked of every thread; a
+// coordinate cast to long long, as lockstep.cuda writes it, stays affine.
 const char* convex_guards = R"(
 __global__ void fill_2d(int* out, int width, int height) {
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   int row = blockIdx.y * blockDim.y + threadIdx.y;
   if (col >= 3 && col < width && row < height) out[row * width + col] = row * 1000 + col;
+}
+__global__ void wide_index(int* out, long long n) {
+  const long long i = static_cast<long long>(threadIdx.x) + static_cast<long long>(blockIdx.x) * blockDim.x;
+  if (i < n) out[i] = 4;
 }
 __global__ void outside_a_gap(int* out, int gap) {
   unsigned u = threadIdx.x - 5u;
@@ -539,31 +545,44 @@ __global__ void all_but_one(int* out, int skipped) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i != skipped) out[i] = 3;
 }
+__global__ void narrowed_index(int* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (static_cast<signed char>(3 * i + 200) >= 0) out[i] = 5;
+}
+__global__ void narrowed_implicitly(int* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  signed char narrowed = 3 * i + 200;
+  if (narrowed < 0) out[i] = 6;
+}
 )";
 
 TEST_F(RegionLoopsRun, ConvexGuardsAreAskedAtCornersOthersOfEveryThread) {
   const auto decided = split(convex_guards);
-  ASSERT_EQ(decided.split.size(), 4u) << (decided.notes.empty() ? "" : decided.notes.back());
+  ASSERT_EQ(decided.split.size(), 7u) << (decided.notes.empty() ? "" : decided.notes.back());
   const std::string& source = decided.source;
   const std::size_t gap_at = source.find("void outside_a_gap");
   ASSERT_NE(gap_at, std::string::npos);
   EXPECT_NE(source.substr(0, gap_at).find("__ls_failing_somewhere"), std::string::npos);
   EXPECT_EQ(source.find("__ls_failing_somewhere", gap_at), std::string::npos);
   EXPECT_NE(source.find("__ls_failing", gap_at), std::string::npos);
+  EXPECT_NE(source.find("__ls_failing_somewhere", source.find("void wide_index")), std::string::npos);
 
   const lockstep::module m = lockstep::compile(convex_guards, {}, cpu);
-  const int width = 37, height = 21, threads = 64, blocks = 3, n = threads * blocks, middle = 80, squared_radius = 9 * 9, skipped = 100;
+  const int width = 37, height = 21, threads = 64, blocks = 3, n = threads * blocks, middle = 80, squared_radius = 9 * 9, skipped = 100, wide_n = 150;
   auto run = [&](bool on) {
     use_loops(on);
-    buffer image(cpu, width * height * 4), gap(cpu, n * 4), away(cpu, n * 4), but_one(cpu, n * 4);
-    for (buffer* b : {&image, &gap, &away, &but_one}) b->fill_bytes(0xff);
+    buffer image(cpu, width * height * 4), gap(cpu, n * 4), away(cpu, n * 4), but_one(cpu, n * 4), wide(cpu, n * 4), narrowed(cpu, n * 4);
+    for (buffer* b : {&image, &gap, &away, &but_one, &wide, &narrowed}) b->fill_bytes(0xff);
     m.get("fill_2d")(dim3(3, 3), dim3(16, 8), 0, image.data_as<int>(), width, height);
     m.get("outside_a_gap")(dim3(blocks), dim3(threads), 0, gap.data_as<int>(), 7);
     m.get("away_from_the_middle")(dim3(blocks), dim3(threads), 0, away.data_as<int>(), middle, squared_radius);
     m.get("all_but_one")(dim3(blocks), dim3(threads), 0, but_one.data_as<int>(), skipped);
-    std::vector<int> out(width * height + 3 * n);
+    m.get("wide_index")(dim3(blocks), dim3(threads), 0, wide.data_as<int>(), static_cast<long long>(wide_n));
+    m.get("narrowed_index")(dim3(blocks), dim3(threads), 0, narrowed.data_as<int>());
+    m.get("narrowed_implicitly")(dim3(blocks), dim3(threads), 0, narrowed.data_as<int>());
+    std::vector<int> out(width * height + 5 * n);
     image.copy_to_host(out.data(), width * height * 4);
-    for (int k = 0; buffer * b : {&gap, &away, &but_one}) b->copy_to_host(out.data() + width * height + n * k++, n * 4);
+    for (int k = 0; buffer * b : {&gap, &away, &but_one, &wide, &narrowed}) b->copy_to_host(out.data() + width * height + n * k++, n * 4);
     return out;
   };
   const std::vector<int> loops = run(true), fibers = run(false);
@@ -576,6 +595,8 @@ TEST_F(RegionLoopsRun, ConvexGuardsAreAskedAtCornersOthersOfEveryThread) {
     EXPECT_EQ(gap[i], t >= 5 && t < 5 + 7 ? -1 : 1) << i;
     EXPECT_EQ(gap[n + i], (i - middle) * (i - middle) > squared_radius ? 2 : -1) << i;
     EXPECT_EQ(gap[2 * n + i], i != skipped ? 3 : -1) << i;
+    EXPECT_EQ(gap[3 * n + i], i < wide_n ? 4 : -1) << i;
+    EXPECT_EQ(gap[4 * n + i], static_cast<signed char>(3 * i + 200) >= 0 ? 5 : 6) << i;
   }
 }
 
