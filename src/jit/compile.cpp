@@ -134,9 +134,13 @@ std::string host_dialect(const std::string& std) {
 
 std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const compile_options& o, const device& d, bool& hit) {
   // -g1: line tables only, so a fault's report names the kernel's line (about 15% more compile time, on a cache miss).
+  // -O3, as CMake's Release builds of the library's kernels: at -O2 GCC
+  // vectorises only loops whose trip count it knows to be a multiple of the
+  // vector width, which a loop over a block's threads never is (same compile
+  // time, measured with jit_bench --cold).
   // lockstep's CUDA headers (<cooperative_groups.h>, <cuda_fp16.h>, ...) come
   // first, so that they win over an installed toolkit's in the default paths.
-  std::vector<std::string> flags{"-std=" + host_dialect(o.std), "-O2", "-g1", "-fPIC",
+  std::vector<std::string> flags{"-std=" + host_dialect(o.std), "-O3", "-g1", "-fPIC",
                                  "-I" + (include_directory() / "lockstep" / "cuda_include").string()};
   flags.insert(flags.end(), std::begin(toolchain::kernel_code_flags), std::end(toolchain::kernel_code_flags));
   // For this machine's CPU, as PoCL builds OpenCL kernels: the region loops
