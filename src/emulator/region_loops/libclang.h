@@ -19,6 +19,7 @@ namespace lockstep::emu::region_loops {
   X(clang_getDiagnostic)                   \
   X(clang_getDiagnosticSeverity)           \
   X(clang_getDiagnosticLocation)           \
+  X(clang_getDiagnosticCategoryText)       \
   X(clang_formatDiagnostic)                \
   X(clang_defaultDiagnosticDisplayOptions) \
   X(clang_disposeDiagnostic)               \

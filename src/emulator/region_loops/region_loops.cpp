@@ -2193,15 +2193,22 @@ struct parsed_unit {
   std::string errors;  // the first error outside the system headers, or why nothing was parsed
 };
 
-// The first error outside the system headers, or "". A preprocessed source
-// holds the host compiler's own library headers, written for it (GCC's
-// libstdc++ uses builtins Clang lacks): errors there do not touch the
-// kernels' code, whose own errors still count.
+// The first error outside the system headers, or the first one of the
+// preprocessor anywhere, or "". A preprocessed source holds the host
+// compiler's own library headers, written for it (GCC's libstdc++ uses
+// builtins Clang lacks): errors there do not touch the kernels' code, whose
+// own errors still count. A preprocessor's error does, wherever it stands: a
+// header not found (a libclang installed without its own headers: stddef.h)
+// leaves what it declares, lockstep's threadIdx among it, undeclared, and
+// every thread's index would look the same to the analysis. (With
+// CXTranslationUnit_KeepGoing such errors are not reported as fatal.)
 std::string first_error(const libclang_api& clang, CXTranslationUnit tu) {
   std::string error;
   for (unsigned i = 0; i < clang.clang_getNumDiagnostics(tu) && error.empty(); ++i) {
     CXDiagnostic d = clang.clang_getDiagnostic(tu, i);
-    if (clang.clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error && !clang.clang_Location_isInSystemHeader(clang.clang_getDiagnosticLocation(d)))
+    const bool preprocessor = clang.string(clang.clang_getDiagnosticCategoryText(d)) == "Lexical or Preprocessor Issue";
+    if (clang.clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error &&
+        (preprocessor || !clang.clang_Location_isInSystemHeader(clang.clang_getDiagnosticLocation(d))))
       error = clang.string(clang.clang_formatDiagnostic(d, clang.clang_defaultDiagnosticDisplayOptions()));
     clang.clang_disposeDiagnostic(d);
   }

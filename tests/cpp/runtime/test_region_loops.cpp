@@ -603,6 +603,31 @@ TEST_F(RegionLoopsRun, ConvexGuardsAreAskedAtCornersOthersOfEveryThread) {
 // With a precompiled prelude (the headers the source begins with, as Clang
 // read them once) the split is the same as with a parse of everything; a
 // prelude file Clang refuses costs a second parse, not the split.
+// A header not found, even in a system header (a libclang installed without
+// its own headers lacks stddef.h), leaves what follows it undeclared: with
+// threadIdx unknown every thread's index looked alike, and the kernel was
+// split with `i` computed once for the block (wrong results with libclang 16
+// there). Such a unit is not split.
+TEST(RegionLoops, AHeaderNotFoundInASystemHeaderKeepsKernelsOnFibers) {
+  const fs::path dir = fs::temp_directory_path() / ("lockstep-broken-system-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  { std::ofstream(dir / "broken_system_header.h") << "#include <lockstep_no_such_header.h>\n"; }
+  const std::string kernel = R"(
+__global__ void indexed(int* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = i;
+  __syncthreads();
+}
+)";
+  const std::vector<std::string> flags{"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR), "-isystem", dir.string()};
+  const auto broken = region_loops::split_kernels("#include <broken_system_header.h>\n#include \"lockstep/cuda.h\"\n" + kernel, "test.cu", flags);
+  EXPECT_TRUE(broken.split.empty());
+  EXPECT_TRUE(notes_mention(broken, "lockstep_no_such_header.h")) << (broken.notes.empty() ? "" : broken.notes[0]);
+  const auto whole = region_loops::split_kernels("#include \"lockstep/cuda.h\"\n" + kernel, "test.cu", flags);
+  EXPECT_EQ(whole.split, std::vector<std::string>{"indexed"});
+  fs::remove_all(dir);
+}
+
 TEST(RegionLoops, APrecompiledPreludeGivesTheSameSplit) {
   const std::string prelude = "#include \"lockstep/cuda.h\"\n";
   const std::vector<std::string> flags{"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR)};
