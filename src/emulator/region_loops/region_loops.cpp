@@ -80,7 +80,11 @@ bool is_loop(CXCursorKind k) { return k == CXCursor_ForStmt || k == CXCursor_Whi
 class translation_unit_splitter {
  public:
   translation_unit_splitter(const libclang_api& clang, const std::string& text, CXTranslationUnit tu)
-      : clang_(clang), text_(text), tu_(tu), tokens_(toolchain::code_tokens(text)) {}
+      : clang_(clang),
+        text_(text),
+        tu_(tu),
+        translation_unit_kind_(clang.clang_getCursorKind(clang.clang_getTranslationUnitCursor(tu))),
+        tokens_(toolchain::code_tokens(text)) {}
 
   void run(split_result& result) {
     collect_functions(clang_.clang_getTranslationUnitCursor(tu_));
@@ -277,7 +281,7 @@ class translation_unit_splitter {
     std::string name = clang_.string(clang_.clang_getCursorSpelling(c));
     for (CXCursor p = clang_.clang_getCursorSemanticParent(c); !clang_.clang_Cursor_isNull(p); p = clang_.clang_getCursorSemanticParent(p)) {
       const CXCursorKind k = clang_.clang_getCursorKind(p);
-      if (k == CXCursor_TranslationUnit) break;
+      if (k == translation_unit_kind_) break;
       name = clang_.string(clang_.clang_getCursorSpelling(p)) + "::" + name;
     }
     return name;
@@ -2146,6 +2150,9 @@ class translation_unit_splitter {
   const libclang_api& clang_;
   const std::string& text_;
   CXTranslationUnit tu_;
+  // As this libclang numbers it: 300 up to LLVM 15, 350 from LLVM 16 (the
+  // statements' kinds grew past 300), whatever the headers built against say.
+  CXCursorKind translation_unit_kind_;
   std::vector<toolchain::token> tokens_;
   std::vector<CXCursor> functions_;
   std::set<std::string> variants_;       // USRs of the functions given a block variant
