@@ -1632,13 +1632,14 @@ class translation_unit_splitter {
       case CXCursor_CStyleCastExpr:
       case CXCursor_CXXStaticCastExpr:
       case CXCursor_CXXFunctionalCastExpr: {
-        // A coordinate cast to a signed type keeps its value (coordinates
-        // are below 2^31), as lockstep.cuda writes `static_cast<long
+        // A thread coordinate (below 1024) cast to a signed type of 16 bits
+        // or more keeps its value, as lockstep.cuda writes `static_cast<long
         // long>(threadIdx.x)`; so does a signed value cast to a type at
         // least as wide.
         if (n.children.empty()) return variation::other;
         const node& from = *unwrapped(n.children.back().get());  // the value before any implicit conversion
-        if (thread_idx_call(from)) return variation::affine;
+        if (thread_idx_call(from))
+          return clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(n.cursor)) >= 2 ? variation::affine : variation::other;
         return keeps_value(n, from) ? affine(in_coordinates(from, depth + 1)) : variation::other;
       }
       case CXCursor_BinaryOperator: {

@@ -549,6 +549,10 @@ __global__ void narrowed_index(int* out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (static_cast<signed char>(3 * i + 200) >= 0) out[i] = 5;
 }
+__global__ void narrowed_coordinate(int* out) {
+  const long long t = static_cast<signed char>(threadIdx.x);
+  if (t >= 0) out[threadIdx.x] = 7;
+}
 __global__ void narrowed_implicitly(int* out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   signed char narrowed = 3 * i + 200;
@@ -558,7 +562,7 @@ __global__ void narrowed_implicitly(int* out) {
 
 TEST_F(RegionLoopsRun, ConvexGuardsAreAskedAtCornersOthersOfEveryThread) {
   const auto decided = split(convex_guards);
-  ASSERT_EQ(decided.split.size(), 7u) << (decided.notes.empty() ? "" : decided.notes.back());
+  ASSERT_EQ(decided.split.size(), 8u) << (decided.notes.empty() ? "" : decided.notes.back());
   const std::string& source = decided.source;
   const std::size_t gap_at = source.find("void outside_a_gap");
   ASSERT_NE(gap_at, std::string::npos);
@@ -587,6 +591,14 @@ TEST_F(RegionLoopsRun, ConvexGuardsAreAskedAtCornersOthersOfEveryThread) {
   };
   const std::vector<int> loops = run(true), fibers = run(false);
   ASSERT_EQ(loops, fibers);
+  // One row of 300 threads: (signed char)threadIdx.x passes at both ends (0, 43) and fails at 128..255.
+  use_loops(true);
+  buffer coordinate(cpu, 300 * 4);
+  coordinate.fill_bytes(0xff);
+  m.get("narrowed_coordinate")(dim3(1), dim3(300), 0, coordinate.data_as<int>());
+  std::vector<int> narrowed_coordinate(300);
+  coordinate.copy_to_host(narrowed_coordinate.data(), 300 * 4);
+  for (int t = 0; t < 300; ++t) EXPECT_EQ(narrowed_coordinate[t], static_cast<signed char>(t) >= 0 ? 7 : -1) << t;
   for (int row = 0; row < height; ++row)
     for (int col = 0; col < width; ++col) EXPECT_EQ(loops[row * width + col], col >= 3 ? row * 1000 + col : -1) << row << ", " << col;
   const int* gap = loops.data() + width * height;
