@@ -65,10 +65,10 @@ constexpr long long max_per_thread_array_bytes = 128;
 const std::string rows_loop =
     "for (int __ls_z = 0; __ls_z < __ls_block.extent_z(); ++__ls_z) "
     "for (int __ls_y = 0; __ls_y < __ls_block.extent_y(); ++__ls_y) ";
+// The linear index of the row's first thread.
+const std::string row_start = "(__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x()";
 // The loop over one row's threads, with no body yet.
-const std::string row_threads =
-    "for (int __ls_x = 0, __ls_t = (__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x(); "
-    "__ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) ";
+const std::string row_threads = "for (int __ls_x = 0, __ls_t = " + row_start + "; __ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) ";
 std::string thread_loop(std::string_view enter = "enter", bool row_only = false) {
   return (row_only ? "" : rows_loop) + row_threads + "{ __ls_block." + std::string(enter) + "(__ls_x, __ls_y, __ls_z, __ls_t);";
 }
@@ -1466,10 +1466,9 @@ class translation_unit_splitter {
           if (const variable* v = variable_for(c->cursor)) unused += " (void)" + v->name + ";";
     for (const auto& [key, v] : variables_)  // in the source's order: the same text every run
       if (again.count(&v)) unused += " (void)" + v.name + ";";
-    const std::string row = "(__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x()";
     const std::string threads_of_row = thread_loop(enter, true) + prologue + " {" + line;
-    const std::string ask = "__ls_block.move_to(__ls_g, __ls_y, __ls_z, " + row + " + __ls_g);" + recomputed + line + declarations + "\n" + unused +
-                            " __ls_failing |= !(" + edited(condition.begin, condition.end) + "); }\n";
+    const std::string ask = "__ls_block.move_to(__ls_g, __ls_y, __ls_z, " + row_start + " + __ls_g);" + recomputed + line + declarations + "\n" +
+                            unused + " __ls_failing |= !(" + edited(condition.begin, condition.end) + "); }\n";
     // A guard that holds on a convex set of threads holds for the whole
     // block when it holds at the block's corners, for a row at its ends.
     const bool convex = convex_in_block(condition);
