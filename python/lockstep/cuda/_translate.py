@@ -408,8 +408,6 @@ class FunctionTranslator(CallTranslator):
                 index_type = numeric_result(index_type, a.type) if a.type.is_unsigned else index_type  # type: ignore[union-attr]
         assert isinstance(index_type, Scalar)
         name = node.target.id
-        self.assign_name(name, Value(None, index_type), node)
-        target_type = self.var_types[name]
         step_const = self.const_int(it.args[2]) if len(args) == 3 else 1  # type: ignore[union-attr]
         if step_const == 0:
             self.fail(node, "range() step must not be zero")
@@ -438,8 +436,7 @@ class FunctionTranslator(CallTranslator):
             condition, increment = f"({by} > 0 ? {i} < {end} : {i} > {end})", f"{i} += {by}"
         self.out(f"for ({', '.join(bounds)}; {condition}; {increment}) {{")
         self.depth += 1
-        declaration = f"const {(target_type or index_type).cpp} " if name in self.declared_where_assigned else ""
-        self.out(f"{declaration}{self.cpp_names[name]} = {cast(Value(i, index_type), target_type or index_type)};")
+        self.assign_name(name, Value(i, index_type), node)
         for stmt in node.body:
             self.statement(stmt)
         self.depth -= 1
