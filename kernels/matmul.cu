@@ -614,54 +614,66 @@ __global__ void __launch_bounds__(double_buffered_threads, 1)
   matmul_double_buffered_product<double_buffered_config>(a, b, c, m, n, k, epilogue);
 }
 
-#define LOCKSTEP_BATCHED_PRODUCT(product_call)        \
-  const long long z = blockIdx.z;                     \
-  const float* a_z = a + a_offsets[z];                \
-  const float* b_z = b + b_offsets[z];                \
-  float* c_z = c + z * static_cast<long long>(m) * n; \
-  product_call
+// The batched kernels: product blockIdx.z of a batch, A's and B's at their
+// element offsets (a broadcast batch dimension repeats offsets), C packed.
+// The offsets are `const __restrict__`: read-only for the launch, so every
+// thread of a block reads the same ones (the emulator's region loops then
+// run the product once for the block, the compiler being able to tell).
+#define LOCKSTEP_BATCH_OPERANDS(z) a + a_offsets[z], b + b_offsets[z], c + static_cast<long long>(z) * m* n
 
-__global__ void matmul_naive_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* a_offsets,
-                                     const long long* b_offsets) {
-  LOCKSTEP_BATCHED_PRODUCT(matmul_naive_product(a_z, b_z, c_z, m, n, k));
+__global__ void matmul_naive_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* __restrict__ a_offsets,
+                                     const long long* __restrict__ b_offsets) {
+  const long long z = blockIdx.z;
+  matmul_naive_product(LOCKSTEP_BATCH_OPERANDS(z), m, n, k);
 }
 
 template <int tile_size>
-__global__ void matmul_tiled_static_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* a_offsets,
-                                            const long long* b_offsets) {
-  LOCKSTEP_BATCHED_PRODUCT(matmul_tiled_static_product<tile_size>(a_z, b_z, c_z, m, n, k));
+__global__ void matmul_tiled_static_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* __restrict__ a_offsets,
+                                            const long long* __restrict__ b_offsets) {
+  const long long z = blockIdx.z;
+  matmul_tiled_static_product<tile_size>(LOCKSTEP_BATCH_OPERANDS(z), m, n, k);
 }
 
-__global__ void matmul_tiled_dynamic_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* a_offsets,
-                                             const long long* b_offsets) {
-  LOCKSTEP_BATCHED_PRODUCT(matmul_tiled_dynamic_product(a_z, b_z, c_z, m, n, k));
+__global__ void matmul_tiled_dynamic_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* __restrict__ a_offsets,
+                                             const long long* __restrict__ b_offsets) {
+  const long long z = blockIdx.z;
+  matmul_tiled_dynamic_product(LOCKSTEP_BATCH_OPERANDS(z), m, n, k);
 }
-__global__ void __launch_bounds__(register_1d_threads) matmul_register_1d_batched(const float* a, const float* b, float* c, int m, int n, int k,
-                                                                                  const long long* a_offsets, const long long* b_offsets) {
-  LOCKSTEP_BATCHED_PRODUCT(matmul_register_1d_product(a_z, b_z, c_z, m, n, k));
+__global__ void __launch_bounds__(register_1d_threads)
+    matmul_register_1d_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* __restrict__ a_offsets,
+                               const long long* __restrict__ b_offsets) {
+  const long long z = blockIdx.z;
+  matmul_register_1d_product(LOCKSTEP_BATCH_OPERANDS(z), m, n, k);
 }
 
-__global__ void __launch_bounds__(register_2d_threads) matmul_register_2d_batched(const float* a, const float* b, float* c, int m, int n, int k,
-                                                                                  const long long* a_offsets, const long long* b_offsets) {
-  LOCKSTEP_BATCHED_PRODUCT(matmul_register_2d_product(a_z, b_z, c_z, m, n, k));
+__global__ void __launch_bounds__(register_2d_threads)
+    matmul_register_2d_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* __restrict__ a_offsets,
+                               const long long* __restrict__ b_offsets) {
+  const long long z = blockIdx.z;
+  matmul_register_2d_product(LOCKSTEP_BATCH_OPERANDS(z), m, n, k);
 }
 
 __global__ void __launch_bounds__(vectorized_threads)
-    matmul_vectorized_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* a_offsets, const long long* b_offsets) {
-  LOCKSTEP_BATCHED_PRODUCT(matmul_vectorized_product(a_z, b_z, c_z, m, n, k));
+    matmul_vectorized_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* __restrict__ a_offsets,
+                              const long long* __restrict__ b_offsets) {
+  const long long z = blockIdx.z;
+  matmul_vectorized_product(LOCKSTEP_BATCH_OPERANDS(z), m, n, k);
 }
 
 __global__ void __launch_bounds__(warp_tiled_threads)
-    matmul_warp_tiled_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* a_offsets, const long long* b_offsets) {
-  LOCKSTEP_BATCHED_PRODUCT(matmul_warp_tiled_product(a_z, b_z, c_z, m, n, k));
+    matmul_warp_tiled_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* __restrict__ a_offsets,
+                              const long long* __restrict__ b_offsets) {
+  const long long z = blockIdx.z;
+  matmul_warp_tiled_product(LOCKSTEP_BATCH_OPERANDS(z), m, n, k);
 }
 
 __global__ void __launch_bounds__(double_buffered_threads, 1)
-    matmul_double_buffered_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* a_offsets,
-                                   const long long* b_offsets, matmul_epilogue epilogue) {
-  LOCKSTEP_BATCHED_PRODUCT((matmul_double_buffered_product<double_buffered_config, false>(a_z, b_z, c_z, m, n, k, epilogue)));
+    matmul_double_buffered_batched(const float* a, const float* b, float* c, int m, int n, int k, const long long* __restrict__ a_offsets,
+                                   const long long* __restrict__ b_offsets, matmul_epilogue epilogue) {
+  const long long z = blockIdx.z;
+  matmul_double_buffered_product<double_buffered_config, false>(LOCKSTEP_BATCH_OPERANDS(z), m, n, k, epilogue);
 }
-#undef LOCKSTEP_BATCHED_PRODUCT
+#undef LOCKSTEP_BATCH_OPERANDS
 #undef LOCKSTEP_UNROLL
 
 }  // namespace lockstep::kernels

@@ -246,15 +246,24 @@ void block_runner::yield_thread() {
   suspend();
 }
 
-bool block_runner::claim_for_loops() {
+namespace {
+// One claim runs at most this many threads along x (loop_claim): rows of 128
+// or more threads are as fast as longer ones, and the per-thread arrays stay small.
+constexpr unsigned max_threads_per_claim = 16384;
+constexpr std::size_t max_per_thread_bytes_per_claim = std::size_t(8) << 20;  // of the loop stack's 64 MiB
+}  // namespace
+
+unsigned block_runner::claim_for_loops(const loop_claim& how) {
   if (claim_waiting_) {
     claim_waiting_ = false;
     claimed_ = true;
-    return true;
+    if (blocks_in_claim_ > 1 && !how.blocks_along_x)
+      fail("lockstep internal error: a kernel given several blocks as loops cannot take them; run with LOCKSTEP_EMU_ENGINE=fibers and report this");
+    return blocks_in_claim_;
   }
   if (refuse_claims_ || observing_ || !plan_->opts.region_loops || plan_->opts.order != thread_order::forward || plan_->grid_sync ||
       next_start_ != 1 || running_->thread != 0)
-    return false;
+    return 0;
   // The other threads never start: to the runner they have exited.
   for (unsigned t = 1; t < threads_; ++t) state_[t] = state::exited;
   for (auto& lanes : exited_) lanes = ~0u;
@@ -262,15 +271,22 @@ bool block_runner::claim_for_loops() {
   live_ = 1;
   next_start_ = threads_;
   claimed_ = true;
-  plan_->blocks_claimed.store(true, std::memory_order_relaxed);
-  return true;
+  blocks_in_claim_ = 1;
+  unsigned per_claim = 1;
+  if (how.blocks_along_x) {
+    const std::size_t by_bytes = max_per_thread_bytes_per_claim / (std::size_t(threads_) * std::max(1u, how.bytes_per_thread));
+    per_claim = unsigned(std::clamp<std::size_t>(std::min<std::size_t>(max_threads_per_claim / threads_, by_bytes), 1, plan_->grid.x));
+  }
+  plan_->blocks_per_claim.store(per_claim, std::memory_order_relaxed);
+  return 1;
 }
 
-void block_runner::run_claimed(const launch_plan& plan, std::uint64_t block_linear) {
+void block_runner::run_claimed(const launch_plan& plan, std::uint64_t block_linear, unsigned blocks_along_x) {
   plan_ = &plan;
   block_linear_ = block_linear;
   claimed_ = false;
   claim_waiting_ = true;
+  blocks_in_claim_ = blocks_along_x;
   running_ = nullptr;
   const dim3 g = plan.grid;
   current.block_idx = {unsigned(block_linear % g.x), unsigned((block_linear / g.x) % g.y), unsigned(block_linear / (std::uint64_t(g.x) * g.y))};

@@ -22,6 +22,7 @@
 #include "dynamic_shared.h"
 #include "lockstep/emu/builtins.h"
 #include "lockstep/emu/options.h"
+#include "lockstep/emu/region_loops.h"
 #include "lockstep/emu/sync.h"
 #include "stack_pool.h"
 
@@ -45,8 +46,9 @@ struct launch_plan {
   grid_barrier* grid_sync = nullptr;                             // a cooperative launch's: grid.sync() waits there
   // Set once a block of the launch was claimed for loops: the kernel is split
   // and nothing launch-wide refuses a claim, so every other block will claim
-  // too, and may run straight on the loop stack (block_runner::run_claimed).
-  mutable std::atomic<bool> blocks_claimed{false};
+  // too, and may run straight on the loop stack (block_runner::run_claimed),
+  // up to this many blocks along x in one call (loop_claim); 0 before.
+  mutable std::atomic<unsigned> blocks_per_claim{0};
 };
 
 class block_runner {
@@ -61,11 +63,12 @@ class block_runner {
   // kernel_error. Without loops_allowed a kernel split at its barriers runs
   // on fibers too (after a fault in its loops, so that the fault names its thread).
   void run(const launch_plan& plan, std::uint64_t block_linear, bool loops_allowed = true);
-  // Runs block `block_linear` of a launch whose blocks claim (plan.blocks_claimed)
-  // without a fiber: the kernel is called here, on the loop stack (inside
-  // on_loop_stack), and its first statement claims the block. What a fiber
+  // Runs block `block_linear` of a launch whose blocks claim (plan.blocks_per_claim)
+  // without a fiber, and the blocks_along_x - 1 after it in its row of the
+  // grid with it: the kernel is called here, on the loop stack (inside
+  // on_loop_stack), and its first statement claims the blocks. What a fiber
   // and the thread bookkeeping cost per block is most of a small block's time.
-  void run_claimed(const launch_plan& plan, std::uint64_t block_linear);
+  void run_claimed(const launch_plan& plan, std::uint64_t block_linear, unsigned blocks_along_x);
 
   // pc: the caller's address, for synccheck's reports.
   int barrier(barrier_reduce reduce, int predicate, std::uintptr_t pc);
@@ -81,9 +84,12 @@ class block_runner {
   // The region-loop engine (lockstep/emu/region_loops.h): whether the
   // running thread, the block's first, may run the whole block as loops; if
   // so, no other thread of the block starts.
-  bool claim_for_loops();
-  // Whether the block now running (or the last, after a fault) was claimed so.
+  // Returns how many blocks along x the claim runs (loop_claim_block), 0 for none.
+  unsigned claim_for_loops(const loop_claim& how);
+  // Whether the block now running (or the last, after a fault) was claimed so,
+  // and how many blocks along x from block_linear() that claim ran.
   bool ran_as_loops() const { return claimed_; }
+  unsigned blocks_claimed() const { return claimed_ ? blocks_in_claim_ : 1; }
   // Calls body(arg) on this worker's loop stack (lockstep/emu/region_loops.h),
   // or right here when already on it.
   void call_on_loop_stack(void (*body)(void*), void* arg);
@@ -199,7 +205,8 @@ class block_runner {
   void* loop_stack_ = nullptr;
   bool claimed_ = false;
   bool refuse_claims_ = false;
-  bool claim_waiting_ = false;  // run_claimed: the kernel's claim is yet to come
+  bool claim_waiting_ = false;    // run_claimed: the kernel's claim is yet to come
+  unsigned blocks_in_claim_ = 1;  // the blocks along x that claim runs
   bool on_loop_stack_ = false;
   std::uint64_t block_linear_ = 0;
 

@@ -132,15 +132,20 @@ class worker_pool {
     block_range mine;
     std::uint64_t b = 0;
     while (take_block(mine, b)) {
-      if (plan_->blocks_claimed.load(std::memory_order_relaxed)) {
-        // The kernel runs its blocks as loops: the rest go straight to the loop stack.
+      if (const unsigned per_claim = plan_->blocks_per_claim.load(std::memory_order_relaxed)) {
+        // The kernel runs its blocks as loops: the rest go straight to the
+        // loop stack, with the blocks after each in its row of the grid and
+        // in this worker's chunk where the kernel takes several.
         runner.on_loop_stack([&] {
-          do run_block(runner, b, true);
-          while (take_block(mine, b));
+          do {
+            unsigned blocks = 1;
+            while (blocks < per_claim && mine.next < mine.end && mine.next % plan_->grid.x != 0) ++mine.next, ++blocks;
+            run_block(runner, b, blocks);
+          } while (take_block(mine, b));
         });
         return;
       }
-      run_block(runner, b, false);
+      run_block(runner, b, 0);
     }
   }
 
@@ -166,10 +171,12 @@ class worker_pool {
     return true;
   }
 
-  void run_block(block_runner& runner, std::uint64_t b, bool claimed) {
+  // claimed_along_x: the blocks from b along x run as loops in one call; 0
+  // runs block b through a fiber (where the kernel may claim it).
+  void run_block(block_runner& runner, std::uint64_t b, unsigned claimed_along_x) {
     try {
-      if (claimed)
-        runner.run_claimed(*plan_, b);
+      if (claimed_along_x)
+        runner.run_claimed(*plan_, b, claimed_along_x);
       else
         runner.run(*plan_, b);
     } catch (...) {
@@ -205,12 +212,13 @@ class worker_pool {
     if (plan_->grid_sync) plan_->grid_sync->stop();
   }
 
-  // A fault in a block that ran as loops happens again, as a rule, when the
-  // block runs again with a fiber per thread, which names the thread; the
+  // A fault in blocks that ran as loops happens again, as a rule, when the
+  // blocks run again with a fiber per thread, which names the thread; the
   // first fault is reported where the second run does not fault. The other
   // workers have stopped taking blocks (failed_ is set).
   void replay_on_fibers(block_runner& runner, fault::worker& me) {
     const fault::record first = me.seen;
+    const std::uint64_t first_block = runner.block_linear(), blocks = runner.blocks_claimed();
     runner.abandon_block();
     if (sigsetjmp(me.landing, 0)) {
       fault::landed(me, current.block_idx, current.thread_idx);
@@ -219,7 +227,7 @@ class worker_pool {
     }
     me.armed.store(1, std::memory_order_relaxed);
     try {
-      runner.run(*plan_, runner.block_linear(), false);
+      for (std::uint64_t b = first_block; b < first_block + blocks; ++b) runner.run(*plan_, b, false);
     } catch (...) {
     }
     me.armed.store(0, std::memory_order_relaxed);
@@ -335,7 +343,7 @@ int block_barrier(barrier_reduce reduce, int predicate) {
   return in_kernel("__syncthreads").block->barrier(reduce, predicate, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
 
-bool loop_claim_block() { return in_kernel("a kernel split at its barriers").block->claim_for_loops(); }
+unsigned loop_claim_block(loop_claim how) { return in_kernel("a kernel split at its barriers").block->claim_for_loops(how); }
 void loop_stack_call(void (*body)(void*), void* arg) { current.block->call_on_loop_stack(body, arg); }
 void grid_sync() { in_kernel("grid.sync()").block->grid_sync(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0))); }
 

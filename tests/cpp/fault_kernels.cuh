@@ -27,6 +27,16 @@ __global__ void read_through(const float* p, const float* in, float* out) {
   out[i] = who ? p[threadIdx.x] : in[i];
 }
 
+// Thread `bad` of the grid reads through `p`; the kernel reads threadIdx.x
+// and blockIdx.x only as their sum, so on the emulator runs of blocks along
+// x are one call of its loops (loop_claim), and the fault must still name
+// the block and thread.
+inline constexpr int read_through_global_index_line = __LINE__ + 3;
+__global__ void read_through_global_index(const float* p, const float* in, float* out, int bad) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = i == bad ? p[i - bad] : in[i];
+}
+
 // The same after a barrier: on the emulator a kernel the region-loop
 // compiler splits, whose fault must still name the thread.
 inline constexpr int read_after_barrier_line = __LINE__ + 7;

@@ -327,6 +327,23 @@ TEST(Faults, LaterBlocksOfALoopedKernelNameTheirThread) {
   }
 }
 
+// A run of blocks along x as one call (loop_claim): the fault in the 13th
+// block of a run names that block.
+TEST(Faults, BlocksRunAlongXAsOneNameTheFaultingBlock) {
+  with_options one_worker([](emu::options& o) { o.workers = 1; });
+  constexpr int many_blocks = 2048, bad_block = 300;  // a chunk of 32 blocks: runs [288, 320)
+  device_buffer<float> in(random_vector<float>(threads * many_blocks)), out(threads * many_blocks);
+  const std::string what = failure_of(
+      [&] {
+        lockstep::launch(read_through_global_index, many_blocks, threads)(static_cast<const float*>(nullptr), in.get(), out.get(),
+                                                                          int(bad_block * threads + faulting_thread));
+      },
+      cudaErrorIllegalAddress);
+  EXPECT_HAS(what, "block (" + std::to_string(bad_block) + ", 0, 0), thread (" + std::to_string(faulting_thread) + ", 0, 0)");
+  EXPECT_HAS(what, line(read_through_global_index_line));
+  expect_device_works(cudaErrorIllegalAddress);
+}
+
 __global__ void call_abort(int* out) {
   out[threadIdx.x] = 1;
   if (threadIdx.x == 3) std::abort();

@@ -12,11 +12,24 @@
 
 namespace lockstep::emu {
 
-// True when the calling thread, the first of its block, is to run the whole
-// block as loops (no other thread of the block will start); false runs the
-// kernel as written, one fiber per thread: check mode, the reverse and random
-// thread orders, cooperative launches, and options::region_loops off.
-bool loop_claim_block();
+// What a split kernel tells the executor when it claims its block.
+struct loop_claim {
+  // The kernel has no barrier and no shared memory, and reads threadIdx.x
+  // and blockIdx.x only as `blockIdx.x * blockDim.x + threadIdx.x`: a run
+  // of blocks along x can then be one call whose rows span them all (the
+  // sum is the same for thread x of block b + k as for thread k * blockDim.x
+  // + x of a wider block b), so rows of 16 threads become rows the host
+  // compiler vectorises well, and the per-block cost is paid once per run.
+  bool blocks_along_x = false;
+  // Bytes of per-thread arrays on the loop stack: they bound a run's width.
+  unsigned bytes_per_thread = 0;
+};
+// How many blocks along x, from the running one, the calling thread, the
+// first of its block, is to run as loops (no other thread of those blocks
+// will start); 0 runs the kernel as written, one fiber per thread: check
+// mode, the reverse and random thread orders, cooperative launches, and
+// options::region_loops off.
+unsigned loop_claim_block(loop_claim how = {});
 // Calls body(arg) on the worker's loop stack, a large one kept for the
 // claimed blocks: their per-thread arrays are local arrays there, which the
 // host compiler knows no pointer of the kernel's reaches, so it can keep
@@ -72,13 +85,16 @@ inline unsigned operator+(thread_offset thread, int shared) { return shared + th
 
 class loop_block {
  public:
-  loop_block() : dim_(current.block_dim), block_(current.block_idx), threads_(dim_.x * dim_.y * dim_.z) {}
+  // blocks_along_x: the blocks the loops run as one (loop_claim), the
+  // running one first; threadIdx.x then counts on through them all.
+  explicit loop_block(unsigned blocks_along_x = 1)
+      : dim_(current.block_dim), block_(current.block_idx), extent_x_(int(dim_.x * blocks_along_x)), threads_(extent_x_ * dim_.y * dim_.z) {}
 
   unsigned threads() const { return threads_; }
-  // The block's extents as ints: the threads' loops count in int, which the
+  // The extents as ints: the threads' loops count in int, which the
   // host compiler may assume never wraps, so a guard such as
   // `if (threadIdx.x < half)` becomes a bound it can split the loop at.
-  int extent_x() const { return int(dim_.x); }
+  int extent_x() const { return extent_x_; }
   int extent_y() const { return int(dim_.y); }
   int extent_z() const { return int(dim_.z); }
 
@@ -110,6 +126,7 @@ class loop_block {
  private:
   dim3 dim_;
   uint3 block_;
+  int extent_x_;
   unsigned threads_;
   uint3 index_{0, 0, 0};
 };

@@ -45,6 +45,8 @@ namespace lockstep::emu::region_loops {
   X(clang_getTypeSpelling)                 \
   X(clang_getCanonicalType)                \
   X(clang_isConstQualifiedType)            \
+  X(clang_isRestrictQualifiedType)         \
+  X(clang_getPointeeType)                  \
   X(clang_Cursor_getStorageClass)          \
   X(clang_getCursorTLSKind)                \
   X(clang_getFileName)                     \

@@ -521,6 +521,37 @@ class translation_unit_splitter {
   bool loop_call(const node& statement) { return interchange_ && !kept_in_regions_.count(statement.begin) && block_call(statement, true); }
   // A statement that is a call of a function of this file with barriers,
   // which the block then calls once, as its block variant: the call node.
+  // The USR a function's block variant is known by: its template's, for an instance.
+  std::string variant_usr(CXCursor function) const {
+    CXCursor definition = clang_.clang_getCursorDefinition(function);
+    if (clang_.clang_Cursor_isNull(definition)) definition = function;
+    const CXCursor pattern = clang_.clang_getSpecializedCursorTemplate(definition);
+    return clang_.string(clang_.clang_getCursorUSR(clang_.clang_Cursor_isNull(pattern) ? definition : pattern));
+  }
+  // The token index of the `(` after a function's name at name_end, past template arguments.
+  std::size_t parameters_open(std::size_t name_end) const {
+    std::size_t i = token_at(name_end);
+    if (i < tokens_.size() && tokens_[i].is("<"))
+      for (int depth = 0; i < tokens_.size(); ++i) {
+        depth += tokens_[i].is("<") - tokens_[i].is(">") - 2 * tokens_[i].is(">>");
+        if (depth <= 0) {
+          ++i;
+          break;
+        }
+      }
+    if (i >= tokens_.size() || !tokens_[i].is("(")) throw declined{"a call or declaration of a function with barriers that lockstep cannot read"};
+    return i;
+  }
+  // A block variant takes its caller's loop_block first (the caller's blocks
+  // and extents, which may span several blocks along x): `first` goes in
+  // after the `(` at token `open`, before what follows.
+  std::string with_first_argument(std::size_t open, std::string_view first) const {
+    const std::size_t next = open + 1;
+    if (next < tokens_.size() && tokens_[next].is(")")) return std::string(first);
+    if (next + 1 < tokens_.size() && tokens_[next].is("void") && tokens_[next + 1].is(")")) return std::string(first);  // f(void)
+    return std::string(first) + ", ";
+  }
+
   const node* block_call(const node& statement, bool without_barriers = false) {
     const node* call = &statement;
     while (call->kind == CXCursor_UnexposedExpr && call->children.size() == 1) call = call->children.front().get();
@@ -528,10 +559,7 @@ class translation_unit_splitter {
     const std::vector<CXCursor> candidates = callees(*call);
     if (candidates.empty()) return nullptr;
     for (const CXCursor& candidate : candidates) {
-      CXCursor definition = clang_.clang_getCursorDefinition(candidate);
-      if (clang_.clang_Cursor_isNull(definition)) definition = candidate;
-      const CXCursor pattern = clang_.clang_getSpecializedCursorTemplate(definition);
-      const std::string usr = clang_.string(clang_.clang_getCursorUSR(clang_.clang_Cursor_isNull(pattern) ? definition : pattern));
+      const std::string usr = variant_usr(candidate);
       if (!variants_.count(usr) && !attempted_.count(usr) && collected_.count(usr) && (!without_barriers || postpone_loop_calls_)) throw postpone{};
       if (!variants_.count(usr) || loop_variants_.count(usr) != without_barriers) return nullptr;
     }
@@ -934,6 +962,19 @@ class translation_unit_splitter {
   // With `per_thread`: the same, but the thread's coordinates and the locals
   // computed again in each region may appear too (an expression every region
   // can compute again and get the thread's same value).
+  // A parameter `const T* __restrict__ p` the kernel never changes: what it
+  // points to is read-only for the whole launch (restrict: nothing else
+  // writes it either), so `p[i]` at an index every thread computes alike is
+  // the same for every thread, as `a_offsets[blockIdx.z]` is.
+  bool read_only_parameter(const node& n) {
+    if (n.kind != CXCursor_DeclRefExpr) return false;
+    const CXCursor decl = clang_.clang_getCursorReferenced(n.cursor);
+    const variable* v = variable_for(decl);
+    if (!v || !v->parameter || std::any_of(v->refs.begin(), v->refs.end(), [](const reference& r) { return r.write; })) return false;
+    const CXType type = clang_.clang_getCursorType(decl);
+    return type.kind == CXType_Pointer && clang_.clang_isRestrictQualifiedType(type) &&
+           clang_.clang_isConstQualifiedType(clang_.clang_getPointeeType(type));
+  }
   bool uniform(const node& n, bool per_thread = false) {
     switch (n.kind) {
       case CXCursor_IntegerLiteral:
@@ -972,6 +1013,7 @@ class translation_unit_splitter {
         // value, if nothing writes an element of it.
         if (n.children.size() != 2) return false;
         const node* base = unwrapped(n.children[0].get());
+        if (read_only_parameter(*base)) return uniform(*n.children[1], per_thread);
         if (clang_.clang_getCanonicalType(clang_.clang_getCursorType(base->cursor)).kind != CXType_ConstantArray) return false;
         const node* root = base;
         while (root->kind == CXCursor_MemberRefExpr && !root->children.empty() &&
@@ -1285,7 +1327,9 @@ class translation_unit_splitter {
           const std::string name = clang_.string(clang_.clang_getCursorSpelling(ref->cursor));
           if (name.empty() || text(name_at, name_at + name.size()) != name) throw declined{"a call written through a macro (" + line_of(call) + ")"};
           out += line_directive(clang_.clang_getCursorLocation(call.cursor));
-          out += std::string(text(call.begin, name_at)) + name + "__ls_block" + std::string(text(name_at + name.size(), call.end)) + ";\n";
+          const std::size_t open = parameters_open(name_at + name.size()), after_open = tokens_[open].end_offset();
+          out += std::string(text(call.begin, name_at)) + name + "__ls_block" + std::string(text(name_at + name.size(), after_open)) +
+                 with_first_argument(open, "__ls_block") + std::string(text(after_open, call.end)) + ";\n";
           break;
         }
         case step::kind::loop: {
@@ -1502,7 +1546,9 @@ class translation_unit_splitter {
       if (region_reads_record(*c)) return true;
     return false;
   }
-  bool reads_record(CXCursor function, int depth = 0) {
+  // block_idx_too: whether it may read blockIdx either (which a call running
+  // several blocks along x as one does not keep, loop_claim).
+  bool reads_record(CXCursor function, int depth = 0, bool block_idx_too = false) {
     if (clang_.clang_Cursor_isNull(function)) return true;  // through a pointer
     const CXCursorKind kind = clang_.clang_getCursorKind(function);
     if (kind != CXCursor_FunctionDecl && kind != CXCursor_CXXMethod && kind != CXCursor_FunctionTemplate && kind != CXCursor_Constructor &&
@@ -1510,11 +1556,12 @@ class translation_unit_splitter {
       return true;
     const std::string name = qualified_name(function);
     if (name == "lockstep::emu::builtin_thread_idx") return true;
-    if (name == "lockstep::emu::builtin_block_idx" || name == "lockstep::emu::builtin_block_dim" || name == "lockstep::emu::builtin_grid_dim")
-      return false;  // the block's, unchanged by its loops
+    if (name == "lockstep::emu::builtin_block_idx") return block_idx_too;
+    if (name == "lockstep::emu::builtin_block_dim" || name == "lockstep::emu::builtin_grid_dim") return false;  // the block's, unchanged by its loops
     const std::string usr = clang_.string(clang_.clang_getCursorUSR(function));
-    if (auto it = reads_record_.find(usr); it != reads_record_.end()) return it->second;
-    reads_record_[usr] = false;  // a recursion's answer comes from the rest of the body
+    auto& known = block_idx_too ? reads_record_or_block_ : reads_record_;
+    if (auto it = known.find(usr); it != known.end()) return it->second;
+    known[usr] = false;  // a recursion's answer comes from the rest of the body
     const CXCursor definition = clang_.clang_getCursorDefinition(function);
     const CXSourceLocation at = clang_.clang_getCursorLocation(clang_.clang_Cursor_isNull(definition) ? function : definition);
     // The C and C++ libraries know nothing of threads; lockstep's own
@@ -1525,15 +1572,16 @@ class translation_unit_splitter {
     else if (clang_.clang_Cursor_isNull(definition) || depth > 24)
       result = true;  // defined elsewhere: lockstep's runtime, another file
     else
-      result = body_reads_record(definition, depth + 1);
-    return reads_record_[usr] = result;
+      result = body_reads_record(definition, depth + 1, block_idx_too);
+    return known[usr] = result;
   }
-  bool body_reads_record(CXCursor c, int depth) {
+  bool body_reads_record(CXCursor c, int depth, bool block_idx_too) {
     struct search {
       translation_unit_splitter* self;
       int depth;
+      bool block_idx_too;
       bool found = false;
-    } s{this, depth};
+    } s{this, depth, block_idx_too};
     clang_.clang_visitChildren(
         c,
         [](CXCursor child, CXCursor, CXClientData data) {
@@ -1545,8 +1593,8 @@ class translation_unit_splitter {
           bool overloads_read = false;
           if (k == CXCursor_OverloadedDeclRef)
             for (unsigned i = 0; i < clang.clang_getNumOverloadedDecls(child) && !overloads_read; ++i)
-              overloads_read = s->self->reads_record(clang.clang_getOverloadedDecl(child, i), s->depth);
-          const bool reads = overloads_read || (k == CXCursor_CallExpr && s->self->reads_record(target, s->depth)) ||
+              overloads_read = s->self->reads_record(clang.clang_getOverloadedDecl(child, i), s->depth, s->block_idx_too);
+          const bool reads = overloads_read || (k == CXCursor_CallExpr && s->self->reads_record(target, s->depth, s->block_idx_too)) ||
                              (k == CXCursor_DeclRefExpr && clang.clang_getCursorKind(target) == CXCursor_VarDecl &&
                               s->self->qualified_name(target) == "lockstep::emu::current");
           if (!reads) return CXChildVisit_Recurse;
@@ -1676,6 +1724,115 @@ class translation_unit_splitter {
     const CXCursor callee = clang_.clang_getCursorReferenced(call->cursor);
     return !clang_.clang_Cursor_isNull(callee) && qualified_name(callee) == "lockstep::emu::builtin_thread_idx" ? call : nullptr;
   }
+  // ---- blocks along x run as one (loop_claim, lockstep/emu/region_loops.h) ----
+
+  // An integer conversion or cast to 32 bits or more, or parentheses: what
+  // `static_cast<long long>(threadIdx.x)` and `(int)blockIdx.x` are wrapped in.
+  bool keeps_index(const node& n) const {
+    if (n.kind == CXCursor_ParenExpr) return n.children.size() == 1;
+    if (n.kind != CXCursor_UnexposedExpr && n.kind != CXCursor_CStyleCastExpr && n.kind != CXCursor_CXXStaticCastExpr &&
+        n.kind != CXCursor_CXXFunctionalCastExpr)
+      return false;
+    if (n.children.empty() || (n.kind == CXCursor_UnexposedExpr && n.children.size() != 1)) return false;
+    const CXType type = clang_.clang_getCanonicalType(clang_.clang_getCursorType(n.cursor));
+    const bool integer = type.kind == CXType_Int || type.kind == CXType_UInt || type.kind == CXType_Long || type.kind == CXType_ULong ||
+                         type.kind == CXType_LongLong || type.kind == CXType_ULongLong;
+    return integer && clang_.clang_Type_getSizeOf(type) >= 4;
+  }
+  const node* under_index_casts(const node* n) const {
+    while (keeps_index(*n)) n = n->children.back().get();
+    return n;
+  }
+  // Whether n reads member x of lockstep's built-in `builtin` (builtin_block_idx, ...).
+  bool reads_x_of(const node& n, std::string_view builtin) {
+    const node* e = under_index_casts(&n);
+    if (e->kind != CXCursor_MemberRefExpr || e->children.size() != 1 || trimmed(text(e->children[0]->end, e->end)) != ".x") return false;
+    const node* call = unwrapped(e->children[0].get());
+    if (call->kind != CXCursor_CallExpr) return false;
+    const CXCursor callee = clang_.clang_getCursorReferenced(call->cursor);
+    return !clang_.clang_Cursor_isNull(callee) && qualified_name(callee) == "lockstep::emu::" + std::string(builtin);
+  }
+  // For `threadIdx.x` (the MemberRefExpr) in `blockIdx.x * blockDim.x +
+  // threadIdx.x` (either order, integer casts of 32 bits or more around any
+  // part), the product's node, else null.
+  const node* global_index_product(const node& member) {
+    const node* term = &member;
+    const node* sum = member.parent;
+    while (sum && keeps_index(*sum)) term = sum, sum = sum->parent;
+    if (!sum || sum->kind != CXCursor_BinaryOperator || sum->children.size() != 2) return nullptr;
+    if (trimmed(text(sum->children[0]->end, sum->children[1]->begin)) != "+") return nullptr;
+    const node* product = under_index_casts(sum->children[sum->children[0].get() == term].get());
+    if (product->kind != CXCursor_BinaryOperator || product->children.size() != 2) return nullptr;
+    if (trimmed(text(product->children[0]->end, product->children[1]->begin)) != "*") return nullptr;
+    const node &a = *product->children[0], &b = *product->children[1];
+    const bool block_times_size = (reads_x_of(a, "builtin_block_idx") && reads_x_of(b, "builtin_block_dim")) ||
+                                  (reads_x_of(b, "builtin_block_idx") && reads_x_of(a, "builtin_block_dim"));
+    return block_times_size ? product : nullptr;
+  }
+  // Whether the function's blocks along x may run as one call (loop_claim):
+  // no barrier, no shared memory, nothing called that reads the thread's
+  // record or blockIdx (block variants only where they qualify alike), and
+  // threadIdx.x and blockIdx.x read only in `blockIdx.x * blockDim.x + threadIdx.x`.
+  bool blocks_run_along_x(const node& body) {
+    if (contains_synchronization(body)) return false;
+    for (const auto& [key, v] : variables_)
+      if (v.static_storage) return false;
+    std::set<const node*> in_products;  // blockIdx.x reads in such sums' products
+    std::vector<const node*> block_x;   // every blockIdx.x read
+    bool runs = true;
+    std::function<void(const node&)> visit = [&](const node& n) {
+      if (!runs) return;
+      if (n.kind == CXCursor_OverloadedDeclRef) runs = false;  // a call not resolved yet
+      if (n.kind == CXCursor_DeclRefExpr) {
+        const CXCursor target = clang_.clang_getCursorReferenced(n.cursor);
+        if (clang_.clang_getCursorKind(target) == CXCursor_VarDecl && clang_.clang_getCursorTLSKind(target) != CXTLS_None)
+          runs = false;  // a __shared__ variable outside the kernel
+      }
+      if (n.kind == CXCursor_CallExpr && std::find(block_calls_.begin(), block_calls_.end(), &n) != block_calls_.end()) {
+        // A variant's call: its arguments are the block's, and the variant runs over the caller's rows.
+        for (const CXCursor& callee : callees(n)) runs &= along_x_variants_.count(variant_usr(callee)) > 0;
+        for (std::size_t i = 1; i < n.children.size(); ++i) visit(*n.children[i]);
+        return;
+      }
+      if (n.kind == CXCursor_CallExpr) {
+        const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
+        const std::string name = clang_.clang_Cursor_isNull(callee) ? "" : qualified_name(callee);
+        if (name == "lockstep::emu::builtin_thread_idx" || name == "lockstep::emu::builtin_block_idx") {
+          const node* member = n.parent;
+          while (member && member->kind == CXCursor_ParenExpr) member = member->parent;
+          if (!member || member->kind != CXCursor_MemberRefExpr) return void(runs = false);           // the whole uint3
+          if (!reads_x_of(*member, name.substr(std::string_view("lockstep::emu::").size()))) return;  // y or z: the same in every block of the row
+          if (name == "lockstep::emu::builtin_block_idx") return block_x.push_back(&n);
+          const node* product = global_index_product(*member);
+          if (!product) return void(runs = false);
+          for (const auto& factor : product->children)
+            if (reads_x_of(*factor, "builtin_block_idx")) in_products.insert(unwrapped(under_index_casts(factor.get())->children[0].get()));
+          return;
+        }
+        if (name != "lockstep::emu::builtin_block_dim" && name != "lockstep::emu::builtin_grid_dim" && reads_record(callee, 0, true))
+          return void(runs = false);
+      }
+      for (const auto& c : n.children) visit(*c);
+    };
+    visit(body);
+    return runs && std::all_of(block_x.begin(), block_x.end(), [&](const node* read) { return in_products.count(read); });
+  }
+  // The bytes each thread's arrays take on the loop stack: per-thread variables, masks, exit flags.
+  unsigned bytes_per_thread(const sequence& top) const {
+    long long bytes = exit_flags_ ? 1 : 0;
+    for (const auto& [key, v] : variables_)
+      if (v.per_thread) bytes += clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(v.decl));
+    std::function<void(const sequence&)> masks = [&](const sequence& seq) {
+      for (const step& st : seq.steps) {
+        bytes += st.k == step::kind::masked;
+        if (st.body) masks(*st.body);
+        if (st.otherwise) masks(*st.otherwise);
+      }
+    };
+    masks(top);
+    return unsigned(bytes);
+  }
+
   bool reads_coordinates(const node& n, int depth) {
     if (depth > 16) return true;
     if (n.kind == CXCursor_DeclRefExpr)
@@ -2121,9 +2278,15 @@ class translation_unit_splitter {
       parameters += (parameters.empty() ? "" : ", ") + ("decltype(" + v.name + ") ") + v.name;
       arguments += ", " + v.name;
     }
-    std::string out = kernel ? moved_statics + "\nif (::lockstep::emu::loop_claim_block()) {\n::lockstep::emu::loop_on_block_stack([&](" +
-                                   parameters + ") {\n::lockstep::emu::loop_block __ls_block;\n"
-                             : "\n::lockstep::emu::loop_block __ls_block;\n";
+    std::string out;
+    if (!kernel)
+      out = "\n::lockstep::emu::loop_block __ls_block = __ls_caller;\n";
+    else if (blocks_run_along_x(*body))
+      out = moved_statics + "\nif (const unsigned __ls_blocks = ::lockstep::emu::loop_claim_block({true, " + std::to_string(bytes_per_thread(*top)) +
+            "})) {\n::lockstep::emu::loop_on_block_stack([&](" + parameters + ") {\n::lockstep::emu::loop_block __ls_block(__ls_blocks);\n";
+    else
+      out = moved_statics + "\nif (::lockstep::emu::loop_claim_block()) {\n::lockstep::emu::loop_on_block_stack([&](" + parameters +
+            ") {\n::lockstep::emu::loop_block __ls_block;\n";
     if (exit_flags_) out += "bool __ls_exited[__ls_block.threads()]; ::std::memset(__ls_exited, 0, sizeof(bool) * __ls_block.threads());\n";
     for (const auto& [key, v] : variables_) {
       if (!v.per_thread || !v.parameter) continue;
@@ -2136,8 +2299,14 @@ class translation_unit_splitter {
       const std::size_t name_at = offset_of(clang_.clang_getCursorLocation(function_cursor));
       const std::string name = clang_.string(clang_.clang_getCursorSpelling(function_cursor));
       if (text(name_at, name_at + name.size()) != name) throw declined{"a function named through a macro"};
+      const std::size_t open = parameters_open(name_at + name.size()), after_open = tokens_[open].end_offset();
+      std::size_t rest = after_open;
+      if (tokens_[open + 1].is("void") && tokens_[open + 2].is(")")) rest = tokens_[open + 1].end_offset();
       std::string variant = line_directive(clang_.clang_getCursorLocation(function_cursor)) + std::string(text(kernel_begin_, name_at)) + name +
-                            "__ls_block" + std::string(text(name_at + name.size(), body->begin)) + "{" + out + "}\n";
+                            "__ls_block" + std::string(text(name_at + name.size(), after_open)) +
+                            with_first_argument(open, "const ::lockstep::emu::loop_block& __ls_caller") + std::string(text(rest, body->begin)) + "{" +
+                            out + "}\n";
+      if (blocks_run_along_x(*body)) along_x_variants_.insert(variant_usr(function_cursor));
       return {{kernel_end_, kernel_end_, std::move(variant) + line_directive(clang_.clang_getRangeEnd(range))}};
     }
     out += "\n}" + arguments + ");\nreturn;\n}";
@@ -2155,13 +2324,15 @@ class translation_unit_splitter {
   CXCursorKind translation_unit_kind_;
   std::vector<toolchain::token> tokens_;
   std::vector<CXCursor> functions_;
-  std::set<std::string> variants_;       // USRs of the functions given a block variant
-  std::set<std::string> loop_variants_;  // those of them without barriers (given one for their interchanged loops)
-  bool postpone_loop_calls_ = true;      // a call of a function not yet tried waits for it (false once none could go on)
-  std::set<std::string> attempted_;      // and of those already decided either way
+  std::set<std::string> variants_;          // USRs of the functions given a block variant
+  std::set<std::string> loop_variants_;     // those of them without barriers (given one for their interchanged loops)
+  std::set<std::string> along_x_variants_;  // those of them that may run over rows spanning blocks along x (loop_claim)
+  bool postpone_loop_calls_ = true;         // a call of a function not yet tried waits for it (false once none could go on)
+  std::set<std::string> attempted_;         // and of those already decided either way
   std::map<std::string, bool> synchronizes_;
-  std::map<std::string, bool> reads_record_;  // by USR: whether a function may read the thread's record
-  std::set<std::string> collected_;           // USRs of functions_
+  std::map<std::string, bool> reads_record_;           // by USR: whether a function may read the thread's record
+  std::map<std::string, bool> reads_record_or_block_;  // or the block's index
+  std::set<std::string> collected_;                    // USRs of functions_
 
   // Per kernel:
   std::size_t kernel_begin_ = 0, kernel_end_ = 0;

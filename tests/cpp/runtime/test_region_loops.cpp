@@ -971,7 +971,7 @@ TEST_F(RegionLoopsRun, DivergentBranchesAroundLoopsRunUnderMasks) {
   const auto decided = split(masked);
   ASSERT_EQ(decided.split, (std::vector<std::string>{"naive", "arms", "early", "divided", "some_threads"}))
       << (decided.notes.empty() ? "" : decided.notes.back());
-  EXPECT_NE(decided.source.find("naive_product__ls_block(a, b, c, m, n, k)"), std::string::npos);
+  EXPECT_NE(decided.source.find("naive_product__ls_block(__ls_block, a, b, c, m, n, k)"), std::string::npos);
   EXPECT_NE(decided.source.find("__ls_mask_"), std::string::npos);
   const std::string arms =
       decided.source.substr(decided.source.find("void arms"), decided.source.find("void early") - decided.source.find("void arms"));
@@ -1048,6 +1048,197 @@ TEST_F(RegionLoopsRun, DivergentBranchesAroundLoopsRunUnderMasks) {
     for (int i = 0; i < 8 + n % 3; ++i) acc += in[(t + i) % n];
     EXPECT_EQ(got, acc > 1.0f ? -1.0f : acc) << t;
     EXPECT_EQ(loops[rows * cols + 64 + 128 + t], t % 64 < 5 ? 3.0f : 0.0f) << t;
+  }
+}
+
+// Kernels that read threadIdx.x and blockIdx.x only as blockIdx.x *
+// blockDim.x + threadIdx.x run several blocks along x as one call (rows
+// spanning them); kernels that read either alone, use shared memory, or call
+// what reads blockIdx, do not.
+const char* along_x = R"(
+__global__ void scale_2d(const float* in, float* out, int width, int height) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (col < width && row < height) out[row * width + col] = 2.0f * in[row * width + col] + float(row);
+}
+__global__ void python_style(float* out, long long n) {
+  const long long i = (static_cast<long long>(threadIdx.x) + static_cast<long long>(blockIdx.x) * blockDim.x);
+  if (i < n) out[i] = float(i % 7);
+}
+__global__ void grid_stride(float* out, int n) {
+  for (unsigned i = threadIdx.x + blockDim.x * blockIdx.x; i < unsigned(n); i += blockDim.x * gridDim.x) out[i] += 1.0f;
+}
+__device__ void row_dot(const float* a, const float* b, float* c, int m, int n, int k) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m && col < n) {
+    float acc = 0.0f;
+    for (int i = 0; i < k; ++i) acc += a[row * k + i] * b[i * n + col];
+    c[row * n + col] = acc;
+  }
+}
+__global__ void naive(const float* a, const float* b, float* c, int m, int n, int k) { row_dot(a, b, c, m, n, k); }
+
+__global__ void thread_x_alone(float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = float(threadIdx.x);
+}
+__global__ void block_x_alone(float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = float(blockIdx.x);
+}
+__device__ float block_of() { return float(blockIdx.x); }
+__global__ void block_x_in_a_call(float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = block_of();
+}
+__global__ void block_sized_sum(float* out) {
+  int i = (blockIdx.x * 64) + threadIdx.x;  // the block's size as a constant: not blockDim.x
+  out[i] = float(i);
+}
+__global__ void shared_counter(float* out) {
+  __shared__ int seen;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i % 64 == 0) seen = i;
+  out[i] = float(i);
+}
+)";
+
+// Whether kernel `name`'s claim offers several blocks along x.
+bool runs_along_x(const std::string& source, const std::string& name) {
+  const std::size_t at = source.find("void " + name + "(");
+  const std::size_t claim = source.find("loop_claim_block(", at);
+  return at != std::string::npos && claim != std::string::npos && source.compare(claim, 23, "loop_claim_block({true,") == 0;
+}
+
+TEST_F(RegionLoopsRun, BlocksAlongXRunAsOneWhereXIsReadOnlyAsAGlobalIndex) {
+  const auto decided = split(along_x);
+  for (const char* name : {"scale_2d", "python_style", "grid_stride", "naive"}) EXPECT_TRUE(runs_along_x(decided.source, name)) << name;
+  for (const char* name : {"thread_x_alone", "block_x_alone", "block_x_in_a_call", "block_sized_sum", "shared_counter"})
+    EXPECT_FALSE(runs_along_x(decided.source, name)) << name;
+  EXPECT_NE(decided.source.find("row_dot__ls_block(__ls_block, a, b, c, m, n, k)"), std::string::npos);
+
+  const lockstep::module m = lockstep::compile(along_x, {}, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  // Enough blocks that one worker's chunks hold runs of many (a chunk is a
+  // 64th of the blocks), rows of the grid that end inside a chunk, and
+  // blocks past the data's edge.
+  const int width = 1001, height = 9, n = 64 * 700 - 13, rows = 19, cols = 1000, depth = 7;
+  std::vector<float> image(width * height), a(rows * depth), b(depth * cols);
+  for (auto* v : {&image, &a, &b})
+    for (float& x : *v) x = value(rng);
+  auto run = [&](bool on, unsigned workers) {
+    use_loops(on);
+    lockstep::emu::options o = lockstep::emu::get_options();
+    o.workers = workers;
+    lockstep::emu::set_options(o);
+    buffer din(cpu, image.size() * 4), dout(cpu, image.size() * 4), flat(cpu, n * 4), strided(cpu, n * 4), da(cpu, a.size() * 4),
+        db(cpu, b.size() * 4), dc(cpu, rows * cols * 4), alone(cpu, 5 * 64 * 300 * 4);
+    din.copy_from_host(image.data(), image.size() * 4);
+    da.copy_from_host(a.data(), a.size() * 4);
+    db.copy_from_host(b.data(), b.size() * 4);
+    for (buffer* p : {&dout, &flat, &dc, &alone}) p->fill_bytes(0xff);  // NaN: an unwritten element fails
+    strided.fill_bytes(0);
+    m.get("scale_2d")(dim3((width + 7) / 8, (height + 3) / 4), dim3(8, 4), 0, din.data_as<const float>(), dout.data_as<float>(), width, height);
+    m.get("python_style")(dim3((n + 63) / 64), dim3(64), 0, flat.data_as<float>(), static_cast<long long>(n));
+    m.get("grid_stride")(dim3(300), dim3(32), 0, strided.data_as<float>(), n);
+    m.get("naive")(dim3((cols + 15) / 16, (rows + 15) / 16), dim3(16, 16), 0, da.data_as<const float>(), db.data_as<const float>(),
+                   dc.data_as<float>(), rows, cols, depth);
+    int k = 0;
+    for (const char* name : {"thread_x_alone", "block_x_alone", "block_x_in_a_call", "block_sized_sum", "shared_counter"})
+      m.get(name)(dim3(300), dim3(64), 0, alone.data_as<float>() + 64 * 300 * k++);
+    std::vector<float> out(image.size() + 2 * n + rows * cols + 5 * 64 * 300);
+    float* at = out.data();
+    dout.copy_to_host(at, image.size() * 4), at += image.size();
+    flat.copy_to_host(at, n * 4), at += n;
+    strided.copy_to_host(at, n * 4), at += n;
+    dc.copy_to_host(at, rows * cols * 4), at += rows * cols;
+    alone.copy_to_host(at, 5 * 64 * 300 * 4);
+    return out;
+  };
+  const std::vector<float> fibers = run(false, 1);
+  for (unsigned workers : {1u, 2u}) {
+    const std::vector<float> loops = run(true, workers);
+    ASSERT_EQ(0, std::memcmp(loops.data(), fibers.data(), loops.size() * 4)) << workers;
+  }
+  const float* at = fibers.data();
+  for (int i = 0; i < width * height; ++i) ASSERT_EQ(at[i], 2.0f * image[i] + float(i / width)) << i;
+  at += width * height;
+  for (int i = 0; i < n; ++i) ASSERT_EQ(at[i], float(i % 7)) << i;
+  at += n;
+  for (int i = 0; i < n; ++i) ASSERT_EQ(at[i], 1.0f) << i;
+  at += n;
+  expect_product(at, a, b, rows, depth, cols);
+  at += rows * cols;
+  for (int i = 0; i < 64 * 300; ++i) {
+    ASSERT_EQ(at[i], float(i % 64)) << i;
+    ASSERT_EQ(at[64 * 300 + i], float(i / 64)) << i;
+    ASSERT_EQ(at[2 * 64 * 300 + i], float(i / 64)) << i;
+    ASSERT_EQ(at[3 * 64 * 300 + i], float(i)) << i;
+    ASSERT_EQ(at[4 * 64 * 300 + i], float(i)) << i;
+  }
+}
+
+// An element read through a `const T* __restrict__` parameter at an index
+// the block shares is the block's (read-only for the launch): a batch's
+// offset, a loop bound around a barrier. Without __restrict__, or with the
+// pointer changed, it may differ, and the kernel stays on fibers.
+const char* restrict_reads = R"(
+__global__ void batched_sums(const float* in, float* out, const int* __restrict__ starts, const int* __restrict__ counts) {
+  __shared__ float staged[64];
+  const int z = blockIdx.y;
+  float acc = 0.0f;
+  for (int at = 0; at < counts[z]; at += 64) {
+    __syncthreads();
+    staged[threadIdx.x] = at + threadIdx.x < counts[z] ? in[starts[z] + at + threadIdx.x] : 0.0f;
+    __syncthreads();
+    if (threadIdx.x == 0)
+      for (int i = 0; i < 64; ++i) acc += staged[i];
+  }
+  if (threadIdx.x == 0) out[z] = acc;
+}
+__global__ void without_restrict(float* out, const int* counts) {
+  for (int i = 0; i < counts[blockIdx.x]; ++i) __syncthreads();
+  out[threadIdx.x] = 1.0f;
+}
+__global__ void moved_pointer(float* out, const int* __restrict__ counts) {
+  counts += threadIdx.x % 2;
+  for (int i = 0; i < counts[blockIdx.x]; ++i) __syncthreads();
+  out[threadIdx.x] = 1.0f;
+}
+)";
+
+TEST_F(RegionLoopsRun, ReadOnlyRestrictParametersAreTheBlocks) {
+  const auto decided = split(restrict_reads);
+  EXPECT_EQ(decided.split, std::vector<std::string>{"batched_sums"});
+  EXPECT_TRUE(notes_mention(decided, "kernel without_restrict "));
+  EXPECT_TRUE(notes_mention(decided, "kernel moved_pointer "));
+
+  const lockstep::module m = lockstep::compile(restrict_reads, {}, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  const std::vector<int> starts = {0, 100, 100, 350}, counts = {100, 0, 250, 37};
+  std::vector<float> in(400);
+  for (float& x : in) x = value(rng);
+  auto run = [&](bool on) {
+    use_loops(on);
+    buffer din(cpu, in.size() * 4), dout(cpu, 4 * 4), dstarts(cpu, 4 * 4), dcounts(cpu, 4 * 4);
+    din.copy_from_host(in.data(), in.size() * 4);
+    dstarts.copy_from_host(starts.data(), 4 * 4);
+    dcounts.copy_from_host(counts.data(), 4 * 4);
+    dout.fill_bytes(0xff);
+    m.get("batched_sums")(dim3(1, 4), dim3(64), 0, din.data_as<const float>(), dout.data_as<float>(), dstarts.data_as<const int>(),
+                          dcounts.data_as<const int>());
+    std::vector<float> out(4);
+    dout.copy_to_host(out.data(), 4 * 4);
+    return out;
+  };
+  const std::vector<float> loops = run(true), fibers = run(false);
+  ASSERT_EQ(0, std::memcmp(loops.data(), fibers.data(), 4 * 4));
+  for (int z = 0; z < 4; ++z) {
+    double want = 0;
+    for (int i = 0; i < counts[z]; ++i) want += in[starts[z] + i];
+    EXPECT_NEAR(loops[z], want, 1e-4) << z;
   }
 }
 
