@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -14,7 +15,10 @@ bool enabled() {
 
 void log(const std::string& source_name, const split_result& result) {
   if (!enabled()) return;
-  for (const auto& k : result.split) std::cerr << "lockstep region loops: " << source_name << ": kernel " << k << " runs as loops over threads\n";
+  for (const auto& k : result.split)
+    std::cerr << "lockstep region loops: " << source_name << ": kernel " << k << " runs as loops over threads"
+              << (std::find(result.along_x.begin(), result.along_x.end(), k) != result.along_x.end() ? ", blocks along x several to a call" : "")
+              << "\n";
   for (const auto& note : result.notes) std::cerr << "lockstep region loops: " << source_name << ": " << note << "\n";
 }
 

@@ -107,6 +107,7 @@ class translation_unit_splitter {
           variants_.insert(usr);
           if (!is_kernel(function) && !may_synchronize(function)) loop_variants_.insert(usr);
           if (is_kernel(function)) result.split.push_back(name);
+          if (is_kernel(function) && along_x_) result.along_x.push_back(name);
         } catch (const postpone&) {
           postponed.push_back(function);
         } catch (const declined& d) {
@@ -2089,6 +2090,7 @@ class translation_unit_splitter {
     }
 
     regions_ = 0;
+    along_x_ = false;
     region_of_statement_.clear();
     loops_.clear();
     header_increments_.clear();
@@ -2281,7 +2283,7 @@ class translation_unit_splitter {
     std::string out;
     if (!kernel)
       out = "\n::lockstep::emu::loop_block __ls_block = __ls_caller;\n";
-    else if (blocks_run_along_x(*body))
+    else if ((along_x_ = blocks_run_along_x(*body)))
       out = moved_statics + "\nif (const unsigned __ls_blocks = ::lockstep::emu::loop_claim_block({true, " + std::to_string(bytes_per_thread(*top)) +
             "})) {\n::lockstep::emu::loop_on_block_stack([&](" + parameters + ") {\n::lockstep::emu::loop_block __ls_block(__ls_blocks);\n";
     else
@@ -2336,6 +2338,7 @@ class translation_unit_splitter {
 
   // Per kernel:
   std::size_t kernel_begin_ = 0, kernel_end_ = 0;
+  bool along_x_ = false;  // its blocks along x run several to a call (loop_claim)
   int regions_ = 0;
   std::map<const node*, int> region_of_statement_;                     // the statements sequences list directly
   std::vector<const node*> loops_, branches_;                          // block-level control flow

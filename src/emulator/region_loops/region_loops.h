@@ -20,9 +20,10 @@
 namespace lockstep::emu::region_loops {
 
 struct split_result {
-  std::string source;              // the input with a loop body added to each kernel it split
-  std::vector<std::string> split;  // kernels given a loop body
-  std::vector<std::string> notes;  // "kernel k (file:line) stays on fibers: why", or why nothing was parsed
+  std::string source;                // the input with a loop body added to each kernel it split
+  std::vector<std::string> split;    // kernels given a loop body
+  std::vector<std::string> along_x;  // those of them whose runs of blocks along x are one call (loop_claim)
+  std::vector<std::string> notes;    // "kernel k (file:line) stays on fibers: why", or why nothing was parsed
 };
 
 // `source` is a whole translation unit as the host compiler will see it;
