@@ -98,11 +98,13 @@ bool has_flag_starting(const std::vector<std::string>& flags, const std::string&
 
 // The compiler proper's flags: the user's, plus line tables (fault messages
 // name lines) and optimisation (the kernels are host code here, and nvcc
-// optimises device code by default) when the user chose none.
+// optimises device code by default, ptxas at -O3) when the user chose none.
+// -O3 as the JIT's: at -O2 GCC's cost model vectorises no loop over a
+// block's threads (region loops, lockstep/emu/region_loops.h).
 std::vector<std::string> code_generation_flags(const nvcc_command& command) {
   std::vector<std::string> flags = command.compiler_flags;
   if (!has_flag_starting(flags, "-g")) flags.push_back("-g1");
-  if (!has_flag_starting(flags, "-O")) flags.push_back("-O2");
+  if (!has_flag_starting(flags, "-O")) flags.push_back("-O3");
   if (command.shared_library) flags.push_back("-fPIC");
   flags.insert(flags.end(), std::begin(toolchain::kernel_code_flags), std::end(toolchain::kernel_code_flags));
   // Thrust's CUDA backend is CUB's device code for the GPU, which the emulator
