@@ -4,6 +4,7 @@
 // block is resident at once and grid.sync() can wait for all of them.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -68,6 +69,7 @@ class worker_pool {
     }
     start_.notify_all();
     work(0);  // the launching thread is worker 0
+    spin_until([this] { return helpers_busy_.load(std::memory_order_acquire) == 0; });
     std::unique_lock lock(mutex_);
     done_.wait(lock, [this] { return helpers_busy_ == 0; });
     plan_ = nullptr;
@@ -93,12 +95,33 @@ class worker_pool {
     threads_.clear();
     runners_.clear();
     stop_ = false;
+    spin_ = workers <= std::thread::hardware_concurrency();
     stack_bytes_ = stack_bytes;
     for (unsigned i = 0; i < workers; ++i) runners_.push_back(std::make_unique<block_runner>(stack_bytes, guarded_stacks_));
     workers_ = std::make_unique<fault::worker[]>(workers);
     for (unsigned i = 1; i < workers; ++i) {
-      threads_.emplace_back([this, i, g = generation_] { helper_loop(i, g); });
+      threads_.emplace_back([this, i, g = generation_.load()] { helper_loop(i, g); });
       workers_[i].thread = threads_.back().native_handle();
+    }
+  }
+
+  // Waking a thread blocked on a condition variable took 40-80 us on a 2-core
+  // VM, a launch's whole time for small kernels (a launch on two workers
+  // cost 82 us against 6 on one): a helper that has run a launch watches for
+  // the next one a while before it sleeps, and the launching thread for the
+  // helpers' end, as OpenMP's runtimes spin before they block. Not where
+  // there are more workers than cores (a cooperative launch's, one per block).
+  template <class Done>
+  void spin_until(Done done) const {
+    if (!spin_) return;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+    for (unsigned i = 0; !done(); ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#elif defined(__aarch64__)
+      asm volatile("yield");
+#endif
+      if (i % 64 == 63 && std::chrono::steady_clock::now() > give_up) return;
     }
   }
 
@@ -106,6 +129,7 @@ class worker_pool {
     fault::prepare_thread();
     for (;;) {
       {
+        spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
         std::unique_lock lock(mutex_);
         start_.wait(lock, [&] { return generation_ != seen; });
         seen = generation_;
@@ -242,9 +266,10 @@ class worker_pool {
   const fault::launch_watch* watch_ = nullptr;
   const void* kernel_ = nullptr;
   std::size_t stack_bytes_ = 0;
-  std::uint64_t generation_ = 0;
+  std::atomic<std::uint64_t> generation_{0};
   unsigned launch_workers_ = 0;
-  unsigned helpers_busy_ = 0;
+  std::atomic<unsigned> helpers_busy_{0};
+  bool spin_ = false;  // spin_until spins before blocking
   bool stop_ = false;
   const launch_plan* plan_ = nullptr;
   std::uint64_t blocks_ = 0;
