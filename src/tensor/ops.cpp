@@ -254,7 +254,8 @@ tensor reduce_all(reduce_op op, const tensor& given) {
   using launch = kernels::reduce_all_launch;
   const std::int64_t lanes = kernels::vector_bytes / static_cast<std::int64_t>(itemsize(x.type()));
   const std::int64_t per_block = std::int64_t{launch::threads} * launch::unroll * lanes;  // elements per block and iteration
-  const int blocks = static_cast<int>(std::clamp<std::int64_t>((n + per_block - 1) / per_block, 1, launch::max_blocks));
+  const std::int64_t max_blocks = x.where().kind == device::kind_t::cuda ? launch::max_blocks : launch::emulator_max_blocks;
+  const int blocks = static_cast<int>(std::clamp<std::int64_t>((n + per_block - 1) / per_block, 1, max_blocks));
   // The per-block partials, in the kernels' accumulate type.
   const tensor partials = tensor::empty({blocks}, accumulate_dtype(x.type()), x.where());
   const kernel_arg code = kernel_arg::integer(static_cast<int>(op));

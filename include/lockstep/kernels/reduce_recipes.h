@@ -16,9 +16,12 @@ inline constexpr const char* reduce_all_blocks_kernel = "reduce_all_blocks";
 inline constexpr const char* reduce_all_finish_kernel = "reduce_all_finish";
 // A block of `threads` (a multiple of 32) loads `unroll` vectors per thread
 // per iteration; at most max_blocks blocks: all resident at once on an H100
-// (132 SMs x 8), and few enough for the emulator.
+// (132 SMs x 8). The emulator runs these blocks on fibers (warp shuffles),
+// a switch per thread and shuffle, so there at most emulator_max_blocks,
+// each thread walking more elements: 4M floats summed in 59 ms with 1024
+// blocks, 6.1 with 64, on one core (bench/RESULTS.md).
 struct reduce_all_launch {
-  static constexpr unsigned threads = 256, max_blocks = 1024;
+  static constexpr unsigned threads = 256, max_blocks = 1024, emulator_max_blocks = 64;
   static constexpr int unroll = 4;
 };
 
