@@ -1033,6 +1033,11 @@ class translation_unit_splitter {
           return true;
         if (name.rfind("lockstep::emu::", 0) == 0 || name.find("cooperative_groups") != std::string::npos) return false;
         if (in_main_file(clang_.clang_getCursorLocation(callee)) && clang_.clang_getCursorKind(callee) != CXCursor_Constructor) return false;
+        // A constructor, or a function of another file: the same for every
+        // thread given the same arguments, unless it reads the thread's
+        // record (`lane_of(int base) : v(base + threadIdx.x)`, once taken
+        // as uniform and computed once for the block).
+        if (reads_record(callee)) return false;
         break;
       }
       case CXCursor_DeclStmt:

@@ -1235,4 +1235,43 @@ TEST_F(RegionLoopsRun, ReadOnlyRestrictParametersAreTheBlocks) {
   }
 }
 
+// A constructor that reads the thread's coordinates makes a value of each
+// thread's own, not one the block shares (it was computed once for the block).
+const char* constructed = R"(
+struct lane_of {
+  int v;
+  __device__ explicit lane_of(int base) : v(base + threadIdx.x) {}
+};
+struct scaled {
+  int v;
+  __device__ explicit scaled(int x) : v(3 * x) {}
+};
+__global__ void constructed_per_thread(int* out, int base) {
+  __shared__ int staged[64];
+  const lane_of mine(base);
+  const scaled shared_value(base);
+  staged[threadIdx.x] = mine.v;
+  __syncthreads();
+  out[threadIdx.x] = staged[63 - threadIdx.x] * 1000 + mine.v + shared_value.v;
+}
+)";
+
+TEST_F(RegionLoopsRun, AConstructorThatReadsTheThreadMakesAPerThreadValue) {
+  const auto decided = split(constructed);
+  ASSERT_EQ(decided.split, std::vector<std::string>{"constructed_per_thread"}) << (decided.notes.empty() ? "" : decided.notes.back());
+  const lockstep::module m = lockstep::compile(constructed, {}, cpu);
+  auto run = [&](bool on) {
+    use_loops(on);
+    buffer out(cpu, 64 * 4);
+    out.fill_bytes(0xff);
+    m.get("constructed_per_thread")(dim3(1), dim3(64), 0, out.data_as<int>(), 7);
+    std::vector<int> got(64);
+    out.copy_to_host(got.data(), 64 * 4);
+    return got;
+  };
+  const std::vector<int> loops = run(true), fibers = run(false);
+  EXPECT_EQ(loops, fibers);
+  for (int t = 0; t < 64; ++t) EXPECT_EQ(loops[t], (7 + 63 - t) * 1000 + 7 + t + 21) << t;
+}
+
 }  // namespace
