@@ -1718,18 +1718,20 @@ class translation_unit_splitter {
     while ((e->kind == CXCursor_ParenExpr || e->kind == CXCursor_UnexposedExpr) && e->children.size() == 1) e = e->children[0].get();
     return e;
   }
-  // The call to lockstep's threadIdx under `threadIdx.x` (.y, .z; parentheses
-  // and conversions around it), else null.
-  const node* thread_idx_call(const node& n) {
-    const node* e = unwrapped(&n);
-    if (e->kind != CXCursor_MemberRefExpr || e->children.size() != 1) return nullptr;
-    const std::string_view field = trimmed(text(e->children[0]->end, e->end));
-    if (field != ".x" && field != ".y" && field != ".z") return nullptr;
-    const node* call = unwrapped(e->children[0].get());
+  // The call to lockstep::emu::`builtin` (builtin_thread_idx, ...) under
+  // `member`, a read of its .x (or of .y or .z too, unless x_only), else null.
+  const node* builtin_member_call(const node& member, std::string_view builtin, bool x_only) {
+    if (member.kind != CXCursor_MemberRefExpr || member.children.size() != 1) return nullptr;
+    const std::string_view field = trimmed(text(member.children[0]->end, member.end));
+    if (field != ".x" && (x_only || (field != ".y" && field != ".z"))) return nullptr;
+    const node* call = unwrapped(member.children[0].get());
     if (call->kind != CXCursor_CallExpr) return nullptr;
     const CXCursor callee = clang_.clang_getCursorReferenced(call->cursor);
-    return !clang_.clang_Cursor_isNull(callee) && qualified_name(callee) == "lockstep::emu::builtin_thread_idx" ? call : nullptr;
+    return !clang_.clang_Cursor_isNull(callee) && qualified_name(callee) == "lockstep::emu::" + std::string(builtin) ? call : nullptr;
   }
+  // The call to lockstep's threadIdx under `threadIdx.x` (.y, .z; parentheses
+  // and conversions around it), else null.
+  const node* thread_idx_call(const node& n) { return builtin_member_call(*unwrapped(&n), "builtin_thread_idx", false); }
   // ---- blocks along x run as one (loop_claim, lockstep/emu/region_loops.h) ----
 
   // An integer conversion or cast to 32 bits or more, or parentheses: what
@@ -1749,15 +1751,9 @@ class translation_unit_splitter {
     while (keeps_index(*n)) n = n->children.back().get();
     return n;
   }
-  // Whether n reads member x of lockstep's built-in `builtin` (builtin_block_idx, ...).
-  bool reads_x_of(const node& n, std::string_view builtin) {
-    const node* e = under_index_casts(&n);
-    if (e->kind != CXCursor_MemberRefExpr || e->children.size() != 1 || trimmed(text(e->children[0]->end, e->end)) != ".x") return false;
-    const node* call = unwrapped(e->children[0].get());
-    if (call->kind != CXCursor_CallExpr) return false;
-    const CXCursor callee = clang_.clang_getCursorReferenced(call->cursor);
-    return !clang_.clang_Cursor_isNull(callee) && qualified_name(callee) == "lockstep::emu::" + std::string(builtin);
-  }
+  // The call to lockstep's built-in `builtin` (builtin_block_idx, ...) when
+  // n reads its member x (integer casts of 32 bits or more around it), else null.
+  const node* x_of(const node& n, std::string_view builtin) { return builtin_member_call(*under_index_casts(&n), builtin, true); }
   // For `threadIdx.x` (the MemberRefExpr) in `blockIdx.x * blockDim.x +
   // threadIdx.x` (either order, integer casts of 32 bits or more around any
   // part), the product's node, else null.
@@ -1771,8 +1767,8 @@ class translation_unit_splitter {
     if (product->kind != CXCursor_BinaryOperator || product->children.size() != 2) return nullptr;
     if (trimmed(text(product->children[0]->end, product->children[1]->begin)) != "*") return nullptr;
     const node &a = *product->children[0], &b = *product->children[1];
-    const bool block_times_size = (reads_x_of(a, "builtin_block_idx") && reads_x_of(b, "builtin_block_dim")) ||
-                                  (reads_x_of(b, "builtin_block_idx") && reads_x_of(a, "builtin_block_dim"));
+    const bool block_times_size =
+        (x_of(a, "builtin_block_idx") && x_of(b, "builtin_block_dim")) || (x_of(b, "builtin_block_idx") && x_of(a, "builtin_block_dim"));
     return block_times_size ? product : nullptr;
   }
   // Whether the function's blocks along x may run as one call (loop_claim):
@@ -1812,13 +1808,13 @@ class translation_unit_splitter {
         if (name == "lockstep::emu::builtin_thread_idx" || name == "lockstep::emu::builtin_block_idx") {
           const node* member = n.parent;
           while (member && member->kind == CXCursor_ParenExpr) member = member->parent;
-          if (!member || member->kind != CXCursor_MemberRefExpr) return void(runs = false);           // the whole uint3
-          if (!reads_x_of(*member, name.substr(std::string_view("lockstep::emu::").size()))) return;  // y or z: the same in every block of the row
+          if (!member || member->kind != CXCursor_MemberRefExpr) return void(runs = false);     // the whole uint3
+          if (!x_of(*member, name.substr(std::string_view("lockstep::emu::").size()))) return;  // y or z: the same in every block of the row
           if (name == "lockstep::emu::builtin_block_idx") return block_x.push_back(&n);
           const node* product = global_index_product(*member);
           if (!product) return void(runs = false);
           for (const auto& factor : product->children)
-            if (reads_x_of(*factor, "builtin_block_idx")) in_products.insert(unwrapped(under_index_casts(factor.get())->children[0].get()));
+            if (const node* block_x_read = x_of(*factor, "builtin_block_idx")) in_products.insert(block_x_read);
           return;
         }
         if (name != "lockstep::emu::builtin_block_dim" && name != "lockstep::emu::builtin_grid_dim" && reads_record(callee, 0, true))
