@@ -44,6 +44,7 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear, bool
   plan_ = &plan;
   block_linear_ = block_linear;
   claimed_ = false;
+  gather_calls_ = nullptr;
   refuse_claims_ = !loops_allowed;
   here_ = &current;
   const dim3 g = plan.grid, b = plan.block;
@@ -287,6 +288,7 @@ void block_runner::run_claimed(const launch_plan& plan, std::uint64_t block_line
   plan_ = &plan;
   block_linear_ = block_linear;
   claimed_ = false;
+  gather_calls_ = nullptr;
   claim_waiting_ = true;
   blocks_in_claim_ = blocks_along_x;
   running_ = nullptr;
@@ -482,7 +484,13 @@ bool block_runner::release_active_masks() {
 }
 
 std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width, std::uintptr_t pc) {
-  if (claimed_) unseen_wait("a warp-level operation");
+  if (claimed_) {
+    if (!gather_calls_) unseen_wait("a warp-level operation");
+    const unsigned t = current.linear_tid;
+    gather_calls_[t] = {value, 0, mask, lane_arg, width, op};
+    gather_arrived_[t] = 1;
+    return 0;
+  }
   const unsigned t = running_->thread, w = t / 32, lane = t % 32;
   const std::uint32_t present = lanes_in_warp(threads_, w);
   if (op == warp_op::active) mask = present & ~exited_[w];
@@ -515,6 +523,55 @@ std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value,
   suspend();
   state_[t] = state::running;
   return r.result[lane];
+}
+
+void block_runner::gather_into(loop_lane_call* calls, unsigned char* arrived) {
+  gather_calls_ = calls;
+  gather_arrived_ = arrived;
+}
+
+// The lanes of each warp meet as they would on fibers, where they arrive in
+// lane order: a lane joins the first open round whose lanes its mask
+// overlaps, and a round is answered once every lane it names has arrived.
+void block_runner::answer_loop_warps(unsigned threads, loop_lane_call* calls, const unsigned char* arrived) {
+  gather_calls_ = nullptr;
+  gather_arrived_ = nullptr;
+  for (unsigned w = 0; w * warp_ops::lanes_per_warp < threads; ++w) {
+    loop_lane_call* lane = calls + w * warp_ops::lanes_per_warp;
+    const std::uint32_t present = lanes_in_warp(threads, w);
+    std::uint32_t came = 0;
+    warp_ops::each_lane(present, [&](unsigned l) { came |= (arrived[w * warp_ops::lanes_per_warp + l] ? 1u : 0u) << l; });
+    if (!came) continue;
+    const warp_op op = lane[__builtin_ctz(came)].op;
+    if (op == warp_op::active) {  // the lanes that called together
+      warp_ops::each_lane(came, [&](unsigned l) { lane[l].answer = came; });
+      continue;
+    }
+    std::uint64_t value[32] = {}, answer[32] = {};
+    int lane_arg[32] = {};
+    warp_ops::each_lane(came, [&](unsigned l) { value[l] = lane[l].value, lane_arg[l] = lane[l].lane_arg; });
+    struct round {
+      std::uint32_t wanted, arrived;
+      int width;
+    };
+    round open[32];
+    unsigned rounds = 0;
+    warp_ops::each_lane(came, [&](unsigned l) {
+      const loop_lane_call& call = lane[l];
+      if (warp_ops::misuse_of_call(op, l, call.mask, call.width, present, 0) != warp_ops::misuse::none) throw fibers_needed{};
+      const std::uint32_t mask = call.mask & present;
+      unsigned r = 0;
+      while (r < rounds && !(open[r].width == call.width && ((open[r].wanted | open[r].arrived) & mask))) ++r;
+      if (r == rounds) open[rounds++] = {0, 0, call.width};
+      open[r].arrived |= 1u << l;
+      open[r].wanted |= mask;
+      if (open[r].wanted & ~open[r].arrived) return;
+      warp_ops::results(op, open[r].arrived, open[r].width, value, lane_arg, answer);
+      open[r] = open[--rounds];
+    });
+    if (rounds) throw fibers_needed{};  // a lane named that never came
+    warp_ops::each_lane(came, [&](unsigned l) { lane[l].answer = answer[l]; });
+  }
 }
 
 block_runner::warp_round* block_runner::round_of(unsigned w, std::uint32_t lanes) {

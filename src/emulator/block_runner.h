@@ -86,6 +86,12 @@ class block_runner {
   // so, no other thread of the block starts.
   // Returns how many blocks along x the claim runs (loop_claim_block), 0 for none.
   unsigned claim_for_loops(const loop_claim& how);
+  // Warp collectives in region loops (loop_gather_into, loop_answer_warps).
+  void gather_into(loop_lane_call* calls, unsigned char* arrived);
+  void answer_loop_warps(unsigned threads, loop_lane_call* calls, const unsigned char* arrived);
+  // Thrown where the loops meet what only the fibers can tell (a warp
+  // collective misused): the executor runs the claimed blocks again on fibers.
+  struct fibers_needed {};
   // Whether the block now running (or the last, after a fault) was claimed so,
   // and how many blocks along x from block_linear() that claim ran.
   bool ran_as_loops() const { return claimed_; }
@@ -208,6 +214,8 @@ class block_runner {
   bool claim_waiting_ = false;    // run_claimed: the kernel's claim is yet to come
   unsigned blocks_in_claim_ = 1;  // the blocks along x that claim runs
   bool on_loop_stack_ = false;
+  loop_lane_call* gather_calls_ = nullptr;  // where warp collectives record the lanes' calls, while a region gathers them
+  unsigned char* gather_arrived_ = nullptr;
   std::uint64_t block_linear_ = 0;
 
   std::unique_ptr<block_observer> observer_;  // made at the first checked block

@@ -203,15 +203,38 @@ class worker_pool {
         runner.run_claimed(*plan_, b, claimed_along_x);
       else
         runner.run(*plan_, b);
+    } catch (const block_runner::fibers_needed&) {
+      failed(run_again_on_fibers(runner));
     } catch (...) {
-      {
-        std::lock_guard lock(mutex_);
-        if (!error_) error_ = std::current_exception();
-        failed_ = true;
-      }
-      if (plan_->grid_sync) plan_->grid_sync->stop();
+      failed(std::current_exception());
     }
     if (plan_->grid_sync) plan_->grid_sync->block_ended(current.block_idx);
+  }
+
+  void failed(std::exception_ptr why) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = std::move(why);
+      failed_ = true;
+    }
+    if (plan_->grid_sync) plan_->grid_sync->stop();
+  }
+
+  // Blocks whose loops met a warp collective misused: on fibers, where they
+  // run again, the misuse is reported as in any run, naming the lane.
+  std::exception_ptr run_again_on_fibers(block_runner& runner) {
+    const std::uint64_t first_block = runner.block_linear(), blocks = runner.blocks_claimed();
+    try {
+      for (std::uint64_t b = first_block; b < first_block + blocks; ++b) runner.run(*plan_, b, false);
+    } catch (...) {
+      return std::current_exception();
+    }
+    // Lanes that meet at different calls of one collective: the fibers join
+    // them, the loops answer each call apart, and the block has run twice.
+    return std::make_exception_ptr(
+        kernel_error(cudaErrorLaunchFailure, "kernel '" + *plan_->kernel_name +
+                                                 "': lanes of a warp meet at different calls of one warp collective, "
+                                                 "which its region loops cannot run; run it with LOCKSTEP_EMU_ENGINE=fibers"));
   }
 
   // After the jump: the block's fibers are dropped unwound, and the launch fails.
@@ -370,6 +393,10 @@ int block_barrier(barrier_reduce reduce, int predicate) {
 
 unsigned loop_claim_block(loop_claim how) { return in_kernel("a kernel split at its barriers").block->claim_for_loops(how); }
 void loop_stack_call(void (*body)(void*), void* arg) { current.block->call_on_loop_stack(body, arg); }
+void loop_gather_into(loop_lane_call* calls, unsigned char* arrived) { current.block->gather_into(calls, arrived); }
+void loop_answer_warps(const loop_block& block, loop_lane_call* calls, const unsigned char* arrived) {
+  current.block->answer_loop_warps(block.threads(), calls, arrived);
+}
 void grid_sync() { in_kernel("grid.sync()").block->grid_sync(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0))); }
 
 void kernel_misuse(const std::string& what) { in_kernel("cooperative_groups").block->fail(what); }

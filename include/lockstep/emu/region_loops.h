@@ -5,10 +5,12 @@
 // per-thread arrays.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
 #include "lockstep/emu/builtins.h"
+#include "lockstep/emu/sync.h"
 
 namespace lockstep::emu {
 
@@ -130,5 +132,32 @@ class loop_block {
   unsigned threads_;
   uint3 index_{0, 0, 0};
 };
+
+// A warp collective in a split kernel (a shuffle, a vote, __activemask,
+// __syncwarp, __reduce_*_sync, __match_any_sync: each meets its warp once) is
+// a step of three parts: a region in which each thread makes its call as
+// written, which warp_collective records as the lane's call instead of
+// waiting; the answers, warp by warp, by the rules the fiber engine applies
+// to the lanes that meet (src/emulator/warp_ops.h); then a region that runs
+// the statement with the lane's answer in place of the call.
+struct loop_lane_call {
+  std::uint64_t value, answer;
+  unsigned mask;
+  int lane_arg, width;
+  warp_op op;
+};
+// From here on the block's warp collectives record thread t's call in
+// calls[t] and set arrived[t] (t: the linear index loop_block::enter wrote).
+void loop_gather_into(loop_lane_call* calls, unsigned char* arrived);
+// Ends the gathering and answers each warp's calls. A lane missing from its
+// own mask, or one named that made no call (it exited, or is elsewhere), is
+// a misuse the fiber engine names: the block then runs again on fibers.
+void loop_answer_warps(const loop_block& block, loop_lane_call* calls, const unsigned char* arrived);
+// The call's answer as the call returns it: every collective's result is the
+// low bytes of its 64-bit answer (from_bits, as lockstep/emu/sync.h reads it).
+template <class R>
+inline R loop_answer(const loop_lane_call* calls, int t) {
+  if constexpr (!std::is_void_v<R>) return from_bits<R>(calls[t].answer);
+}
 
 }  // namespace lockstep::emu

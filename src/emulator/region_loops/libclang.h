@@ -26,6 +26,7 @@ namespace lockstep::emu::region_loops {
   X(clang_getTranslationUnitCursor)        \
   X(clang_visitChildren)                   \
   X(clang_getCursorKind)                   \
+  X(clang_isExpression)                    \
   X(clang_getCursorExtent)                 \
   X(clang_getCursorLocation)               \
   X(clang_getRangeStart)                   \

@@ -430,11 +430,89 @@ class translation_unit_splitter {
     return name.starts_with("__shfl") || name.starts_with("__ballot") || name.starts_with("__match_") || name.starts_with("__reduce_") ||
            names.count(name) > 0;
   }
+  // Whether the identifier at token i is called, instantiated, qualified or a
+  // member (`tile.ballot(p)`, `wmma::`), not a variable of the same name.
+  bool names_an_operation(std::size_t i) const {
+    const bool after = i > 0 && (tokens_[i - 1].is(".") || tokens_[i - 1].is("->") || tokens_[i - 1].is("::"));
+    const bool before = i + 1 < tokens_.size() && (tokens_[i + 1].is("(") || tokens_[i + 1].is("<") || tokens_[i + 1].is("::"));
+    return after || before;
+  }
   void decline_warp_level(const node& function) const {
     for (std::size_t i = token_at(function.begin); i < tokens_.size() && tokens_[i].offset < function.end; ++i)
-      if (tokens_[i].is(toolchain::token_kind::identifier) && warp_level_name(tokens_[i].text))
+      if (tokens_[i].is(toolchain::token_kind::identifier) && warp_level_name(tokens_[i].text) && !gathered_intrinsic(tokens_[i].text) &&
+          names_an_operation(i))
         throw declined{"it uses " + std::string(tokens_[i].text) + " (line " + std::to_string(tokens_[i].line) +
                        " of the source): warp-level operations run on fibers"};
+  }
+
+  // CUDA's warp intrinsics that meet their warp once (one warp_collective
+  // call, lockstep/emu/sync.h), which a collective step runs: the others
+  // (__match_all_sync meets twice; tiles, wmma) stay on fibers.
+  static bool gathered_intrinsic(std::string_view name) {
+    static const std::set<std::string_view> names{"__shfl_sync",       "__shfl_up_sync",    "__shfl_down_sync",  "__shfl_xor_sync",
+                                                  "__ballot_sync",     "__any_sync",        "__all_sync",        "__activemask",
+                                                  "__syncwarp",        "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
+                                                  "__reduce_and_sync", "__reduce_or_sync",  "__reduce_xor_sync", "__match_any_sync"};
+    return names.count(name) > 0;
+  }
+  // A call of one of them, lockstep's own (not a function of the program's of the same name).
+  bool gathered_call(const node& n) const {
+    if (n.kind != CXCursor_CallExpr) return false;
+    std::string name = clang_.string(clang_.clang_getCursorSpelling(n.cursor));
+    if (const node* callee = callee_expression(n); name.empty() && callee)  // a template's call, not resolved yet
+      name = clang_.string(clang_.clang_getCursorSpelling(callee->cursor));
+    if (!gathered_intrinsic(name)) return false;
+    std::vector<CXCursor> candidates = callees(n);
+    return !candidates.empty() && std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) {
+      return presumed(clang_.clang_getCursorLocation(c)).first.find("/lockstep/emu/") != std::string::npos;
+    });
+  }
+  // The warp collectives an expression or declaration statement calls, where
+  // a collective step can run them (lockstep/emu/region_loops.h): gathered
+  // intrinsics, none inside another's arguments, in a lambda, or in an
+  // operand evaluated only sometimes (?:, &&, ||), and nothing else in the
+  // statement that may wait. Empty where there are none or it cannot.
+  std::vector<const node*> gathered_collectives(const node& s) {
+    if (s.kind != CXCursor_DeclStmt && !clang_.clang_isExpression(s.kind)) return {};
+    std::vector<const node*> calls;
+    bool gatherable = true;
+    std::function<void(const node&, bool)> visit = [&](const node& n, bool sometimes) {
+      if (!gatherable) return;
+      if (gathered_call(n)) {
+        gatherable = !sometimes && std::none_of(n.children.begin(), n.children.end(), [&](const auto& c) { return contains_synchronization(*c); });
+        calls.push_back(&n);
+        return;
+      }
+      if (n.kind == CXCursor_LambdaExpr) {
+        gatherable = !contains_synchronization(n);
+        return;
+      }
+      if (n.kind == CXCursor_CallExpr) {
+        const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
+        if (clang_.clang_Cursor_isNull(callee) ? unresolved_call_may_synchronize(n) : may_synchronize(callee)) return void(gatherable = false);
+      }
+      const bool conditional =
+          n.kind == CXCursor_ConditionalOperator ||
+          (n.kind == CXCursor_BinaryOperator && n.children.size() == 2 &&
+           (trimmed(text(n.children[0]->end, n.children[1]->begin)) == "&&" || trimmed(text(n.children[0]->end, n.children[1]->begin)) == "||"));
+      for (std::size_t i = 0; i < n.children.size(); ++i) visit(*n.children[i], sometimes || (conditional && i > 0));
+    };
+    visit(s, false);
+    return gatherable ? calls : std::vector<const node*>{};
+  }
+  // Whether every wait in a statement is a warp collective a collective step can run.
+  bool waits_only_in_warps(const node& s) {
+    if (!gathered_collectives(s).empty()) return true;
+    if (s.kind == CXCursor_CompoundStmt || s.kind == CXCursor_IfStmt || is_loop(s.kind)) {
+      bool any = false;
+      for (const auto& c : s.children) {
+        if (!contains_synchronization(*c)) continue;
+        if (!waits_only_in_warps(*c)) return false;
+        any = true;
+      }
+      return any;
+    }
+    return false;
   }
 
   bool contains_synchronization(const node& n) {
@@ -451,10 +529,12 @@ class translation_unit_splitter {
   // ---- the kernel's structure: regions between barriers ----
   struct sequence;
   struct step {
-    enum class kind { region, barrier, loop, branch, masked, scope, call, update } k = kind::region;
-    std::vector<const node*> statements;  // a region's; a masked branch's condition
+    enum class kind { region, barrier, loop, branch, masked, scope, call, update, collective } k = kind::region;
+    std::vector<const node*> statements;  // a region's; a masked branch's condition; a collective step's calls
     std::string mask;                     // a region's or masked branch's: which threads run it, where not all
     bool expressions = false;             // a region of expressions (a for loop's increments), each run as a statement
+    std::string code;                     // a region's code where it is not its statements' text (a collective step's gathering)
+    int gather_region = -1;               // a collective step's region that makes the calls
     const node* statement = nullptr;      // a loop's, branch's, scope's, call's or update's
     std::unique_ptr<sequence> body, otherwise;
     int region = -1;
@@ -642,9 +722,14 @@ class translation_unit_splitter {
   // kept in a mask, and the arms' regions run the threads whose mask says so
   // (every row whose threads all agree without asking each), the loops
   // between them once for the block. A masked thread does nothing in them.
+  // So is one whose arms wait only at warp collectives (`if (warp == 0) { ...
+  // __shfl_down_sync ... }`): the lanes that meet are those the mask lets in.
   bool maskable(const node& s) {
-    return interchange_ && s.kind == CXCursor_IfStmt && !kept_in_regions_.count(s.begin) && s.children.size() >= 2 && s.children.size() <= 3 &&
-           s.children[0]->kind != CXCursor_DeclStmt && holds_interchange(s, false) && !contains_synchronization(s);
+    if (s.kind != CXCursor_IfStmt || kept_in_regions_.count(s.begin) || s.children.size() < 2 || s.children.size() > 3 ||
+        s.children[0]->kind == CXCursor_DeclStmt)
+      return false;
+    if (contains_synchronization(s)) return !contains_synchronization(*s.children[0]) && waits_only_in_warps(s);
+    return interchange_ && holds_interchange(s, false);
   }
   // Whether a statement holds a loop that would be interchanged, or (`calls`)
   // is a call of a block variant without barriers; a block variant runs for
@@ -774,6 +859,23 @@ class translation_unit_splitter {
       st.statement = s;
       if (is_barrier_call(*s)) {
         st.k = step::kind::barrier;
+      } else if (std::vector<const node*> calls = gathered_collectives(*s); !calls.empty()) {
+        st.k = step::kind::collective;
+        st.statements = calls;
+        st.mask = current_mask();
+        st.gather_region = regions_++;
+        st.region = regions_++;
+        // What the calls read belongs to the gathering (a statement that is
+        // a call, `__syncwarp(mask);`, is the step's statement too).
+        for (const node* call : calls)
+          if (call == s)
+            for (const auto& argument : call->children) region_of_statement_[argument.get()] = st.gather_region;
+          else
+            region_of_statement_[call] = st.gather_region;
+        region_of_statement_[s] = st.region;
+        gather_region_of_[s] = st.gather_region;
+        if (!masks_.empty()) in_masked_arm_.insert(s);
+        collectives_.push_back(s);
       } else if (s->kind == CXCursor_CompoundStmt) {
         st.body = build_sequence(children_of(*s));
       } else if (is_loop(s->kind)) {
@@ -1389,6 +1491,31 @@ class translation_unit_splitter {
           }
           break;
         }
+        case step::kind::collective: {
+          // Each call's lanes, gathered, answered warp by warp, then the statement.
+          const std::vector<const node*>& calls = st.statements;
+          for (std::size_t i = 0; i < calls.size(); ++i) {
+            const std::string slot = collective_slot(st.statement, i);
+            out += "::lockstep::emu::loop_lane_call " + slot + "[__ls_block.threads()]; unsigned char " + slot +
+                   "_arrived[__ls_block.threads()]; ::std::memset(" + slot + "_arrived, 0, __ls_block.threads());\n";
+          }
+          step gather;
+          gather.statements = calls;
+          gather.region = st.gather_region;
+          gather.mask = st.mask;
+          gather.code = gathering_.at(st.statement);
+          write_region(gather, out);
+          for (std::size_t i = 0; i < calls.size(); ++i) {
+            const std::string slot = collective_slot(st.statement, i);
+            out += "::lockstep::emu::loop_answer_warps(__ls_block, " + slot + ", " + slot + "_arrived);\n";
+          }
+          step statement;
+          statement.statements = {st.statement};
+          statement.region = st.region;
+          statement.mask = st.mask;
+          write_region(statement, out);
+          break;
+        }
         case step::kind::branch: {
           const node& branch = *st.statement;
           out += line_directive(clang_.clang_getCursorLocation(branch.cursor));
@@ -1477,9 +1604,12 @@ class translation_unit_splitter {
     for (const auto& [key, v] : variables_)
       if (v.recomputed && v.declared_region == st.region) declared_for_later += " (void)" + v.name + ";";
     const node* guard = prefix_guard(st);
+    // A collective step's gathering enters each thread: its calls record the lane's.
     const std::string enter =
-        std::any_of(st.statements.begin(), st.statements.end(), [&](const node* s) { return region_reads_record(*s); }) ? "enter" : "move_to";
-    std::string code = assign_to.empty() ? edited(begin, end) : assign_to + " = (" + edited(begin, end) + ");";
+        !st.code.empty() || std::any_of(st.statements.begin(), st.statements.end(), [&](const node* s) { return region_reads_record(*s); })
+            ? "enter"
+            : "move_to";
+    std::string code = !st.code.empty() ? st.code : assign_to.empty() ? edited(begin, end) : assign_to + " = (" + edited(begin, end) + ");";
     if (st.expressions) {
       code.clear();
       for (const node* e : st.statements) code += edited(e->begin, e->end) + ";";
@@ -1542,6 +1672,7 @@ class translation_unit_splitter {
   // a device function, printf, an assert): a call, other than the thread
   // coordinates the region reads from its loop, to a function that may.
   bool region_reads_record(const node& n) {
+    if (answered_.count(&n)) return false;
     if (n.kind == CXCursor_OverloadedDeclRef) return true;  // a call not resolved yet
     if (n.kind == CXCursor_CallExpr) {
       const auto edit = edits_.find(n.begin);
@@ -1934,6 +2065,11 @@ class translation_unit_splitter {
     return uniform(other) ? member : nullptr;
   }
 
+  // The lanes' calls of a collective step's i-th call (loop_lane_call), and `_arrived`.
+  std::string collective_slot(const node* statement, std::size_t i) const {
+    return "__ls_calls_" + std::to_string(region_of_statement_.at(statement)) + "_" + std::to_string(i);
+  }
+
   // A local array of one T per thread (lockstep/emu/region_loops.h), on the loop stack.
   static std::string per_thread_array(int index, const std::string& type) {
     const std::string i = std::to_string(index);
@@ -2113,10 +2249,25 @@ class translation_unit_splitter {
     returns_.clear();
     first_return_ = std::string::npos;
     updates_.clear();
+    collectives_.clear();
+    gather_region_of_.clear();
+    gathering_.clear();
+    answered_.clear();
     exit_flags_ = false;
     const std::unique_ptr<sequence> top = build_sequence(statements);
     collect_declarations(*function);
     collect_references(*function, false);
+    // A collective step's statement names its calls again, for their type
+    // (loop_answer<decltype(call)>): what they read, its region reads too.
+    for (auto& [key, v] : variables_)
+      for (std::size_t i = 0, n = v.refs.size(); i < n; ++i)
+        for (const node* statement : collectives_)
+          if (v.refs[i].region == gather_region_of_.at(statement) && v.refs[i].ref->begin >= statement->begin &&
+              v.refs[i].ref->end <= statement->end) {
+            reference again = v.refs[i];
+            again.region = region_of_statement_.at(statement);
+            v.refs.push_back(again);
+          }
     const std::vector<const node*> block_level = block_level_expressions();
     decide_uniform(block_level);
     per_thread_updates found;
@@ -2273,6 +2424,19 @@ class translation_unit_splitter {
     };
     coordinates(*body);
 
+    // Each collective step's gathering runs its calls as written; its
+    // statement then reads each lane's answer in place of each call.
+    for (const node* statement : collectives_) {
+      const std::vector<const node*> calls = gathered_collectives(*statement);
+      std::string& gather = gathering_[statement];
+      for (std::size_t i = 0; i < calls.size(); ++i) {
+        const std::string slot = collective_slot(statement, i), call = edited(calls[i]->begin, calls[i]->end);
+        gather += "::lockstep::emu::loop_gather_into(" + slot + ", " + slot + "_arrived); (void)(" + call + ");";
+        answered_.insert(calls[i]);
+        edit(calls[i]->begin, calls[i]->end, "::lockstep::emu::loop_answer<decltype(" + call + ")>(" + slot + ", __ls_t)");
+      }
+    }
+
     // A kernel's loops run on the loop stack, where the per-thread arrays are.
     // Its parameters go there as the lambda's own, of the same names: read
     // through the closure, they would be reloaded after every call the host
@@ -2358,12 +2522,16 @@ class translation_unit_splitter {
   std::size_t first_return_ = std::string::npos;  // where the kernel's first return is
   std::vector<const node*> updates_;              // update steps, run once for the block
   bool hoist_updates_ = true;
-  std::set<std::size_t> kept_in_regions_;  // updates and loops (by offset) that differ between threads: not block steps
-  bool interchange_ = true;                // loops without barriers are tried as block-level loops
-  std::vector<const node*> interchanged_;  // those tried now
-  std::vector<const node*> loop_calls_;    // calls of block variants of functions without barriers
-  std::set<const node*> in_masked_arm_;    // statements of masked branches' arms
-  std::vector<std::string> masks_;         // while a masked branch's arm is built: the masks over it
+  std::set<std::size_t> kept_in_regions_;         // updates and loops (by offset) that differ between threads: not block steps
+  bool interchange_ = true;                       // loops without barriers are tried as block-level loops
+  std::vector<const node*> interchanged_;         // those tried now
+  std::vector<const node*> loop_calls_;           // calls of block variants of functions without barriers
+  std::set<const node*> in_masked_arm_;           // statements of masked branches' arms
+  std::vector<std::string> masks_;                // while a masked branch's arm is built: the masks over it
+  std::vector<const node*> collectives_;          // the statements of collective steps
+  std::map<const node*, int> gather_region_of_;   // by statement: its collective step's gathering region
+  std::map<const node*, std::string> gathering_;  // by statement: the code of its collective step's gathering region
+  std::set<const node*> answered_;                // the calls those steps answer (their statements read no record through them)
   bool exit_flags_ = false;
 };
 

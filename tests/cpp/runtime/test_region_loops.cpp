@@ -130,22 +130,31 @@ __global__ void leave(float* a, int n) {
   EXPECT_TRUE(break_out.split.empty());
   EXPECT_TRUE(notes_mention(break_out, "break or continue"));
 
-  const auto shuffle = split(R"(
-__global__ void warp_sum(float* a) {
+  const auto per_thread_rounds = split(R"(
+__global__ void warp_rounds(float* a, const int* counts) {
   float v = a[threadIdx.x];
-  __syncthreads();
-  v += __shfl_down_sync(0xffffffffu, v, 1);
+  for (int i = 0; i < counts[threadIdx.x]; ++i) v += __shfl_down_sync(0xffffffffu, v, 1);
   a[threadIdx.x] = v;
 }
 )");
-  EXPECT_TRUE(shuffle.split.empty());
-  EXPECT_TRUE(notes_mention(shuffle, "uses __shfl_down_sync"));
-  EXPECT_TRUE(notes_mention(shuffle, "warp-level operations run on fibers"));
+  EXPECT_TRUE(per_thread_rounds.split.empty());
+  EXPECT_TRUE(notes_mention(per_thread_rounds, "may differ"));
+
+  const auto twice = split(R"(
+__global__ void same_values(const int* a, unsigned* out) {
+  int all_same = 0;
+  out[threadIdx.x] = __match_all_sync(0xffffffffu, a[threadIdx.x], &all_same);
+}
+)");
+  EXPECT_TRUE(twice.split.empty());
+  EXPECT_TRUE(notes_mention(twice, "uses __match_all_sync"));
+  EXPECT_TRUE(notes_mention(twice, "warp-level operations run on fibers"));
 }
 
 // A kernel without barriers is one region: a loop over the block's threads;
-// one with warp shuffles (templates whose bodies no cursor resolves) stays on fibers.
-TEST(RegionLoops, AKernelWithoutBarriersIsOneLoopAndShufflesStayOnFibers) {
+// warp shuffles split it (in templates too, whose calls no cursor resolves),
+// except where a call is evaluated only sometimes.
+TEST(RegionLoops, AKernelWithoutBarriersIsOneLoopAndShufflesSplitIt) {
   const auto r = split(R"(
 __global__ void scale(float* a, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -156,10 +165,11 @@ __global__ void rotate(T* a) {
   a[threadIdx.x] = __shfl_sync(0xffffffffu, a[threadIdx.x], threadIdx.x + 1);
 }
 __global__ void rotate_floats(float* a) { a[threadIdx.x] = __shfl_down_sync(0xffffffffu, a[threadIdx.x], 1); }
+__global__ void sometimes(float* a) { a[threadIdx.x] = a[0] > 0 ? __shfl_down_sync(0xffffffffu, a[threadIdx.x], 1) : 0.0f; }
 )");
-  EXPECT_EQ(r.split, std::vector<std::string>{"scale"});
-  EXPECT_TRUE(notes_mention(r, "kernel rotate ")) << r.notes.size();
-  EXPECT_TRUE(notes_mention(r, "kernel rotate_floats ")) << r.notes.size();
+  EXPECT_EQ(r.split, (std::vector<std::string>{"scale", "rotate", "rotate_floats"}));
+  EXPECT_TRUE(notes_mention(r, "kernel sometimes ")) << r.notes.size();
+  EXPECT_NE(r.source.find("loop_answer<decltype(__shfl_sync("), std::string::npos);
 }
 
 // Kernels whose threads keep values across barriers in every way the
@@ -1272,6 +1282,167 @@ TEST_F(RegionLoopsRun, AConstructorThatReadsTheThreadMakesAPerThreadValue) {
   const std::vector<int> loops = run(true), fibers = run(false);
   EXPECT_EQ(loops, fibers);
   for (int t = 0; t < 64; ++t) EXPECT_EQ(loops[t], (7 + 63 - t) * 1000 + 7 + t + 21) << t;
+}
+
+// Warp collectives as steps over the lanes: each lane's call gathered, the
+// warps answered as the fiber engine answers the lanes that meet, then the
+// statement with the answers. Shuffles in uniform loops and under a mask
+// (`if (warp == 0)`), every shuffle and vote on a partial warp, lanes that
+// exited before, two calls in one statement, divergent arms.
+const char* collectives = R"(
+__global__ void block_sum(const float* in, float* out) {
+  __shared__ float partial[32];
+  float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < blockDim.x / 32 ? partial[lane] : 0.0f;
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    if (lane == 0) out[blockIdx.x] = v;
+  }
+}
+template <class T>
+__global__ void lanes(const T* in, T* out, unsigned* votes, int n) {
+  const int i = threadIdx.x;
+  if (i >= n) return;
+  const unsigned active = __activemask();
+  const T v = in[i];
+  out[i * 4 + 0] = __shfl_sync(active, v, (i * 7) % 32) + __shfl_up_sync(active, v, 3, 16);
+  out[i * 4 + 1] = __shfl_down_sync(active, v, 5, 8);
+  T x = __shfl_xor_sync(active, v, 9);
+  __syncwarp(active);
+  out[i * 4 + 2] = x;
+  votes[i * 8 + 0] = __ballot_sync(active, v > T(0));
+  votes[i * 8 + 1] = __any_sync(active, v > T(50)) + 2 * __all_sync(active, v > T(-90));
+  votes[i * 8 + 2] = active;
+  if (i % 3 == 0)
+    votes[i * 8 + 3] = __activemask();
+  else
+    votes[i * 8 + 3] = __activemask() << 1;
+  votes[i * 8 + 4] = __reduce_add_sync(active, unsigned(i));
+  votes[i * 8 + 5] = __reduce_min_sync(active, int(v));
+  votes[i * 8 + 6] = __match_any_sync(active, int(v) % 4);
+  if (i % 2 == 1) out[i * 4 + 3] = __shfl_down_sync(0xaaaaaaaau & active, v, 2);
+  else out[i * 4 + 3] = __shfl_up_sync(0x55555555u & active, v, 2);
+  votes[i * 8 + 7] = __ballot_sync(active, (i & 1) != 0);
+}
+// Misuses the fiber engine names: a lane missing from its own mask, and a
+// mask naming lanes that have exited.
+__global__ void without_self(int* out) {
+  out[threadIdx.x] = __shfl_sync(threadIdx.x == 5 ? 0xffffffdfu : 0xffffffffu, out[threadIdx.x], 0);
+}
+__global__ void after_exit(int* out) {
+  if (threadIdx.x == 3) return;
+  out[threadIdx.x] = __shfl_sync(0xffffffffu, out[threadIdx.x], 0);
+}
+)";
+
+TEST_F(RegionLoopsRun, WarpCollectivesRunAsStepsOverTheLanes) {
+  const auto decided = split(collectives);
+  ASSERT_EQ(decided.split, (std::vector<std::string>{"block_sum", "lanes", "without_self", "after_exit"}))
+      << (decided.notes.empty() ? "" : decided.notes.back());
+  lockstep::compile_options names;
+  names.names = {"block_sum", "lanes<int>", "lanes<double>", "without_self", "after_exit"};
+  const lockstep::module m = lockstep::compile(collectives, names, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> value(-100, 100);
+
+  const int blocks = 3, threads = 256;
+  std::vector<float> in(blocks * threads);
+  for (float& x : in) x = float(value(rng));  // integers: every order of the sum is exact
+  auto sums = [&](bool on) {
+    use_loops(on);
+    buffer din(cpu, in.size() * 4), dout(cpu, blocks * 4);
+    din.copy_from_host(in.data(), in.size() * 4);
+    dout.fill_bytes(0xff);
+    m.get("block_sum")(dim3(blocks), dim3(threads), 0, din.data_as<const float>(), dout.data_as<float>());
+    std::vector<float> out(blocks);
+    dout.copy_to_host(out.data(), blocks * 4);
+    return out;
+  };
+  const std::vector<float> loops = sums(true);
+  EXPECT_EQ(loops, sums(false));
+  for (int b = 0; b < blocks; ++b) {
+    double want = 0;
+    for (int t = 0; t < threads; ++t) want += in[b * threads + t];
+    EXPECT_EQ(loops[b], want) << b;
+  }
+
+  // 48 threads: a full warp and a partial one; lanes from n on return first.
+  const int lanes_in_block = 48;
+  std::vector<int> ints(lanes_in_block);
+  for (int& x : ints) x = value(rng);
+  for (int n : {48, 40, 29}) {
+    auto run = [&](bool on, auto zero) {
+      using T = decltype(zero);
+      use_loops(on);
+      std::vector<T> values(ints.begin(), ints.end());
+      buffer din(cpu, lanes_in_block * sizeof(T)), dout(cpu, lanes_in_block * 4 * sizeof(T)), dvotes(cpu, lanes_in_block * 8 * 4);
+      din.copy_from_host(values.data(), values.size() * sizeof(T));
+      dout.fill_bytes(0xff);
+      dvotes.fill_bytes(0xff);
+      m.get(std::is_same_v<T, int> ? "lanes<int>" : "lanes<double>")(dim3(1), dim3(lanes_in_block), 0, din.data_as<const T>(), dout.data_as<T>(),
+                                                                     dvotes.data_as<unsigned>(), n);
+      std::vector<T> out(lanes_in_block * 4);
+      std::vector<unsigned> votes(lanes_in_block * 8);
+      dout.copy_to_host(out.data(), out.size() * sizeof(T));
+      dvotes.copy_to_host(votes.data(), votes.size() * 4);
+      return std::make_pair(out, votes);
+    };
+    // __activemask() in divergent arms: the fibers let both arms' lanes meet,
+    // the loops answer each arm's lanes, as a GPU's independent threads do.
+    auto but_arms = [](std::vector<unsigned> votes) {
+      for (std::size_t i = 3; i < votes.size(); i += 8) votes[i] = 0;
+      return votes;
+    };
+    const auto loops_double = run(true, 0.0), fibers_double = run(false, 0.0);
+    EXPECT_EQ(0, std::memcmp(loops_double.first.data(), fibers_double.first.data(), loops_double.first.size() * sizeof(double))) << n;
+    EXPECT_EQ(but_arms(loops_double.second), but_arms(fibers_double.second)) << n;
+    const auto got = run(true, 0), fibers = run(false, 0);
+    EXPECT_EQ(got.first, fibers.first) << n;
+    ASSERT_EQ(but_arms(got.second), but_arms(fibers.second)) << n;
+    // A few answers from the host: the lanes that came, a ballot, a sum, the arms' masks.
+    for (int i = 0; i < n; ++i) {
+      const int warp = i / 32, first = warp * 32, last = std::min(n, first + 32);
+      unsigned active = 0, positive = 0, odd = 0, sum = 0, third = 0;
+      for (int l = first; l < last; ++l) {
+        active |= 1u << (l - first);
+        positive |= (ints[l] > 0 ? 1u : 0u) << (l - first);
+        odd |= unsigned(l & 1) << (l - first);
+        third |= (l % 3 == 0 ? 1u : 0u) << (l - first);
+        sum += unsigned(l);
+      }
+      const unsigned* v = &got.second[i * 8];
+      EXPECT_EQ(v[0], positive) << n << ", " << i;
+      EXPECT_EQ(v[2], active) << n << ", " << i;
+      EXPECT_EQ(v[3], i % 3 == 0 ? third : (active & ~third) << 1) << n << ", " << i;
+      EXPECT_EQ(v[4], sum) << n << ", " << i;
+      EXPECT_EQ(v[7], odd) << n << ", " << i;
+      const int source = first + ((i - first) ^ 9);
+      EXPECT_EQ(got.first[i * 4 + 2], source < last ? ints[source] : ints[i]) << n << ", " << i;
+    }
+    for (int i = n; i < lanes_in_block; ++i) EXPECT_EQ(got.second[i * 8], 0xffffffffu) << n << ", " << i;  // exited: still poisoned
+  }
+
+  // The loops leave a misuse to the fibers, which name the lane.
+  for (const char* kernel : {"without_self", "after_exit"}) {
+    std::string said[2];
+    for (bool on : {true, false}) {
+      use_loops(on);
+      buffer out(cpu, 64 * 4);
+      out.fill_bytes(0);
+      try {
+        m.get(kernel)(dim3(1), dim3(64), 0, out.data_as<int>());
+        lockstep::synchronize(cpu);
+      } catch (const std::exception& e) {
+        said[on] = e.what();
+      }
+    }
+    EXPECT_FALSE(said[false].empty()) << kernel;
+    EXPECT_EQ(said[true], said[false]) << kernel;
+  }
 }
 
 }  // namespace
