@@ -253,6 +253,63 @@ row bench_block_sum(int n, int repeats, std::mt19937& rng) {
   return r;
 }
 
+// A block's sum by warp shuffles, as reduce_all and the lectures' reductions
+// write it: five shuffles in each warp, the warps' sums through shared
+// memory and one barrier, five more shuffles in the first warp.
+constexpr int shuffle_threads = 256;
+__global__ void warp_shuffle_sum(float* block_sums, const float* in, int n) {
+  __shared__ float warp_sums[32];
+  const int i = blockIdx.x * shuffle_threads + threadIdx.x;
+  float v = i < n ? in[i] : 0.0f;
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) warp_sums[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < shuffle_threads / 32 ? warp_sums[lane] : 0.0f;
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+    if (lane == 0) block_sums[blockIdx.x] = v;
+  }
+}
+
+// One warp's shuffle tree over v[0, 32), in place: lane 0 ends with the sum.
+void host_warp_tree(float* v) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    float moved[32];
+    for (int l = 0; l < 32; ++l) moved[l] = l + offset < 32 ? v[l + offset] : v[l];  // a lane past the warp reads its own
+    for (int l = 0; l < 32; ++l) v[l] += moved[l];
+  }
+}
+
+[[gnu::noinline]] void host_shuffle_sums(const float* in, float* sums, int n, int blocks) {
+  for (int b = 0; b < blocks; ++b) {
+    float warp_sums[32] = {};
+    for (int w = 0; w < shuffle_threads / 32; ++w) {
+      float v[32];
+      for (int l = 0; l < 32; ++l) {
+        const long long i = std::size_t(b) * shuffle_threads + w * 32 + l;
+        v[l] = i < n ? in[i] : 0.0f;
+      }
+      host_warp_tree(v);
+      warp_sums[w] = v[0];
+    }
+    host_warp_tree(warp_sums);
+    sums[b] = warp_sums[0];
+  }
+}
+
+row bench_shuffle_sum(int n, int repeats, std::mt19937& rng) {
+  const int blocks = (n + shuffle_threads - 1) / shuffle_threads;
+  auto in = random_floats(n, rng);
+  std::vector<float> sums_host(blocks, 0.0f);
+  device_array<float> din(in), dsums(sums_host);
+  const double seconds = median_seconds(repeats, [&] { lockstep::launch(warp_shuffle_sum, blocks, shuffle_threads)(dsums.ptr, din.ptr, n); });
+  const double reference_seconds = median_seconds(repeats, [&] { host_shuffle_sums(in.data(), sums_host.data(), n, blocks); });
+  // OpenCL C has no warp shuffles (sub-groups are an extension PoCL's CPU device leaves out): no PoCL row.
+  return {"warp shuffle sum 256 threads, 10 shuffles, 1 barrier, " + std::to_string(n), "host loop", seconds, reference_seconds,
+          max_abs_diff(download(dsums.ptr, sums_host.size()), sums_host)};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -292,6 +349,7 @@ int main(int argc, char** argv) {
   rows.push_back(bench_grayscale(false, 1066, 1600, repeats, rng));
   rows.push_back(bench_grayscale(true, 1066, 1600, repeats, rng));
   rows.push_back(bench_block_sum(1 << 22, repeats, rng));
+  rows.push_back(bench_shuffle_sum(1 << 22, repeats, rng));
 
   if (tsv) {
     std::printf("kernel\tseconds\thost_loop_seconds\tpocl_seconds\tmax_abs_diff\tpocl_max_abs_diff\n");

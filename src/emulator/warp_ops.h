@@ -14,10 +14,10 @@
 #include <string>
 
 #include "lockstep/emu/sync.h"
+#include "lockstep/emu/warp_lanes.h"
 
 namespace lockstep::emu::warp_ops {
 
-inline constexpr unsigned lanes_per_warp = 32;
 using lane_values = std::span<const std::uint64_t, lanes_per_warp>;
 using lane_args = std::span<const int, lanes_per_warp>;
 using lane_results = std::span<std::uint64_t, lanes_per_warp>;
@@ -37,12 +37,6 @@ inline void each_lane(std::uint32_t lanes, Fn&& fn) {
   for (std::uint32_t m = lanes; m; m &= m - 1) fn(static_cast<unsigned>(__builtin_ctz(m)));
 }
 
-// The lanes warp `warp` of a block of `block_threads` threads has: all 32 but in a partial last warp.
-constexpr std::uint32_t lanes_in_warp(unsigned block_threads, unsigned warp) {
-  const unsigned count = block_threads - warp * lanes_per_warp;
-  return count >= lanes_per_warp ? ~0u : (1u << count) - 1;
-}
-
 // What is wrong with one lane's call, found before it joins its warp's round.
 enum class misuse : std::uint8_t { none, mask_lacks_caller, bad_shuffle_width, wmma_in_partial_warp, mask_names_exited_lanes };
 // `mask` as the lane passed it; `present`: the lanes the warp has; `exited`:
@@ -60,39 +54,6 @@ constexpr misuse misuse_of_call(warp_op op, unsigned lane, std::uint32_t mask, i
 constexpr bool is_synchronisation(misuse m) { return m != misuse::bad_shuffle_width; }
 // The message for misuse_of_call's answer, from the same arguments.
 std::string describe(misuse m, warp_op op, unsigned lane, std::uint32_t mask, int width, std::uint32_t present, std::uint32_t exited);
-
-// The lane whose value `lane` receives from a shuffle, by PTX shfl.sync's
-// rule: only the low 5 bits of the lane argument count; lanes form segments of
-// `width` (a power of two from 1 to 32); a source outside the caller's
-// segment, or not among `lanes`, gives the caller its own value. (So with
-// __shfl_xor_sync a lane may read an earlier segment, never a later one, as
-// CUDA documents.)
-inline unsigned shuffle_source(warp_op op, unsigned lane_index, int lane_arg, int width, std::uint32_t lanes) {
-  const int lane = static_cast<int>(lane_index), b = lane_arg & 31;
-  const int segmask = (32 - width) & 31;
-  const int min_lane = lane & segmask, max_lane = min_lane | (31 & ~segmask);
-  int j = lane;
-  bool in_range = false;
-  switch (op) {
-    case warp_op::shfl_idx:
-      j = min_lane | (b & ~segmask);
-      in_range = j <= max_lane;
-      break;
-    case warp_op::shfl_up:
-      j = lane - b;
-      in_range = j >= min_lane;
-      break;
-    case warp_op::shfl_down:
-      j = lane + b;
-      in_range = j <= max_lane;
-      break;
-    default:
-      j = lane ^ b;
-      in_range = j <= max_lane;
-      break;
-  }
-  return in_range && (lanes >> j & 1u) ? static_cast<unsigned>(j) : lane_index;
-}
 
 inline void shuffle(warp_op op, std::uint32_t lanes, int width, lane_values value, lane_args lane_arg, lane_results result) {
   each_lane(lanes, [&](unsigned l) { result[l] = value[shuffle_source(op, l, lane_arg[l], width, lanes)]; });

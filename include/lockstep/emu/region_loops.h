@@ -11,6 +11,7 @@
 
 #include "lockstep/emu/builtins.h"
 #include "lockstep/emu/sync.h"
+#include "lockstep/emu/warp_lanes.h"
 
 namespace lockstep::emu {
 
@@ -158,6 +159,75 @@ void loop_answer_warps(const loop_block& block, loop_lane_call* calls, const uns
 template <class R>
 inline R loop_answer(const loop_lane_call* calls, int t) {
   if constexpr (!std::is_void_v<R>) return from_bits<R>(calls[t].answer);
+}
+
+// Throws what makes the executor run the block again on fibers, which name the misuse.
+[[noreturn]] void loop_collective_misused();
+
+// Shuffles, the collectives reductions are made of, take a shorter way with
+// the same answers: the gathering stores each lane's value (to_bits) in
+// `values`, and each lane then reads its source lane's there, by the fiber
+// engine's rule (warp_ops::shuffle_source), a loop the host compiler can
+// vectorise. `lanes`: each warp's lanes that made the call (loop_warp_lanes),
+// or null where every lane of the block did. A misuse (a lane missing from
+// its own mask, a lane named that made no call, a width that is not a power
+// of two up to 32) sets `misused`; the step then calls loop_collective_misused.
+template <class R>
+inline R loop_shuffle(warp_op op, const std::uint64_t* values, const unsigned* lanes, const loop_block& block, int t, unsigned& misused,
+                      unsigned mask, int lane_arg, int width = 32) {
+  const unsigned lane = unsigned(t) & 31u, warp = unsigned(t) >> 5;
+  const std::uint32_t present = warp_ops::lanes_in_warp(block.threads(), warp), came = lanes ? lanes[warp] : present;
+  misused |= unsigned(!(mask >> lane & 1u)) | unsigned((mask & present & ~came) != 0) | unsigned(width < 1 || width > 32 || (width & (width - 1)));
+  return from_bits<R>(values[unsigned(t) - lane + warp_ops::shuffle_source(op, lane, lane_arg, width, came & mask)]);
+}
+// Where the mask, the lane argument and the width are the same for every
+// thread (`__shfl_down_sync(0xffffffffu, v, offset)` in a loop the block
+// runs), the answers are computed warp by warp, once, into `answers`, which
+// the statement then reads (loop_answer_bits); a misuse throws before any
+// thread reads one.
+template <warp_op Op>
+inline void loop_shuffle_warps(const std::uint64_t* values, std::uint64_t* answers, const unsigned* lanes, const loop_block& block, unsigned mask,
+                               int lane_arg, int width = 32) {
+  if (width < 1 || width > 32 || (width & (width - 1))) loop_collective_misused();
+  const unsigned threads = block.threads();
+  for (unsigned w = 0; w * warp_ops::lanes_per_warp < threads; ++w) {
+    const std::uint32_t present = warp_ops::lanes_in_warp(threads, w), came = lanes ? lanes[w] : present;
+    if (!came) continue;  // no lane of this warp made the call
+    if ((came & ~mask) || (mask & present & ~came)) loop_collective_misused();
+    const std::uint64_t* in = values + w * warp_ops::lanes_per_warp;
+    std::uint64_t* out = answers + w * warp_ops::lanes_per_warp;
+    const std::uint32_t meeting = came & mask;
+    if (meeting == ~0u)
+      for (unsigned l = 0; l < warp_ops::lanes_per_warp; ++l) out[l] = in[warp_ops::shuffle_source(Op, l, lane_arg, width, ~0u)];
+    else
+      for (unsigned l = 0; l < warp_ops::lanes_per_warp; ++l)
+        if (meeting >> l & 1u) out[l] = in[warp_ops::shuffle_source(Op, l, lane_arg, width, meeting)];
+  }
+}
+template <class R>
+inline R loop_answer_bits(const std::uint64_t* answers, int t) {
+  return from_bits<R>(answers[t]);
+}
+// Each warp's lanes whose arrived[t] (0 or 1) is set; a whole warp's 32
+// flags are read 8 at a time, as under a mask most warps have all or none.
+inline void loop_warp_lanes(const loop_block& block, const unsigned char* arrived, unsigned* lanes) {
+  for (unsigned w = 0; w * warp_ops::lanes_per_warp < block.threads(); ++w) {
+    const unsigned char* flags = arrived + w * warp_ops::lanes_per_warp;
+    const unsigned count = warp_ops::lanes_per_warp < block.threads() - w * warp_ops::lanes_per_warp ? warp_ops::lanes_per_warp
+                                                                                                     : block.threads() - w * warp_ops::lanes_per_warp;
+    if (count == warp_ops::lanes_per_warp) {
+      std::uint64_t words[4];
+      std::memcpy(words, flags, sizeof words);
+      const std::uint64_t any = words[0] | words[1] | words[2] | words[3], every = words[0] & words[1] & words[2] & words[3];
+      if (any == 0 || every == 0x0101010101010101u) {
+        lanes[w] = any == 0 ? 0u : ~0u;
+        continue;
+      }
+    }
+    unsigned came = 0;
+    for (unsigned l = 0; l < count; ++l) came |= unsigned(flags[l] != 0) << l;
+    lanes[w] = came;
+  }
 }
 
 }  // namespace lockstep::emu

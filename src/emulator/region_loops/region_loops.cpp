@@ -457,15 +457,33 @@ class translation_unit_splitter {
   }
   // A call of one of them, lockstep's own (not a function of the program's of the same name).
   bool gathered_call(const node& n) const {
-    if (n.kind != CXCursor_CallExpr) return false;
-    std::string name = clang_.string(clang_.clang_getCursorSpelling(n.cursor));
-    if (const node* callee = callee_expression(n); name.empty() && callee)  // a template's call, not resolved yet
-      name = clang_.string(clang_.clang_getCursorSpelling(callee->cursor));
-    if (!gathered_intrinsic(name)) return false;
+    if (n.kind != CXCursor_CallExpr || !gathered_intrinsic(call_name(n))) return false;
     std::vector<CXCursor> candidates = callees(n);
     return !candidates.empty() && std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) {
       return presumed(clang_.clang_getCursorLocation(c)).first.find("/lockstep/emu/") != std::string::npos;
     });
+  }
+  // The name a call is written with (a template's call too, not resolved yet).
+  std::string call_name(const node& call) const {
+    std::string name = clang_.string(clang_.clang_getCursorSpelling(call.cursor));
+    if (const node* callee = callee_expression(call); name.empty() && callee) name = clang_.string(clang_.clang_getCursorSpelling(callee->cursor));
+    return name;
+  }
+  // A call's arguments as written (not the defaults it leaves out).
+  std::vector<const node*> arguments_of(const node& call) const {
+    std::vector<const node*> out;
+    for (std::size_t i = 1; i < call.children.size(); ++i)
+      if (call.children[i]->end > call.children[i]->begin && call.children[i]->begin >= call.children[i - 1]->end)
+        out.push_back(call.children[i].get());
+    return out;
+  }
+  // The warp_op of a shuffle intrinsic, else "".
+  static std::string shuffle_op(const std::string& name) {
+    if (name == "__shfl_sync") return "shfl_idx";
+    if (name == "__shfl_up_sync") return "shfl_up";
+    if (name == "__shfl_down_sync") return "shfl_down";
+    if (name == "__shfl_xor_sync") return "shfl_xor";
+    return "";
   }
   // The warp collectives an expression or declaration statement calls, where
   // a collective step can run them (lockstep/emu/region_loops.h): gathered
@@ -534,6 +552,7 @@ class translation_unit_splitter {
     std::string mask;                     // a region's or masked branch's: which threads run it, where not all
     bool expressions = false;             // a region of expressions (a for loop's increments), each run as a statement
     std::string code;                     // a region's code where it is not its statements' text (a collective step's gathering)
+    bool enters = false;                  // its threads' records are written (enter) whatever its code reads
     int gather_region = -1;               // a collective step's region that makes the calls
     const node* statement = nullptr;      // a loop's, branch's, scope's, call's or update's
     std::unique_ptr<sequence> body, otherwise;
@@ -873,9 +892,9 @@ class translation_unit_splitter {
           else
             region_of_statement_[call] = st.gather_region;
         region_of_statement_[s] = st.region;
-        gather_region_of_[s] = st.gather_region;
         if (!masks_.empty()) in_masked_arm_.insert(s);
         collectives_.push_back(s);
+        collective_plans_[s] = {st.gather_region, !masks_.empty(), calls};
       } else if (s->kind == CXCursor_CompoundStmt) {
         st.body = build_sequence(children_of(*s));
       } else if (is_loop(s->kind)) {
@@ -1493,27 +1512,22 @@ class translation_unit_splitter {
         }
         case step::kind::collective: {
           // Each call's lanes, gathered, answered warp by warp, then the statement.
-          const std::vector<const node*>& calls = st.statements;
-          for (std::size_t i = 0; i < calls.size(); ++i) {
-            const std::string slot = collective_slot(st.statement, i);
-            out += "::lockstep::emu::loop_lane_call " + slot + "[__ls_block.threads()]; unsigned char " + slot +
-                   "_arrived[__ls_block.threads()]; ::std::memset(" + slot + "_arrived, 0, __ls_block.threads());\n";
-          }
+          const collective_plan& plan = collective_plans_.at(st.statement);
+          out += plan.arrays;
           step gather;
-          gather.statements = calls;
+          gather.statements = plan.calls;
           gather.region = st.gather_region;
           gather.mask = st.mask;
-          gather.code = gathering_.at(st.statement);
+          gather.code = plan.gathering;
+          gather.enters = plan.gathering_enters;
           write_region(gather, out);
-          for (std::size_t i = 0; i < calls.size(); ++i) {
-            const std::string slot = collective_slot(st.statement, i);
-            out += "::lockstep::emu::loop_answer_warps(__ls_block, " + slot + ", " + slot + "_arrived);\n";
-          }
+          out += plan.answering;
           step statement;
           statement.statements = {st.statement};
           statement.region = st.region;
           statement.mask = st.mask;
           write_region(statement, out);
+          out += plan.after;
           break;
         }
         case step::kind::branch: {
@@ -1606,9 +1620,8 @@ class translation_unit_splitter {
     const node* guard = prefix_guard(st);
     // A collective step's gathering enters each thread: its calls record the lane's.
     const std::string enter =
-        !st.code.empty() || std::any_of(st.statements.begin(), st.statements.end(), [&](const node* s) { return region_reads_record(*s); })
-            ? "enter"
-            : "move_to";
+        st.enters || std::any_of(st.statements.begin(), st.statements.end(), [&](const node* s) { return region_reads_record(*s); }) ? "enter"
+                                                                                                                                     : "move_to";
     std::string code = !st.code.empty() ? st.code : assign_to.empty() ? edited(begin, end) : assign_to + " = (" + edited(begin, end) + ");";
     if (st.expressions) {
       code.clear();
@@ -1618,11 +1631,23 @@ class translation_unit_splitter {
       // A row whose threads all run the region runs it without asking.
       std::string all = code;
       for (std::size_t at = 0; (at = all.find("goto " + next + ";", at)) != std::string::npos;) all.replace(at + 5, next.size(), next + "_all");
-      if (!row_only) out += rows_loop + "{" + row_masked_out(st.mask);
-      out += "if (!__ls_masked_out) " + thread_loop(enter, true) + prologue + " {" + line + all + declared_for_later + "\n} " + next + "_all" +
-             label_end + write_back + " }\n";
-      out += "else " + thread_loop(enter, true) + prologue + " if (!(" + st.mask + ")) continue; {" + line + code + declared_for_later + "\n} " +
-             next + label_end + write_back + " }\n";
+      // Outside a row's loop, the row goes by segments of a warp's width:
+      // one no thread of which runs the region (`if (warp == 0)` in a wide
+      // block) is passed over.
+      std::string threads = thread_loop(enter, true);
+      if (!row_only) {
+        const std::string segment = "for (int __ls_x = __ls_x0, __ls_t = " + row_start + " + __ls_x0; __ls_x < __ls_x1; ++__ls_x, ++__ls_t) ";
+        out += rows_loop +
+               "for (int __ls_x0 = 0; __ls_x0 < __ls_block.extent_x(); __ls_x0 += 32) { const int __ls_x1 = __ls_x0 + 32 < __ls_block.extent_x() ? "
+               "__ls_x0 + 32 : __ls_block.extent_x(); int __ls_masked_out = 0, __ls_masked_in = 0; " +
+               segment + "{ const bool __ls_in = " + st.mask + "; __ls_masked_out |= !__ls_in; __ls_masked_in |= __ls_in; }\n" +
+               "if (!__ls_masked_in) continue;\n";
+        threads = segment + "{ __ls_block." + enter + "(__ls_x, __ls_y, __ls_z, __ls_t);";
+      }
+      out += "if (!__ls_masked_out) " + threads + prologue + " {" + line + all + declared_for_later + "\n} " + next + "_all" + label_end +
+             write_back + " }\n";
+      out += "else " + threads + prologue + " if (!(" + st.mask + ")) continue; {" + line + code + declared_for_later + "\n} " + next + label_end +
+             write_back + " }\n";
       if (!row_only) out += "}\n";
       return;
     }
@@ -1672,7 +1697,10 @@ class translation_unit_splitter {
   // a device function, printf, an assert): a call, other than the thread
   // coordinates the region reads from its loop, to a function that may.
   bool region_reads_record(const node& n) {
-    if (answered_.count(&n)) return false;
+    if (answered_.count(&n)) {  // only its arguments, as the answer reads none
+      const std::vector<const node*> arguments = arguments_of(n);
+      return std::any_of(arguments.begin(), arguments.end(), [&](const node* a) { return region_reads_record(*a); });
+    }
     if (n.kind == CXCursor_OverloadedDeclRef) return true;  // a call not resolved yet
     if (n.kind == CXCursor_CallExpr) {
       const auto edit = edits_.find(n.begin);
@@ -2250,8 +2278,7 @@ class translation_unit_splitter {
     first_return_ = std::string::npos;
     updates_.clear();
     collectives_.clear();
-    gather_region_of_.clear();
-    gathering_.clear();
+    collective_plans_.clear();
     answered_.clear();
     exit_flags_ = false;
     const std::unique_ptr<sequence> top = build_sequence(statements);
@@ -2262,7 +2289,7 @@ class translation_unit_splitter {
     for (auto& [key, v] : variables_)
       for (std::size_t i = 0, n = v.refs.size(); i < n; ++i)
         for (const node* statement : collectives_)
-          if (v.refs[i].region == gather_region_of_.at(statement) && v.refs[i].ref->begin >= statement->begin &&
+          if (v.refs[i].region == collective_plans_.at(statement).gather_region && v.refs[i].ref->begin >= statement->begin &&
               v.refs[i].ref->end <= statement->end) {
             reference again = v.refs[i];
             again.region = region_of_statement_.at(statement);
@@ -2418,22 +2445,61 @@ class translation_unit_splitter {
           if (name == reader && (written == builtin || written == "::" + reader + "()") && !edits_.count(n.begin))
             edit(n.begin, n.end, "__ls_block." + std::string(read) + "()");
         }
-        return;
+        // A collective step's call: its arguments are read where the record is not entered.
+        const bool collective = std::any_of(collective_plans_.begin(), collective_plans_.end(), [&](const auto& plan) {
+          return std::find(plan.second.calls.begin(), plan.second.calls.end(), &n) != plan.second.calls.end();
+        });
+        if (!collective) return;
       }
       for (const auto& c : n.children) coordinates(*c);
     };
     coordinates(*body);
 
-    // Each collective step's gathering runs its calls as written; its
-    // statement then reads each lane's answer in place of each call.
+    // Each collective step's gathering runs its calls as written (a shuffle
+    // stores its value), the block answers them, and its statement then
+    // reads each lane's answer in place of each call.
     for (const node* statement : collectives_) {
-      const std::vector<const node*> calls = gathered_collectives(*statement);
-      std::string& gather = gathering_[statement];
-      for (std::size_t i = 0; i < calls.size(); ++i) {
-        const std::string slot = collective_slot(statement, i), call = edited(calls[i]->begin, calls[i]->end);
-        gather += "::lockstep::emu::loop_gather_into(" + slot + ", " + slot + "_arrived); (void)(" + call + ");";
-        answered_.insert(calls[i]);
-        edit(calls[i]->begin, calls[i]->end, "::lockstep::emu::loop_answer<decltype(" + call + ")>(" + slot + ", __ls_t)");
+      collective_plan& plan = collective_plans_.at(statement);
+      const bool arrivals = plan.masked || exit_flags_;  // else every thread of the block makes the calls
+      for (std::size_t i = 0; i < plan.calls.size(); ++i) {
+        const node& call = *plan.calls[i];
+        const std::string slot = collective_slot(statement, i), written = edited(call.begin, call.end);
+        const std::string arrived =
+            "unsigned char " + slot + "_arrived[__ls_block.threads()]; ::std::memset(" + slot + "_arrived, 0, __ls_block.threads()); ";
+        answered_.insert(&call);
+        const std::vector<const node*> arguments = arguments_of(call);
+        const std::string op = arguments.size() == 3 || arguments.size() == 4 ? shuffle_op(call_name(call)) : "";
+        if (op.empty()) {
+          // Any collective: warp_collective records each lane's call (loop_gather_into).
+          plan.arrays += "::lockstep::emu::loop_lane_call " + slot + "[__ls_block.threads()]; " + arrived + "\n";
+          plan.gathering += "::lockstep::emu::loop_gather_into(" + slot + ", " + slot + "_arrived); (void)(" + written + ");";
+          plan.gathering_enters = true;
+          plan.answering += "::lockstep::emu::loop_answer_warps(__ls_block, " + slot + ", " + slot + "_arrived);\n";
+          edit(call.begin, call.end, "::lockstep::emu::loop_answer<decltype(" + written + ")>(" + slot + ", __ls_t)");
+          continue;
+        }
+        // A shuffle: each lane's value, then its source lane's.
+        const std::string lanes = arrivals ? slot + "_lanes" : "nullptr";
+        plan.arrays += "::std::uint64_t " + slot + "[__ls_block.threads()]; " +
+                       (arrivals ? arrived + "unsigned " + lanes + "[(__ls_block.threads() + 31) / 32]; " : "");
+        plan.gathering += slot + "[__ls_t] = ::lockstep::emu::to_bits(" + edited(arguments[1]->begin, arguments[1]->end) + ");" +
+                          (arrivals ? " " + slot + "_arrived[__ls_t] = 1;" : "");
+        if (arrivals) plan.answering += "::lockstep::emu::loop_warp_lanes(__ls_block, " + slot + "_arrived, " + lanes + ");\n";
+        std::string rest;  // the mask, lane argument and width
+        for (std::size_t a = 0; a < arguments.size(); ++a)
+          if (a != 1) rest += ", " + edited(arguments[a]->begin, arguments[a]->end);
+        if (std::all_of(arguments.begin(), arguments.end(), [&](const node* a) { return a == arguments[1] || uniform(*a); })) {
+          plan.arrays += "::std::uint64_t " + slot + "_answers[__ls_block.threads()];\n";
+          plan.answering += "::lockstep::emu::loop_shuffle_warps<::lockstep::emu::warp_op::" + op + ">(" + slot + ", " + slot + "_answers, " + lanes +
+                            ", __ls_block" + rest + ");\n";
+          edit(call.begin, call.end, "::lockstep::emu::loop_answer_bits<decltype(" + written + ")>(" + slot + "_answers, __ls_t)");
+          continue;
+        }
+        plan.arrays += "unsigned " + slot + "_misused = 0;\n";
+        plan.after += "if (" + slot + "_misused) ::lockstep::emu::loop_collective_misused();\n";
+        edit(call.begin, call.end,
+             "::lockstep::emu::loop_shuffle<decltype(" + written + ")>(::lockstep::emu::warp_op::" + op + ", " + slot + ", " + lanes +
+                 ", __ls_block, __ls_t, " + slot + "_misused" + rest + ")");
       }
     }
 
@@ -2522,16 +2588,25 @@ class translation_unit_splitter {
   std::size_t first_return_ = std::string::npos;  // where the kernel's first return is
   std::vector<const node*> updates_;              // update steps, run once for the block
   bool hoist_updates_ = true;
-  std::set<std::size_t> kept_in_regions_;         // updates and loops (by offset) that differ between threads: not block steps
-  bool interchange_ = true;                       // loops without barriers are tried as block-level loops
-  std::vector<const node*> interchanged_;         // those tried now
-  std::vector<const node*> loop_calls_;           // calls of block variants of functions without barriers
-  std::set<const node*> in_masked_arm_;           // statements of masked branches' arms
-  std::vector<std::string> masks_;                // while a masked branch's arm is built: the masks over it
-  std::vector<const node*> collectives_;          // the statements of collective steps
-  std::map<const node*, int> gather_region_of_;   // by statement: its collective step's gathering region
-  std::map<const node*, std::string> gathering_;  // by statement: the code of its collective step's gathering region
-  std::set<const node*> answered_;                // the calls those steps answer (their statements read no record through them)
+  std::set<std::size_t> kept_in_regions_;  // updates and loops (by offset) that differ between threads: not block steps
+  bool interchange_ = true;                // loops without barriers are tried as block-level loops
+  std::vector<const node*> interchanged_;  // those tried now
+  std::vector<const node*> loop_calls_;    // calls of block variants of functions without barriers
+  std::set<const node*> in_masked_arm_;    // statements of masked branches' arms
+  std::vector<std::string> masks_;         // while a masked branch's arm is built: the masks over it
+  std::vector<const node*> collectives_;   // the statements of collective steps
+  // A collective step's, by its statement.
+  struct collective_plan {
+    int gather_region = -1;
+    bool masked = false;  // in a masked branch's arm: only some threads make the calls
+    std::vector<const node*> calls;
+    // Code: the arrays of the lanes' calls, the gathering region's, the
+    // block's answers between it and the statement, the checks after.
+    std::string arrays, gathering, answering, after;
+    bool gathering_enters = false;  // a call in it records the lane's (warp_collective reads the record)
+  };
+  std::map<const node*, collective_plan> collective_plans_;
+  std::set<const node*> answered_;  // the calls those steps answer (their statements read no record through them)
   bool exit_flags_ = false;
 };
 

@@ -169,7 +169,7 @@ __global__ void sometimes(float* a) { a[threadIdx.x] = a[0] > 0 ? __shfl_down_sy
 )");
   EXPECT_EQ(r.split, (std::vector<std::string>{"scale", "rotate", "rotate_floats"}));
   EXPECT_TRUE(notes_mention(r, "kernel sometimes ")) << r.notes.size();
-  EXPECT_NE(r.source.find("loop_answer<decltype(__shfl_sync("), std::string::npos);
+  EXPECT_NE(r.source.find("loop_shuffle<decltype(__shfl_sync("), std::string::npos);
 }
 
 // Kernels whose threads keep values across barriers in every way the
