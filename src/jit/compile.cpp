@@ -171,7 +171,7 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
   // with lockstep's headers) the parse costs almost as much as the compile,
   // so such a source is parsed only where it names a barrier.
   const bool split = !checked && emu::get_options().region_loops &&
-                     (emu::region_loops::mentions_barriers(tu) || (tu.starts_with(jit::host_prelude) && emu::region_loops::available()));
+                     (emu::region_loops::mentions_synchronization(tu) || (tu.starts_with(jit::host_prelude) && emu::region_loops::available()));
   if (split) key << "\nregion loops " << emu::region_loops::version << (emu::region_loops::available() ? "" : " (no libclang)");
   const auto artifact = jit::cache_lookup_or_build(key.str(), ".so", [&](const fs::path& out) {
     if (!checked) {

@@ -260,7 +260,7 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
     write_file(rewritten, text);
     fs::path split_file;
     // Check mode runs every block on fibers: nothing to split for it.
-    if (!options.checked && !command.preprocess_only && emu::region_loops::mentions_barriers(outside_system_headers(text))) {
+    if (!options.checked && !command.preprocess_only && emu::region_loops::mentions_synchronization(outside_system_headers(text))) {
       const auto result = emu::region_loops::split_kernels(text, source.path.string(), {standard_flag(command)});
       emu::region_loops::log(source.path.string(), result);
       if (!result.split.empty()) {

@@ -32,7 +32,7 @@ struct split_result {
 // kernel is a candidate, those without barriers too (one loop over the
 // block's threads, its loops interchanged where that vectorises); a caller
 // that cannot read the headers from a precompiled prelude parses only
-// sources that mention_barriers, to keep compiling cheap.
+// sources that mentions_synchronization, to keep compiling cheap.
 //
 // `precompiled_prelude`, when not empty, is a file precompile_prelude wrote
 // for the text the source begins with (the same parse flags): Clang then
@@ -50,10 +50,14 @@ void precompile_prelude(const std::string& prelude, const std::vector<std::strin
 // of a precompiled prelude's cache key, as only the Clang that wrote one reads it.
 std::string libclang_version();
 
-// Whether the source may have a block barrier at all (the cheap test before a
-// parse): __syncthreads, or a cooperative-groups block.
-inline bool mentions_barriers(const std::string& source) {
-  return source.find("__syncthreads") != std::string::npos || source.find("this_thread_block") != std::string::npos;
+// Whether the source may have a block barrier or a warp collective at all
+// (the cheap test before a parse): __syncthreads, a cooperative-groups
+// block, CUDA's warp intrinsics.
+inline bool mentions_synchronization(const std::string& source) {
+  for (const char* name : {"__syncthreads", "this_thread_block", "__shfl", "__syncwarp", "__ballot_sync", "__any_sync", "__all_sync", "__activemask",
+                           "__reduce_", "__match_any_sync"})
+    if (source.find(name) != std::string::npos) return true;
+  return false;
 }
 
 // What the splitting decided, on stderr when LOCKSTEP_REGION_LOOPS_LOG is set
