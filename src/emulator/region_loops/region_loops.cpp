@@ -545,6 +545,16 @@ class translation_unit_splitter {
   }
 
   // ---- the kernel's structure: regions between barriers ----
+  // A collective step's (collective_plans_, by its statement).
+  struct collective_plan {
+    int gather_region = -1;
+    bool masked = false;  // in a masked branch's arm: only some threads make the calls
+    std::vector<const node*> calls;
+    // Code: the arrays of the lanes' calls, the gathering region's, the
+    // block's answers between it and the statement, the checks after.
+    std::string arrays, gathering, answering, after;
+    bool gathering_enters = false;  // a call in it records the lane's (warp_collective reads the record)
+  };
   struct sequence;
   struct step {
     enum class kind { region, barrier, loop, branch, masked, scope, call, update, collective } k = kind::region;
@@ -553,7 +563,6 @@ class translation_unit_splitter {
     bool expressions = false;             // a region of expressions (a for loop's increments), each run as a statement
     std::string code;                     // a region's code where it is not its statements' text (a collective step's gathering)
     bool enters = false;                  // its threads' records are written (enter) whatever its code reads
-    int gather_region = -1;               // a collective step's region that makes the calls
     const node* statement = nullptr;      // a loop's, branch's, scope's, call's or update's
     std::unique_ptr<sequence> body, otherwise;
     int region = -1;
@@ -747,7 +756,7 @@ class translation_unit_splitter {
     if (s.kind != CXCursor_IfStmt || kept_in_regions_.count(s.begin) || s.children.size() < 2 || s.children.size() > 3 ||
         s.children[0]->kind == CXCursor_DeclStmt)
       return false;
-    if (contains_synchronization(s)) return !contains_synchronization(*s.children[0]) && waits_only_in_warps(s);
+    if (contains_synchronization(s)) return waits_only_in_warps(s);  // the condition's too (`if (__all_sync(m, p))`)
     return interchange_ && holds_interchange(s, false);
   }
   // Whether a statement holds a loop that would be interchanged, or (`calls`)
@@ -765,6 +774,22 @@ class translation_unit_splitter {
     for (const std::string& m : masks_) out += (out.empty() ? "" : " && ") + m;
     return out;
   }
+  // A collective step for statement (or condition) s, its calls gathered in
+  // gather_region and s run in region.
+  void plan_collective(const node& s, const std::vector<const node*>& calls, int gather_region, int region) {
+    // What the calls read belongs to the gathering (a statement that is a
+    // call, `__syncwarp(mask);`, is the step's statement too).
+    for (const node* call : calls)
+      if (call == &s)
+        for (const auto& argument : call->children) region_of_statement_[argument.get()] = gather_region;
+      else
+        region_of_statement_[call] = gather_region;
+    region_of_statement_[&s] = region;
+    if (!masks_.empty()) in_masked_arm_.insert(&s);
+    collectives_.push_back(&s);
+    collective_plans_[&s] = {gather_region, !masks_.empty(), calls};
+  }
+
   step masked_branch(const node& s) {
     step st;
     st.k = step::kind::masked;
@@ -774,6 +799,8 @@ class translation_unit_splitter {
     st.statements = {s.children[0].get()};
     region_of_statement_[s.children[0].get()] = st.region;
     if (!masks_.empty()) in_masked_arm_.insert(s.children[0].get());
+    if (std::vector<const node*> calls = gathered_collectives(*s.children[0]); !calls.empty())
+      plan_collective(*s.children[0], calls, regions_++, st.region);
     const std::string mask = mask_array(st.region) + "[__ls_t]";
     auto arm = [&](const node& a) { return build_sequence(a.kind == CXCursor_CompoundStmt ? children_of(a) : std::vector<const node*>{&a}); };
     masks_.push_back(mask);
@@ -882,19 +909,9 @@ class translation_unit_splitter {
         st.k = step::kind::collective;
         st.statements = calls;
         st.mask = current_mask();
-        st.gather_region = regions_++;
+        const int gather_region = regions_++;
         st.region = regions_++;
-        // What the calls read belongs to the gathering (a statement that is
-        // a call, `__syncwarp(mask);`, is the step's statement too).
-        for (const node* call : calls)
-          if (call == s)
-            for (const auto& argument : call->children) region_of_statement_[argument.get()] = st.gather_region;
-          else
-            region_of_statement_[call] = st.gather_region;
-        region_of_statement_[s] = st.region;
-        if (!masks_.empty()) in_masked_arm_.insert(s);
-        collectives_.push_back(s);
-        collective_plans_[s] = {st.gather_region, !masks_.empty(), calls};
+        plan_collective(*s, calls, gather_region, st.region);
       } else if (s->kind == CXCursor_CompoundStmt) {
         st.body = build_sequence(children_of(*s));
       } else if (is_loop(s->kind)) {
@@ -1495,11 +1512,14 @@ class translation_unit_splitter {
           // False for the threads that do not evaluate the condition (returned, or masked out).
           const std::string masks = mask_array(st.region);
           out += "bool " + masks + "[__ls_block.threads()]; ::std::memset(" + masks + ", 0, __ls_block.threads());\n";
+          const auto collective = collective_plans_.find(st.statements.front());
+          if (collective != collective_plans_.end()) write_gathering(collective->second, st.mask, out);
           step condition;
           condition.statements = st.statements;
           condition.region = st.region;
           condition.mask = st.mask;
           write_region(condition, out, false, masks + "[__ls_t]");
+          if (collective != collective_plans_.end()) out += collective->second.after;
           out += "{";
           write_sequence(*st.body, out);
           out += "}";
@@ -1513,15 +1533,7 @@ class translation_unit_splitter {
         case step::kind::collective: {
           // Each call's lanes, gathered, answered warp by warp, then the statement.
           const collective_plan& plan = collective_plans_.at(st.statement);
-          out += plan.arrays;
-          step gather;
-          gather.statements = plan.calls;
-          gather.region = st.gather_region;
-          gather.mask = st.mask;
-          gather.code = plan.gathering;
-          gather.enters = plan.gathering_enters;
-          write_region(gather, out);
-          out += plan.answering;
+          write_gathering(plan, st.mask, out);
           step statement;
           statement.statements = {st.statement};
           statement.region = st.region;
@@ -1545,6 +1557,19 @@ class translation_unit_splitter {
         }
       }
     }
+  }
+
+  // A collective step's arrays, its gathering region, the block's answers.
+  void write_gathering(const collective_plan& plan, const std::string& mask, std::string& out) {
+    out += plan.arrays;
+    step gather;
+    gather.statements = plan.calls;
+    gather.region = plan.gather_region;
+    gather.mask = mask;
+    gather.code = plan.gathering;
+    gather.enters = plan.gathering_enters;
+    write_region(gather, out);
+    out += plan.answering;
   }
 
   // An interchanged loop whose body is one region without a guard, which
@@ -2595,16 +2620,6 @@ class translation_unit_splitter {
   std::set<const node*> in_masked_arm_;    // statements of masked branches' arms
   std::vector<std::string> masks_;         // while a masked branch's arm is built: the masks over it
   std::vector<const node*> collectives_;   // the statements of collective steps
-  // A collective step's, by its statement.
-  struct collective_plan {
-    int gather_region = -1;
-    bool masked = false;  // in a masked branch's arm: only some threads make the calls
-    std::vector<const node*> calls;
-    // Code: the arrays of the lanes' calls, the gathering region's, the
-    // block's answers between it and the statement, the checks after.
-    std::string arrays, gathering, answering, after;
-    bool gathering_enters = false;  // a call in it records the lane's (warp_collective reads the record)
-  };
   std::map<const node*, collective_plan> collective_plans_;
   std::set<const node*> answered_;  // the calls those steps answer (their statements read no record through them)
   bool exit_flags_ = false;

@@ -1288,7 +1288,8 @@ TEST_F(RegionLoopsRun, AConstructorThatReadsTheThreadMakesAPerThreadValue) {
 // warps answered as the fiber engine answers the lanes that meet, then the
 // statement with the answers. Shuffles in uniform loops and under a mask
 // (`if (warp == 0)`), every shuffle and vote on a partial warp, lanes that
-// exited before, two calls in one statement, divergent arms.
+// exited before, two calls in one statement, divergent arms, a vote as a
+// branch's condition.
 const char* collectives = R"(
 __global__ void block_sum(const float* in, float* out) {
   __shared__ float partial[32];
@@ -1327,6 +1328,7 @@ __global__ void lanes(const T* in, T* out, unsigned* votes, int n) {
   if (i % 2 == 1) out[i * 4 + 3] = __shfl_down_sync(0xaaaaaaaau & active, v, 2);
   else out[i * 4 + 3] = __shfl_up_sync(0x55555555u & active, v, 2);
   votes[i * 8 + 7] = __ballot_sync(active, (i & 1) != 0);
+  if (__any_sync(active, v > T(90))) out[i * 4 + 3] += T(1000);
 }
 // Misuses the fiber engine names: a lane missing from its own mask, and a
 // mask naming lanes that have exited.
@@ -1422,6 +1424,9 @@ TEST_F(RegionLoopsRun, WarpCollectivesRunAsStepsOverTheLanes) {
       EXPECT_EQ(v[7], odd) << n << ", " << i;
       const int source = first + ((i - first) ^ 9);
       EXPECT_EQ(got.first[i * 4 + 2], source < last ? ints[source] : ints[i]) << n << ", " << i;
+      const bool any_above = std::any_of(ints.begin() + first, ints.begin() + last, [](int x) { return x > 90; });
+      const int arm = i % 2 == 1 ? (i + 2 < last && (i + 2 - first) < 32 ? ints[i + 2] : ints[i]) : (i - 2 >= first ? ints[i - 2] : ints[i]);
+      EXPECT_EQ(got.first[i * 4 + 3], arm + (any_above ? 1000 : 0)) << n << ", " << i;
     }
     for (int i = n; i < lanes_in_block; ++i) EXPECT_EQ(got.second[i * 8], 0xffffffffu) << n << ", " << i;  // exited: still poisoned
   }
