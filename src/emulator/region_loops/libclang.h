@@ -58,6 +58,8 @@ namespace lockstep::emu::region_loops {
   X(clang_getOverloadedDecl)               \
   X(clang_Type_getSizeOf)                  \
   X(clang_getCursorResultType)             \
+  X(clang_Cursor_getNumArguments)          \
+  X(clang_Cursor_getArgument)              \
   X(clang_saveTranslationUnit)             \
   X(clang_defaultSaveOptions)              \
   X(clang_getClangVersion)                 \

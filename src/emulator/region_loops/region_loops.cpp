@@ -104,6 +104,10 @@ class translation_unit_splitter {
           attempted_.insert(usr);
           if (function_edits.empty()) continue;  // no barrier: a kernel runs as a bare loop already
           edits.insert(edits.end(), function_edits.begin(), function_edits.end());
+          if (lanes_) {
+            lanes_variants_.insert(variant_usr(function));
+            continue;
+          }
           variants_.insert(usr);
           if (!is_kernel(function) && !may_synchronize(function)) loop_variants_.insert(usr);
           if (is_kernel(function)) result.split.push_back(name);
@@ -463,6 +467,17 @@ class translation_unit_splitter {
       return presumed(clang_.clang_getCursorLocation(c)).first.find("/lockstep/emu/") != std::string::npos;
     });
   }
+  // A call of a value-returning device function whose lanes variant each
+  // calling lane's arguments and answer go through (split_function_once);
+  // a function of this file not tried yet is tried first.
+  bool lanes_call(const node& n) {
+    if (n.kind != CXCursor_CallExpr) return false;
+    const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
+    if (clang_.clang_Cursor_isNull(callee)) return false;
+    const std::string usr = variant_usr(callee);
+    if (!attempted_.count(usr) && collected_.count(usr)) throw postpone{};
+    return lanes_variants_.count(usr) && int(arguments_of(n).size()) == clang_.clang_Cursor_getNumArguments(callee);
+  }
   // The name a call is written with (a template's call too, not resolved yet).
   std::string call_name(const node& call) const {
     std::string name = clang_.string(clang_.clang_getCursorSpelling(call.cursor));
@@ -496,7 +511,7 @@ class translation_unit_splitter {
     bool gatherable = true;
     std::function<void(const node&, bool)> visit = [&](const node& n, bool sometimes) {
       if (!gatherable) return;
-      if (gathered_call(n)) {
+      if (gathered_call(n) || lanes_call(n)) {
         gatherable = !sometimes && std::none_of(n.children.begin(), n.children.end(), [&](const auto& c) { return contains_synchronization(*c); });
         calls.push_back(&n);
         return;
@@ -1386,7 +1401,7 @@ class translation_unit_splitter {
 
   void decide_uniform(const std::vector<const node*>& block_level) {
     for (auto& [key, v] : variables_) {
-      v.uniform = !v.static_storage && (v.parameter || v.sequence_level);
+      v.uniform = !v.static_storage && ((v.parameter && !lanes_) || v.sequence_level);
       for (const reference& r : v.refs)
         if (r.write && r.region >= 0 && !shared_assignment(v, r)) v.uniform = false;
     }
@@ -2123,6 +2138,16 @@ class translation_unit_splitter {
     return "__ls_calls_" + std::to_string(region_of_statement_.at(statement)) + "_" + std::to_string(i);
   }
 
+  // A per-thread array `name` of T on the loop stack (loop_slot: raw bytes where T has a constructor).
+  static std::string per_thread_cells(const std::string& name, const std::string& type) {
+    return "::lockstep::emu::loop_slot<" + type + "> " + name + "_cells[__ls_block.threads()]; auto* " + name + " = ::lockstep::emu::loop_slots<" +
+           type + ">(" + name + "_cells); ";
+  }
+  std::string result_type(CXCursor function) const { return clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorResultType(function))); }
+  std::string parameter_type(CXCursor function, std::size_t i) const {
+    return clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(clang_.clang_Cursor_getArgument(function, unsigned(i)))));
+  }
+
   // A local array of one T per thread (lockstep/emu/region_loops.h), on the loop stack.
   static std::string per_thread_array(int index, const std::string& type) {
     const std::string i = std::to_string(index);
@@ -2260,6 +2285,7 @@ class translation_unit_splitter {
   }
   std::vector<source_edit> split_function_once(CXCursor function_cursor) {
     const bool kernel = is_kernel(function_cursor);
+    lanes_ = false;
     const CXSourceRange range = clang_.clang_getCursorExtent(function_cursor);
     kernel_begin_ = offset_of(clang_.clang_getRangeStart(range));
     kernel_end_ = offset_of(clang_.clang_getRangeEnd(range));
@@ -2273,8 +2299,21 @@ class translation_unit_splitter {
       return {};
     if (text(body->begin, body->begin + 1) != "{") throw declined{"a body written through a macro"};
     decline_warp_level(*body);
-    if (!kernel && clang_.clang_getCursorResultType(function_cursor).kind != CXType_Void)
-      throw declined{"it returns a value and has barriers (only void device functions are called once for the block)"};
+    // A value-returning device function whose waits are all warp collectives
+    // gets a lanes variant, `name__ls_lanes`: the block calls it once, with
+    // each calling lane's arguments in arrays and a flag for the lanes that
+    // call; it runs the body for those lanes and leaves each one's answer in
+    // an array (a caller's collective step, lanes_call). Lanes that do not
+    // call are exited from its start.
+    lanes_ = !kernel && clang_.clang_getCursorResultType(function_cursor).kind != CXType_Void;
+    if (lanes_ && (clang_.clang_getCursorKind(function_cursor) != CXCursor_FunctionDecl || !waits_only_in_warps(*body)))
+      throw declined{
+          "it returns a value and has barriers or is a template or member (only non-template functions whose waits are warp "
+          "collectives are called for the calling lanes; void device functions with barriers are called once for the block)"};
+    for (int i = 0; lanes_ && i < clang_.clang_Cursor_getNumArguments(function_cursor); ++i) {
+      const std::string type = parameter_type(function_cursor, std::size_t(i));
+      if (type.find('&') != std::string::npos || unnamed_type(type)) throw declined{"a parameter (" + type + ") that is not a value"};
+    }
 
     // lockstep nvcc's test for a call outside a launch stays first.
     std::vector<const node*> statements = children_of(*body);
@@ -2355,7 +2394,7 @@ class translation_unit_splitter {
       if (v.uniform || v.static_storage || v.recomputed) continue;
       const bool crosses = std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region != v.declared_region; });
       const bool written = std::any_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; });
-      if (v.parameter ? !written : !(v.sequence_level && crosses)) continue;
+      if (v.parameter ? !(written || lanes_) || v.refs.empty() : !(v.sequence_level && crosses)) continue;
       const std::string type = type_of(v);
       if (type.find('&') != std::string::npos || unnamed_type(type) || type.find("auto") != std::string::npos)
         throw declined{"'" + v.name + "' (" + type + ") keeps its value across a barrier and cannot be kept per thread"};
@@ -2384,11 +2423,13 @@ class translation_unit_splitter {
       }
     };
     plan_nested(*top);
+    exit_flags_ = exit_flags_ || lanes_;
     if (exit_flags_ && !block_calls_.empty())
       throw declined{"a thread may return before a call of a function with barriers, which runs for the whole block"};
     for (const auto& [ret, region] : returns_)
-      edit(ret->begin, statement_end(*ret),
-           std::string("{ ") + (exit_flags_ ? "__ls_exited[__ls_t] = true; " : "") + "goto __ls_next_" + std::to_string(region) + "; }");
+      if (!lanes_)
+        edit(ret->begin, statement_end(*ret),
+             std::string("{ ") + (exit_flags_ ? "__ls_exited[__ls_t] = true; " : "") + "goto __ls_next_" + std::to_string(region) + "; }");
 
     for (const auto& [k, v] : variables_)
       if (v.static_storage && !v.sequence_level)
@@ -2493,6 +2534,28 @@ class translation_unit_splitter {
             "unsigned char " + slot + "_arrived[__ls_block.threads()]; ::std::memset(" + slot + "_arrived, 0, __ls_block.threads()); ";
         answered_.insert(&call);
         const std::vector<const node*> arguments = arguments_of(call);
+        if (!gathered_call(call)) {
+          // A device function's lanes variant: each calling lane's arguments, then its answer.
+          const CXCursor callee = clang_.clang_getCursorReferenced(call.cursor);
+          const node* ref = callee_expression(call);
+          const std::size_t name_at = offset_of(clang_.clang_getCursorLocation(ref->cursor));
+          const std::string name = clang_.string(clang_.clang_getCursorSpelling(ref->cursor));
+          if (name.empty() || text(name_at, name_at + name.size()) != name) throw declined{"a call written through a macro (" + line_of(call) + ")"};
+          plan.arrays += arrived + per_thread_cells(slot + "_results", result_type(callee));
+          std::string passed;
+          for (std::size_t a = 0; a < arguments.size(); ++a) {
+            const std::string values = slot + "_" + std::to_string(a);
+            plan.arrays += per_thread_cells(values, parameter_type(callee, a));
+            plan.gathering += values + "[__ls_t] = (" + edited(arguments[a]->begin, arguments[a]->end) + ");";
+            passed += ", " + values;
+          }
+          plan.arrays += "\n";
+          plan.gathering += slot + "_arrived[__ls_t] = 1;";
+          plan.answering +=
+              std::string(text(call.begin, name_at)) + name + "__ls_lanes(__ls_block, " + slot + "_arrived, " + slot + "_results" + passed + ");\n";
+          edit(call.begin, call.end, slot + "_results[__ls_t]");
+          continue;
+        }
         const std::string op = arguments.size() == 3 || arguments.size() == 4 ? shuffle_op(call_name(call)) : "";
         if (op.empty()) {
           // Any collective: warp_collective records each lane's call (loop_gather_into).
@@ -2528,6 +2591,17 @@ class translation_unit_splitter {
       }
     }
 
+    // A lanes variant's return leaves the lane's answer and exits the lane
+    // (written last: the value is read with the rewrites inside it).
+    for (const auto& [ret, region] : returns_)
+      if (lanes_) {
+        if (ret->children.empty()) throw declined{"a return without a value (" + line_of(*ret) + ")"};
+        const node& value = *ret->children.back();
+        edit(ret->begin, statement_end(*ret),
+             "{ __ls_results[__ls_t] = (" + edited(value.begin, value.end) + "); __ls_exited[__ls_t] = true; goto __ls_next_" +
+                 std::to_string(region) + "; }");
+      }
+
     // A kernel's loops run on the loop stack, where the per-thread arrays are.
     // Its parameters go there as the lambda's own, of the same names: read
     // through the closure, they would be reloaded after every call the host
@@ -2552,10 +2626,11 @@ class translation_unit_splitter {
       out = moved_statics + "\nif (::lockstep::emu::loop_claim_block()) {\n::lockstep::emu::loop_on_block_stack([&](" + parameters +
             ") {\n::lockstep::emu::loop_block __ls_block;\n";
     if (exit_flags_) out += "bool __ls_exited[__ls_block.threads()]; ::std::memset(__ls_exited, 0, sizeof(bool) * __ls_block.threads());\n";
+    if (lanes_) out += thread_loop("move_to") + " __ls_exited[__ls_t] = !__ls_calling[__ls_t]; }\n";
     for (const auto& [key, v] : variables_) {
       if (!v.per_thread || !v.parameter) continue;
-      out += per_thread_array(v.index, "decltype(" + v.name + ")");
-      out += thread_loop("move_to") + " __ls_" + std::to_string(v.index) + "[__ls_t] = " + v.name + "; }\n";
+      out += per_thread_array(v.index, lanes_ ? type_of(v) : "decltype(" + v.name + ")");
+      out += thread_loop("move_to") + " __ls_" + std::to_string(v.index) + "[__ls_t] = " + v.name + (lanes_ ? "[__ls_t]" : "") + "; }\n";
     }
     write_sequence(*top, out);
     if (!kernel) {
@@ -2563,6 +2638,19 @@ class translation_unit_splitter {
       const std::size_t name_at = offset_of(clang_.clang_getCursorLocation(function_cursor));
       const std::string name = clang_.string(clang_.clang_getCursorSpelling(function_cursor));
       if (text(name_at, name_at + name.size()) != name) throw declined{"a function named through a macro"};
+      if (lanes_) {
+        std::string head = "static inline void " + name +
+                           "__ls_lanes(const ::lockstep::emu::loop_block& __ls_caller, const unsigned char* __ls_calling, " + "::std::remove_cv_t<" +
+                           result_type(function_cursor) + ">* __ls_results";
+        for (int i = 0; i < clang_.clang_Cursor_getNumArguments(function_cursor); ++i) {
+          const CXCursor parameter = clang_.clang_Cursor_getArgument(function_cursor, unsigned(i));
+          head += ", const ::std::remove_cv_t<" + parameter_type(function_cursor, std::size_t(i)) + ">* " +
+                  clang_.string(clang_.clang_getCursorSpelling(parameter));
+        }
+        return {{kernel_end_, kernel_end_,
+                 line_directive(clang_.clang_getCursorLocation(function_cursor)) + head + ") {" + out + "}\n" +
+                     line_directive(clang_.clang_getRangeEnd(range))}};
+      }
       const std::size_t open = parameters_open(name_at + name.size()), after_open = tokens_[open].end_offset();
       std::size_t rest = after_open;
       if (tokens_[open + 1].is("void") && tokens_[open + 2].is(")")) rest = tokens_[open + 1].end_offset();
@@ -2591,6 +2679,7 @@ class translation_unit_splitter {
   std::set<std::string> variants_;          // USRs of the functions given a block variant
   std::set<std::string> loop_variants_;     // those of them without barriers (given one for their interchanged loops)
   std::set<std::string> along_x_variants_;  // those of them that may run over rows spanning blocks along x (loop_claim)
+  std::set<std::string> lanes_variants_;    // USRs of value-returning functions given a lanes variant (lanes_call)
   bool postpone_loop_calls_ = true;         // a call of a function not yet tried waits for it (false once none could go on)
   std::set<std::string> attempted_;         // and of those already decided either way
   std::map<std::string, bool> synchronizes_;
@@ -2623,6 +2712,7 @@ class translation_unit_splitter {
   std::map<const node*, collective_plan> collective_plans_;
   std::set<const node*> answered_;  // the calls those steps answer (their statements read no record through them)
   bool exit_flags_ = false;
+  bool lanes_ = false;  // the function is given a lanes variant
 };
 
 }  // namespace

@@ -1330,6 +1330,25 @@ __global__ void lanes(const T* in, T* out, unsigned* votes, int n) {
   votes[i * 8 + 7] = __ballot_sync(active, (i & 1) != 0);
   if (__any_sync(active, v > T(90))) out[i * 4 + 3] += T(1000);
 }
+// A value-returning device function whose waits are shuffles and votes:
+// called by every lane, and by one warp's lanes only.
+__device__ float warp_total(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  return v;
+}
+__device__ int lanes_above(int v, int limit) {
+  if (v == limit) return -1;
+  const unsigned active = __activemask();
+  const unsigned above = __ballot_sync(active, v > limit);
+  return __popc(above);
+}
+__global__ void warp_totals(const float* in, float* out, int* counts) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float v = warp_total(in[i]);
+  if (threadIdx.x % 32 == 0) out[i / 32] = v;
+  if (threadIdx.x / 32 == 1) out[64 + blockIdx.x * 32 + threadIdx.x % 32] = warp_total(in[i] * 2.0f);
+  counts[i] = lanes_above(int(in[i]), 0);
+}
 // Misuses the fiber engine names: a lane missing from its own mask, and a
 // mask naming lanes that have exited.
 __global__ void without_self(int* out) {
@@ -1343,10 +1362,10 @@ __global__ void after_exit(int* out) {
 
 TEST_F(RegionLoopsRun, WarpCollectivesRunAsStepsOverTheLanes) {
   const auto decided = split(collectives);
-  ASSERT_EQ(decided.split, (std::vector<std::string>{"block_sum", "lanes", "without_self", "after_exit"}))
+  ASSERT_EQ(decided.split, (std::vector<std::string>{"block_sum", "lanes", "warp_totals", "without_self", "after_exit"}))
       << (decided.notes.empty() ? "" : decided.notes.back());
   lockstep::compile_options names;
-  names.names = {"block_sum", "lanes<int>", "lanes<double>", "without_self", "after_exit"};
+  names.names = {"block_sum", "lanes<int>", "lanes<double>", "warp_totals", "without_self", "after_exit"};
   const lockstep::module m = lockstep::compile(collectives, names, cpu);
   std::mt19937 rng(std::random_device{}());
   std::uniform_int_distribution<int> value(-100, 100);
@@ -1370,6 +1389,44 @@ TEST_F(RegionLoopsRun, WarpCollectivesRunAsStepsOverTheLanes) {
     double want = 0;
     for (int t = 0; t < threads; ++t) want += in[b * threads + t];
     EXPECT_EQ(loops[b], want) << b;
+  }
+
+  // Device functions called by the lanes: two blocks of 128 threads.
+  auto totals = [&](bool on) {
+    use_loops(on);
+    buffer din(cpu, 256 * 4), dout(cpu, 128 * 4), dcounts(cpu, 256 * 4);
+    din.copy_from_host(in.data(), 256 * 4);
+    dout.fill_bytes(0xff);
+    dcounts.fill_bytes(0xff);
+    m.get("warp_totals")(dim3(2), dim3(128), 0, din.data_as<const float>(), dout.data_as<float>(), dcounts.data_as<int>());
+    std::vector<float> out(128);
+    std::vector<int> counts(256);
+    dout.copy_to_host(out.data(), 128 * 4);
+    dcounts.copy_to_host(counts.data(), 256 * 4);
+    return std::make_pair(out, counts);
+  };
+  const auto totals_loops = totals(true), totals_fibers = totals(false);
+  EXPECT_EQ(0, std::memcmp(totals_loops.first.data(), totals_fibers.first.data(), 128 * 4));
+  EXPECT_EQ(totals_loops.second, totals_fibers.second);
+  for (int w = 0; w < 8; ++w) {
+    double sum = 0;
+    int above = 0;
+    for (int l = 0; l < 32; ++l) {
+      sum += in[w * 32 + l];
+      above += in[w * 32 + l] > 0;
+    }
+    EXPECT_EQ(totals_loops.first[w], sum) << w;
+    for (int l = 0; l < 32; ++l) EXPECT_EQ(totals_loops.second[w * 32 + l], in[w * 32 + l] == 0 ? -1 : above) << w << ", " << l;
+    if (w % 4 == 1) {  // warp 1 of each block, its lanes' doubled sums down the tree
+      std::vector<float> tree(32);
+      for (int l = 0; l < 32; ++l) tree[l] = in[w * 32 + l] * 2.0f;
+      for (int offset = 16; offset > 0; offset /= 2) {
+        std::vector<float> moved(32);
+        for (int l = 0; l < 32; ++l) moved[l] = l + offset < 32 ? tree[l + offset] : tree[l];
+        for (int l = 0; l < 32; ++l) tree[l] += moved[l];
+      }
+      for (int l = 0; l < 32; ++l) EXPECT_EQ(totals_loops.first[64 + (w / 4) * 32 + l], tree[l]) << w << ", " << l;
+    }
   }
 
   // 48 threads: a full warp and a partial one; lanes from n on return first.
