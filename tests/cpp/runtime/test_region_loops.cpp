@@ -1366,6 +1366,7 @@ TEST_F(RegionLoopsRun, WarpCollectivesRunAsStepsOverTheLanes) {
       << (decided.notes.empty() ? "" : decided.notes.back());
   lockstep::compile_options names;
   names.names = {"block_sum", "lanes<int>", "lanes<double>", "warp_totals", "without_self", "after_exit"};
+  use_loops(true);  // the module is split whatever LOCKSTEP_EMU_ENGINE says (the fibers' run of the suite sets it)
   const lockstep::module m = lockstep::compile(collectives, names, cpu);
   std::mt19937 rng(std::random_device{}());
   std::uniform_int_distribution<int> value(-100, 100);
