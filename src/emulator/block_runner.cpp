@@ -533,14 +533,16 @@ void block_runner::gather_into(loop_lane_call* calls, unsigned char* arrived) {
 // The lanes of each warp meet as they would on fibers, where they arrive in
 // lane order: a lane joins the first open round whose lanes its mask
 // overlaps, and a round is answered once every lane it names has arrived.
-void block_runner::answer_loop_warps(unsigned threads, loop_lane_call* calls, const unsigned char* arrived) {
+void block_runner::answer_loop_warps(const loop_block& block, loop_lane_call* calls, const unsigned char* arrived) {
   gather_calls_ = nullptr;
   gather_arrived_ = nullptr;
-  for (unsigned w = 0; w * warp_ops::lanes_per_warp < threads; ++w) {
+  const unsigned threads = block.threads();
+  std::vector<unsigned>& lanes = loop_lanes_;
+  lanes.resize((threads + warp_ops::lanes_per_warp - 1) / warp_ops::lanes_per_warp);
+  loop_warp_lanes(block, arrived, lanes.data());
+  for (unsigned w = 0; w < lanes.size(); ++w) {
     loop_lane_call* lane = calls + w * warp_ops::lanes_per_warp;
-    const std::uint32_t present = lanes_in_warp(threads, w);
-    std::uint32_t came = 0;
-    warp_ops::each_lane(present, [&](unsigned l) { came |= (arrived[w * warp_ops::lanes_per_warp + l] ? 1u : 0u) << l; });
+    const std::uint32_t present = lanes_in_warp(threads, w), came = lanes[w];
     if (!came) continue;
     const warp_op op = lane[__builtin_ctz(came)].op;
     if (op == warp_op::active) {  // the lanes that called together

@@ -395,7 +395,7 @@ unsigned loop_claim_block(loop_claim how) { return in_kernel("a kernel split at 
 void loop_stack_call(void (*body)(void*), void* arg) { current.block->call_on_loop_stack(body, arg); }
 void loop_gather_into(loop_lane_call* calls, unsigned char* arrived) { current.block->gather_into(calls, arrived); }
 void loop_answer_warps(const loop_block& block, loop_lane_call* calls, const unsigned char* arrived) {
-  current.block->answer_loop_warps(block.threads(), calls, arrived);
+  current.block->answer_loop_warps(block, calls, arrived);
 }
 void loop_collective_misused() { throw block_runner::fibers_needed{}; }
 void grid_sync() { in_kernel("grid.sync()").block->grid_sync(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0))); }

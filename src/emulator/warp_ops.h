@@ -44,7 +44,7 @@ enum class misuse : std::uint8_t { none, mask_lacks_caller, bad_shuffle_width, w
 // do not exist, and the GPU ignores them in a mask too.
 constexpr misuse misuse_of_call(warp_op op, unsigned lane, std::uint32_t mask, int width, std::uint32_t present, std::uint32_t exited) {
   if (!(mask >> lane & 1u)) return misuse::mask_lacks_caller;
-  if (is_shuffle(op) && (width < 1 || width > 32 || (width & (width - 1)))) return misuse::bad_shuffle_width;
+  if (is_shuffle(op) && !valid_shuffle_width(width)) return misuse::bad_shuffle_width;
   if (is_wmma(op) && present != ~0u) return misuse::wmma_in_partial_warp;
   if (mask & present & exited) return misuse::mask_names_exited_lanes;
   return misuse::none;

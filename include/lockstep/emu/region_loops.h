@@ -177,7 +177,7 @@ inline R loop_shuffle(warp_op op, const std::uint64_t* values, const unsigned* l
                       unsigned mask, int lane_arg, int width = 32) {
   const unsigned lane = unsigned(t) & 31u, warp = unsigned(t) >> 5;
   const std::uint32_t present = warp_ops::lanes_in_warp(block.threads(), warp), came = lanes ? lanes[warp] : present;
-  misused |= unsigned(!(mask >> lane & 1u)) | unsigned((mask & present & ~came) != 0) | unsigned(width < 1 || width > 32 || (width & (width - 1)));
+  misused |= unsigned(!(mask >> lane & 1u)) | unsigned((mask & present & ~came) != 0) | unsigned(!warp_ops::valid_shuffle_width(width));
   return from_bits<R>(values[unsigned(t) - lane + warp_ops::shuffle_source(op, lane, lane_arg, width, came & mask)]);
 }
 // Where the mask, the lane argument and the width are the same for every
@@ -188,7 +188,7 @@ inline R loop_shuffle(warp_op op, const std::uint64_t* values, const unsigned* l
 template <warp_op Op>
 inline void loop_shuffle_warps(const std::uint64_t* values, std::uint64_t* answers, const unsigned* lanes, const loop_block& block, unsigned mask,
                                int lane_arg, int width = 32) {
-  if (width < 1 || width > 32 || (width & (width - 1))) loop_collective_misused();
+  if (!warp_ops::valid_shuffle_width(width)) loop_collective_misused();
   const unsigned threads = block.threads();
   for (unsigned w = 0; w * warp_ops::lanes_per_warp < threads; ++w) {
     const std::uint32_t present = warp_ops::lanes_in_warp(threads, w), came = lanes ? lanes[w] : present;

@@ -10,6 +10,9 @@ namespace lockstep::emu::warp_ops {
 
 inline constexpr unsigned lanes_per_warp = 32;
 
+// A shuffle's width: a power of two from 1 to 32.
+constexpr bool valid_shuffle_width(int width) { return width >= 1 && width <= 32 && (width & (width - 1)) == 0; }
+
 // The lanes warp `warp` of a block of `block_threads` threads has: all 32 but in a partial last warp.
 constexpr std::uint32_t lanes_in_warp(unsigned block_threads, unsigned warp) {
   const unsigned count = block_threads - warp * lanes_per_warp;

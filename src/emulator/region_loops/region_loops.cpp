@@ -449,15 +449,9 @@ class translation_unit_splitter {
                        " of the source): warp-level operations run on fibers"};
   }
 
-  // CUDA's warp intrinsics that meet their warp once (one warp_collective
-  // call, lockstep/emu/sync.h), which a collective step runs: the others
-  // (__match_all_sync meets twice; tiles, wmma) stay on fibers.
+  // One of gathered_intrinsics (region_loops.h), which a collective step runs.
   static bool gathered_intrinsic(std::string_view name) {
-    static const std::set<std::string_view> names{"__shfl_sync",       "__shfl_up_sync",    "__shfl_down_sync",  "__shfl_xor_sync",
-                                                  "__ballot_sync",     "__any_sync",        "__all_sync",        "__activemask",
-                                                  "__syncwarp",        "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
-                                                  "__reduce_and_sync", "__reduce_or_sync",  "__reduce_xor_sync", "__match_any_sync"};
-    return names.count(name) > 0;
+    return std::find(std::begin(gathered_intrinsics), std::end(gathered_intrinsics), name) != std::end(gathered_intrinsics);
   }
   // A call of one of them, lockstep's own (not a function of the program's of the same name).
   bool gathered_call(const node& n) const {
@@ -803,6 +797,7 @@ class translation_unit_splitter {
     if (!masks_.empty()) in_masked_arm_.insert(&s);
     collectives_.push_back(&s);
     collective_plans_[&s] = {gather_region, !masks_.empty(), calls};
+    answered_.insert(calls.begin(), calls.end());
   }
 
   step masked_branch(const node& s) {
@@ -2512,10 +2507,7 @@ class translation_unit_splitter {
             edit(n.begin, n.end, "__ls_block." + std::string(read) + "()");
         }
         // A collective step's call: its arguments are read where the record is not entered.
-        const bool collective = std::any_of(collective_plans_.begin(), collective_plans_.end(), [&](const auto& plan) {
-          return std::find(plan.second.calls.begin(), plan.second.calls.end(), &n) != plan.second.calls.end();
-        });
-        if (!collective) return;
+        if (!answered_.count(&n)) return;
       }
       for (const auto& c : n.children) coordinates(*c);
     };
@@ -2532,7 +2524,6 @@ class translation_unit_splitter {
         const std::string slot = collective_slot(statement, i), written = edited(call.begin, call.end);
         const std::string arrived =
             "unsigned char " + slot + "_arrived[__ls_block.threads()]; ::std::memset(" + slot + "_arrived, 0, __ls_block.threads()); ";
-        answered_.insert(&call);
         const std::vector<const node*> arguments = arguments_of(call);
         if (!gathered_call(call)) {
           // A device function's lanes variant: each calling lane's arguments, then its answer.

@@ -15,6 +15,7 @@
 // cannot prove safe are left as written and said why in `notes`.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lockstep::emu::region_loops {
@@ -50,12 +51,20 @@ void precompile_prelude(const std::string& prelude, const std::vector<std::strin
 // of a precompiled prelude's cache key, as only the Clang that wrote one reads it.
 std::string libclang_version();
 
+// CUDA's warp intrinsics that meet their warp once (one warp_collective
+// call, lockstep/emu/sync.h), which the loops run as collective steps; the
+// others (__match_all_sync meets twice; tiles, wmma) stay on fibers.
+inline constexpr std::string_view gathered_intrinsics[] = {"__shfl_sync",       "__shfl_up_sync",    "__shfl_down_sync",  "__shfl_xor_sync",
+                                                           "__ballot_sync",     "__any_sync",        "__all_sync",        "__activemask",
+                                                           "__syncwarp",        "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
+                                                           "__reduce_and_sync", "__reduce_or_sync",  "__reduce_xor_sync", "__match_any_sync"};
+
 // Whether the source may have a block barrier or a warp collective at all
 // (the cheap test before a parse): __syncthreads, a cooperative-groups
-// block, CUDA's warp intrinsics.
+// block, one of the gathered intrinsics.
 inline bool mentions_synchronization(const std::string& source) {
-  for (const char* name : {"__syncthreads", "this_thread_block", "__shfl", "__syncwarp", "__ballot_sync", "__any_sync", "__all_sync", "__activemask",
-                           "__reduce_", "__match_any_sync"})
+  if (source.find("__syncthreads") != std::string::npos || source.find("this_thread_block") != std::string::npos) return true;
+  for (std::string_view name : gathered_intrinsics)
     if (source.find(name) != std::string::npos) return true;
   return false;
 }
