@@ -85,6 +85,24 @@ template <reduce_op Op, class A>
 __host__ __device__ inline A reduce_combine(A acc, A x) {
   return reduce_math<Op>::combine(acc, x);
 }
+// The op chosen at run time: f(std::integral_constant<reduce_op, op>{}).
+template <class F>
+__host__ __device__ inline auto with_reduce_op(reduce_op op, F f) -> decltype(f(std::integral_constant<reduce_op, reduce_op::sum>{})) {
+  switch (op) {
+#define LOCKSTEP_REDUCE_CASE(name, ...) \
+  case reduce_op::name:                 \
+    return f(std::integral_constant<reduce_op, reduce_op::name>{});
+    LOCKSTEP_REDUCE_OPS(LOCKSTEP_REDUCE_CASE)
+#undef LOCKSTEP_REDUCE_CASE
+  }
+  return f(std::integral_constant<reduce_op, reduce_op::sum>{});
+}
+// A combine with the op chosen at run time, where the choice is cheap beside
+// the work around it (a block's last few combines).
+template <class A>
+__host__ __device__ inline A reduce_combine(reduce_op op, A acc, A x) {
+  return with_reduce_op(op, [&](auto o) { return reduce_combine<decltype(o)::value>(acc, x); });
+}
 
 template <reduce_op Op, class T>
 __device__ void reduce_dim_for(T* out, const strided_layout& out_layout, const T* in, const strided_layout& in_layout, int dim, long long n_out) {
@@ -103,14 +121,7 @@ __device__ void reduce_dim_for(T* out, const strided_layout& out_layout, const T
 
 template <class T>
 __global__ void reduce_dim(T* out, strided_layout out_layout, const T* in, strided_layout in_layout, int dim, long long n_out, int op) {
-  switch (static_cast<reduce_op>(op)) {
-#define LOCKSTEP_REDUCE_CASE(name, ...)                                          \
-  case reduce_op::name:                                                          \
-    reduce_dim_for<reduce_op::name>(out, out_layout, in, in_layout, dim, n_out); \
-    break;
-    LOCKSTEP_REDUCE_OPS(LOCKSTEP_REDUCE_CASE)
-#undef LOCKSTEP_REDUCE_CASE
-  }
+  with_reduce_op(static_cast<reduce_op>(op), [&](auto o) { reduce_dim_for<decltype(o)::value>(out, out_layout, in, in_layout, dim, n_out); });
 }
 
 // argmax (want_max) and argmin along `dim`: the index of the first extreme
@@ -193,64 +204,45 @@ __device__ typename accumulate_type<T>::type reduce_all_thread(const T* in, long
   return acc;
 }
 
-// The block's values combined; the result is valid in thread 0.
-template <reduce_op Op, class A>
-__device__ A reduce_all_block(A acc, A* warp_results) {
+// The block's values combined; the result is valid in thread 0. The op is
+// chosen at each of the few combines here, so that the kernels call this
+// once, outside any switch: the emulator's region loops then run it for
+// the whole block (a switch around a barrier would keep them on fibers).
+template <class A>
+__device__ A reduce_all_block(reduce_op op, A acc, A* warp_results) {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) acc = reduce_combine<Op>(acc, __shfl_down_sync(0xffffffffu, acc, offset));
+  for (int offset = 16; offset > 0; offset /= 2) acc = reduce_combine(op, acc, __shfl_down_sync(0xffffffffu, acc, offset));
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
   if (lane == 0) warp_results[warp] = acc;
   __syncthreads();
   if (warp == 0) {
-    acc = lane < warps ? warp_results[lane] : reduce_identity<Op, A>();
+    acc = lane < warps ? warp_results[lane] : with_reduce_op(op, [](auto o) { return reduce_identity<decltype(o)::value, A>(); });
 #pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) acc = reduce_combine<Op>(acc, __shfl_down_sync(0xffffffffu, acc, offset));
+    for (int offset = 16; offset > 0; offset /= 2) acc = reduce_combine(op, acc, __shfl_down_sync(0xffffffffu, acc, offset));
   }
   return acc;
-}
-
-template <reduce_op Op, class T>
-__device__ void reduce_all_blocks_for(typename accumulate_type<T>::type* partials, const T* in, long long n,
-                                      typename accumulate_type<T>::type* warp_results) {
-  const auto acc = reduce_all_block<Op>(reduce_all_thread<Op>(in, n), warp_results);
-  if (threadIdx.x == 0) partials[blockIdx.x] = acc;
 }
 
 template <class T>
 __global__ void reduce_all_blocks(typename accumulate_type<T>::type* partials, const T* in, long long n, int op) {
   __shared__ typename accumulate_type<T>::type warp_results[32];
-  switch (static_cast<reduce_op>(op)) {
-#define LOCKSTEP_REDUCE_CASE(name, ...)                                    \
-  case reduce_op::name:                                                    \
-    reduce_all_blocks_for<reduce_op::name>(partials, in, n, warp_results); \
-    break;
-    LOCKSTEP_REDUCE_OPS(LOCKSTEP_REDUCE_CASE)
-#undef LOCKSTEP_REDUCE_CASE
-  }
-}
-
-template <reduce_op Op, class T>
-__device__ void reduce_all_finish_for(T* out, const typename accumulate_type<T>::type* partials, int count, long long divisor,
-                                      typename accumulate_type<T>::type* warp_results) {
-  using A = typename accumulate_type<T>::type;
-  A acc = reduce_identity<Op, A>();
-  for (int i = threadIdx.x; i < count; i += blockDim.x) acc = reduce_combine<Op>(acc, partials[i]);
-  acc = reduce_all_block<Op>(acc, warp_results);
-  if (threadIdx.x == 0) out[0] = static_cast<T>(divisor ? acc / static_cast<A>(divisor) : acc);
+  const reduce_op which = static_cast<reduce_op>(op);
+  const typename accumulate_type<T>::type acc =
+      reduce_all_block(which, with_reduce_op(which, [&](auto o) { return reduce_all_thread<decltype(o)::value>(in, n); }), warp_results);
+  if (threadIdx.x == 0) partials[blockIdx.x] = acc;
 }
 
 // One block: out[0] = the `count` partials combined (divided by n for the ops that divide).
 template <class T>
 __global__ void reduce_all_finish(T* out, const typename accumulate_type<T>::type* partials, int count, long long n, int op) {
   __shared__ typename accumulate_type<T>::type warp_results[32];
-  switch (static_cast<reduce_op>(op)) {
-#define LOCKSTEP_REDUCE_CASE(name, ...)                                                                                                 \
-  case reduce_op::name:                                                                                                                 \
-    reduce_all_finish_for<reduce_op::name>(out, partials, count, reduce_math<reduce_op::name>::divides_by_count ? n : 0, warp_results); \
-    break;
-    LOCKSTEP_REDUCE_OPS(LOCKSTEP_REDUCE_CASE)
-#undef LOCKSTEP_REDUCE_CASE
-  }
+  const reduce_op which = static_cast<reduce_op>(op);
+  using A = typename accumulate_type<T>::type;
+  A acc = with_reduce_op(which, [](auto o) { return reduce_identity<decltype(o)::value, A>(); });
+  for (int i = threadIdx.x; i < count; i += blockDim.x) acc = reduce_combine(which, acc, partials[i]);
+  acc = reduce_all_block(which, acc, warp_results);
+  const bool divides = with_reduce_op(which, [](auto o) { return reduce_math<decltype(o)::value>::divides_by_count; });
+  if (threadIdx.x == 0) out[0] = static_cast<T>(divides && n ? acc / static_cast<A>(n) : acc);
 }
 
 }  // namespace lockstep::kernels

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <new>
+#include <tuple>
 #include <type_traits>
 
 #include "lockstep/emu/builtins.h"
@@ -208,6 +210,67 @@ template <class R>
 inline R loop_answer_bits(const std::uint64_t* answers, int t) {
   return from_bits<R>(answers[t]);
 }
+// `__syncthreads_count(p)`, `__syncthreads_and(p)`, `__syncthreads_or(p)`:
+// the block's answer from each thread's predicate (0 or 1), as the fiber
+// engine's barrier gives it, over the threads that came (`arrived`, or every
+// thread of the block where it is null).
+inline int loop_block_vote(const loop_block& block, barrier_reduce how, const int* predicates, const unsigned char* arrived) {
+  int came = 0, true_ = 0;
+  for (unsigned t = 0; t < block.threads(); ++t)
+    if (!arrived || arrived[t]) ++came, true_ += predicates[t];
+  return how == barrier_reduce::count ? true_ : how == barrier_reduce::all ? int(true_ == came) : how == barrier_reduce::any ? int(true_ > 0) : 0;
+}
+
+// A call of a value-returning device function that waits (a warp sum, a
+// block reduction): the function's lanes variant, run once for the block.
+// In the gathering each calling lane calls `name__ls_enter(call, t, args)`,
+// the function's own parameter list, so its template arguments are deduced
+// and its arguments converted as the call itself would; it stores them here
+// with the variant (`name__ls_lanes`) that takes them. The block then runs
+// the variant over the calling lanes, which leaves each lane's result here.
+class loop_lanes_call {
+ public:
+  explicit loop_lanes_call(unsigned threads) : threads_(threads) {}
+  loop_lanes_call(const loop_lanes_call&) = delete;
+  loop_lanes_call& operator=(const loop_lanes_call&) = delete;
+  ~loop_lanes_call() {
+    if (arguments_) ::operator delete(arguments_, std::align_val_t(argument_alignment_));
+    if (results_) ::operator delete(results_, std::align_val_t(result_alignment_));
+  }
+  template <class Arguments, class Result, class... P>
+  void put(unsigned t, void (*variant)(const loop_block&, const unsigned char*, const Arguments*, Result*), P&&... p) {
+    static_assert(std::is_trivially_destructible_v<Arguments> && std::is_trivially_copyable_v<Result>,
+                  "a lanes variant keeps its arguments and results in raw storage");
+    if (!arguments_) {
+      argument_alignment_ = alignof(Arguments), result_alignment_ = alignof(Result);
+      arguments_ = ::operator new(sizeof(Arguments) * threads_, std::align_val_t(argument_alignment_));
+      results_ = ::operator new(sizeof(Result) * threads_, std::align_val_t(result_alignment_));
+      variant_ = reinterpret_cast<void (*)()>(variant);
+      run_ = [](loop_lanes_call& self, const loop_block& block, const unsigned char* calling) {
+        reinterpret_cast<void (*)(const loop_block&, const unsigned char*, const Arguments*, Result*)>(self.variant_)(
+            block, calling, static_cast<const Arguments*>(self.arguments_), static_cast<Result*>(self.results_));
+      };
+    }
+    ::new (static_cast<Arguments*>(arguments_) + t) Arguments(static_cast<P&&>(p)...);
+  }
+  // The variant, for the lanes whose calling[t] is set (no lane called: nothing to run).
+  void run(const loop_block& block, const unsigned char* calling) {
+    if (run_) run_(*this, block, calling);
+  }
+  template <class R>
+  R result(unsigned t) const {
+    return static_cast<const R*>(results_)[t];
+  }
+
+ private:
+  unsigned threads_;
+  void* arguments_ = nullptr;
+  void* results_ = nullptr;
+  std::size_t argument_alignment_ = 1, result_alignment_ = 1;
+  void (*variant_)() = nullptr;
+  void (*run_)(loop_lanes_call&, const loop_block&, const unsigned char*) = nullptr;
+};
+
 // Each warp's lanes whose arrived[t] (0 or 1) is set; a whole warp's 32
 // flags are read 8 at a time, as under a mask most warps have all or none.
 inline void loop_warp_lanes(const loop_block& block, const unsigned char* arrived, unsigned* lanes) {

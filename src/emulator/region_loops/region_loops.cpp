@@ -106,6 +106,7 @@ class translation_unit_splitter {
           edits.insert(edits.end(), function_edits.begin(), function_edits.end());
           if (lanes_) {
             lanes_variants_.insert(variant_usr(function));
+            if (lanes_block_) block_lanes_variants_.insert(variant_usr(function));
             continue;
           }
           variants_.insert(usr);
@@ -461,16 +462,33 @@ class translation_unit_splitter {
       return presumed(clang_.clang_getCursorLocation(c)).first.find("/lockstep/emu/") != std::string::npos;
     });
   }
+  // `__syncthreads_count(p)`, `_and`, `_or` (lockstep's): a barrier that
+  // answers a vote of the block, a collective step where a barrier may
+  // stand; the barrier_reduce it asks for, else "".
+  std::string block_vote(const node& n) const {
+    if (n.kind != CXCursor_CallExpr) return "";
+    const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
+    if (clang_.clang_Cursor_isNull(callee) || presumed(clang_.clang_getCursorLocation(callee)).first.find("/lockstep/emu/") == std::string::npos)
+      return "";
+    const std::string name = qualified_name(callee);
+    return name == "__syncthreads_count" ? "count" : name == "__syncthreads_and" ? "all" : name == "__syncthreads_or" ? "any" : "";
+  }
   // A call of a value-returning device function whose lanes variant each
   // calling lane's arguments and answer go through (split_function_once);
   // a function of this file not tried yet is tried first.
   bool lanes_call(const node& n) {
     if (n.kind != CXCursor_CallExpr) return false;
-    const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
-    if (clang_.clang_Cursor_isNull(callee)) return false;
-    const std::string usr = variant_usr(callee);
-    if (!attempted_.count(usr) && collected_.count(usr)) throw postpone{};
-    return lanes_variants_.count(usr) && int(arguments_of(n).size()) == clang_.clang_Cursor_getNumArguments(callee);
+    const std::vector<CXCursor> candidates = callees(n);
+    for (const CXCursor& c : candidates)
+      if (const std::string usr = variant_usr(c); !attempted_.count(usr) && collected_.count(usr)) throw postpone{};
+    return !candidates.empty() &&
+           std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) { return lanes_variants_.count(variant_usr(c)) != 0; });
+  }
+  // One whose function waits at a block barrier too: only where one may stand.
+  bool block_lanes_call(const node& n) {
+    const std::vector<CXCursor> candidates = callees(n);
+    return lanes_call(n) &&
+           std::any_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) { return block_lanes_variants_.count(variant_usr(c)) != 0; });
   }
   // The name a call is written with (a template's call too, not resolved yet).
   std::string call_name(const node& call) const {
@@ -505,7 +523,7 @@ class translation_unit_splitter {
     bool gatherable = true;
     std::function<void(const node&, bool)> visit = [&](const node& n, bool sometimes) {
       if (!gatherable) return;
-      if (gathered_call(n) || lanes_call(n)) {
+      if (gathered_call(n) || lanes_call(n) || !block_vote(n).empty()) {
         gatherable = !sometimes && std::none_of(n.children.begin(), n.children.end(), [&](const auto& c) { return contains_synchronization(*c); });
         calls.push_back(&n);
         return;
@@ -527,10 +545,15 @@ class translation_unit_splitter {
     visit(s, false);
     return gatherable ? calls : std::vector<const node*>{};
   }
+  // `#pragma unroll` wraps the loop it stands before (an attributed statement).
+  static bool attributed_loop(const node& s) {
+    return s.kind == CXCursor_UnexposedStmt && s.children.size() == 1 && is_loop(s.children.front()->kind);
+  }
   // Whether every wait in a statement is a warp collective a collective step can run.
   bool waits_only_in_warps(const node& s) {
-    if (!gathered_collectives(s).empty()) return true;
-    if (s.kind == CXCursor_CompoundStmt || s.kind == CXCursor_IfStmt || is_loop(s.kind)) {
+    if (const std::vector<const node*> calls = gathered_collectives(s); !calls.empty())
+      return std::none_of(calls.begin(), calls.end(), [&](const node* c) { return block_lanes_call(*c) || !block_vote(*c).empty(); });
+    if (s.kind == CXCursor_CompoundStmt || s.kind == CXCursor_IfStmt || is_loop(s.kind) || attributed_loop(s)) {
       bool any = false;
       for (const auto& c : s.children) {
         if (!contains_synchronization(*c)) continue;
@@ -886,6 +909,7 @@ class translation_unit_splitter {
   std::unique_ptr<sequence> build_sequence(const std::vector<const node*>& statements) {
     auto seq = std::make_unique<sequence>();
     for (const node* s : statements) {
+      if (attributed_loop(*s) && contains_synchronization(*s)) s = s->children.front().get();
       if (hoist_updates_ && masks_.empty() && is_update(*s) && !kept_in_regions_.count(s->begin)) {
         step st;
         st.k = step::kind::update;
@@ -1034,6 +1058,13 @@ class translation_unit_splitter {
       }
       case CXCursor_ParenExpr:
         return may_write(*p);
+      case CXCursor_CallExpr: {  // an argument a template keeps an lvalue: read, where the callee takes values
+        if (p->children.empty() || p->children.front().get() == &ref) return true;
+        if (gathered_call(*p)) return false;
+        const std::vector<CXCursor> candidates = callees(*p);
+        return candidates.empty() ||
+               !std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) { return lanes_variants_.count(variant_usr(c)) != 0; });
+      }
       case CXCursor_VarDecl:  // an array bound, or a variable initialized from it: only a reference may change it
         return clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(p->cursor))).find('&') != std::string::npos;
       case CXCursor_ArraySubscriptExpr:  // p[i] changes what p points at, not p, and never i (a template keeps i an lvalue)
@@ -2133,14 +2164,34 @@ class translation_unit_splitter {
     return "__ls_calls_" + std::to_string(region_of_statement_.at(statement)) + "_" + std::to_string(i);
   }
 
-  // A per-thread array `name` of T on the loop stack (loop_slot: raw bytes where T has a constructor).
-  static std::string per_thread_cells(const std::string& name, const std::string& type) {
-    return "::lockstep::emu::loop_slot<" + type + "> " + name + "_cells[__ls_block.threads()]; auto* " + name + " = ::lockstep::emu::loop_slots<" +
-           type + ">(" + name + "_cells); ";
-  }
   std::string result_type(CXCursor function) const { return clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorResultType(function))); }
-  std::string parameter_type(CXCursor function, std::size_t i) const {
-    return clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(clang_.clang_Cursor_getArgument(function, unsigned(i)))));
+  // A function's (or function template's) parameters, in order.
+  static std::vector<const node*> parameters_of(const node& function) {
+    std::vector<const node*> out;
+    for (const auto& c : function.children)
+      if (c->kind == CXCursor_ParmDecl) out.push_back(c.get());
+    return out;
+  }
+  // A function template's head (`template <reduce_op Op, class A>`) and the
+  // arguments that name its parameters (`<Op, A>`); both empty for a function.
+  std::pair<std::string, std::string> template_head(const node& function) const {
+    if (clang_.clang_getCursorKind(function.cursor) != CXCursor_FunctionTemplate) return {};
+    std::size_t i = token_at(function.begin);
+    if (!tokens_[i].is("template") || !tokens_[i + 1].is("<")) throw declined{"a template head written through a macro"};
+    for (int depth = 0; ++i < tokens_.size();) {
+      depth += tokens_[i].is("<") - tokens_[i].is(">") - 2 * tokens_[i].is(">>");
+      if (depth <= 0) break;
+    }
+    if (i >= tokens_.size()) throw declined{"a template head that lockstep cannot read"};
+    std::string names;
+    for (const auto& c : function.children) {
+      if (c->kind != CXCursor_TemplateTypeParameter && c->kind != CXCursor_NonTypeTemplateParameter && c->kind != CXCursor_TemplateTemplateParameter)
+        continue;
+      const std::string name = clang_.string(clang_.clang_getCursorSpelling(c->cursor));
+      if (name.empty()) throw declined{"a template parameter without a name"};
+      names += (names.empty() ? "" : ", ") + name + (text(c->begin, c->end).find("...") != std::string_view::npos ? "..." : "");
+    }
+    return {std::string(text(function.begin, tokens_[i].end_offset())), "<" + names + ">"};
   }
 
   // A local array of one T per thread (lockstep/emu/region_loops.h), on the loop stack.
@@ -2294,20 +2345,29 @@ class translation_unit_splitter {
       return {};
     if (text(body->begin, body->begin + 1) != "{") throw declined{"a body written through a macro"};
     decline_warp_level(*body);
-    // A value-returning device function whose waits are all warp collectives
-    // gets a lanes variant, `name__ls_lanes`: the block calls it once, with
-    // each calling lane's arguments in arrays and a flag for the lanes that
-    // call; it runs the body for those lanes and leaves each one's answer in
-    // an array (a caller's collective step, lanes_call). Lanes that do not
-    // call are exited from its start.
-    lanes_ = !kernel && clang_.clang_getCursorResultType(function_cursor).kind != CXType_Void;
-    if (lanes_ && (clang_.clang_getCursorKind(function_cursor) != CXCursor_FunctionDecl || !waits_only_in_warps(*body)))
-      throw declined{
-          "it returns a value and has barriers or is a template or member (only non-template functions whose waits are warp "
-          "collectives are called for the calling lanes; void device functions with barriers are called once for the block)"};
-    for (int i = 0; lanes_ && i < clang_.clang_Cursor_getNumArguments(function_cursor); ++i) {
-      const std::string type = parameter_type(function_cursor, std::size_t(i));
-      if (type.find('&') != std::string::npos || unnamed_type(type)) throw declined{"a parameter (" + type + ") that is not a value"};
+    // A value-returning device function that waits (a warp sum, a block
+    // reduction) gets a lanes variant, `name__ls_lanes`: the block calls it
+    // once, with each calling lane's arguments and a flag for the lanes that
+    // call; it runs the body for those lanes and leaves each one's answer
+    // (loop_lanes_call, lockstep/emu/region_loops.h; a caller's collective
+    // step, lanes_call). Lanes that do not call are exited from its start.
+    // One that waits at a block barrier is called only where a barrier may
+    // stand (lanes_block_).
+    lanes_ = !kernel && result_type(function_cursor) != "void";
+    lanes_block_ = false;
+    if (lanes_) {
+      const CXCursorKind kind = clang_.clang_getCursorKind(function_cursor);
+      if (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate)
+        throw declined{"a member function that returns a value and waits (free functions and their templates are called for the calling lanes)"};
+      const std::string result = result_type(function_cursor);
+      if (result.find('&') != std::string::npos || result.find("auto") != std::string::npos || unnamed_type(result))
+        throw declined{"it waits and returns " + result + ", which the lanes' results cannot be kept as"};
+      for (const node* parameter : parameters_of(*function)) {
+        const std::string type = clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(parameter->cursor)));
+        if (type.find('&') != std::string::npos || unnamed_type(type)) throw declined{"a parameter (" + type + ") that is not a value"};
+        if (clang_.string(clang_.clang_getCursorSpelling(parameter->cursor)).empty()) throw declined{"a parameter without a name"};
+      }
+      lanes_block_ = !waits_only_in_warps(*body);
     }
 
     // lockstep nvcc's test for a call outside a launch stays first.
@@ -2525,26 +2585,30 @@ class translation_unit_splitter {
         const std::string arrived =
             "unsigned char " + slot + "_arrived[__ls_block.threads()]; ::std::memset(" + slot + "_arrived, 0, __ls_block.threads()); ";
         const std::vector<const node*> arguments = arguments_of(call);
+        if (const std::string vote = block_vote(call); !vote.empty()) {
+          // Each thread's predicate, then the block's answer (a vote of the threads that came).
+          plan.arrays += (arrivals ? arrived : "") + "int " + slot + "[__ls_block.threads()]; int " + slot + "_answer;\n";
+          plan.gathering += slot + "[__ls_t] = (" + edited(arguments.front()->begin, arguments.front()->end) + ") != 0;" +
+                            (arrivals ? " " + slot + "_arrived[__ls_t] = 1;" : "");
+          plan.answering += slot + "_answer = ::lockstep::emu::loop_block_vote(__ls_block, ::lockstep::emu::barrier_reduce::" + vote + ", " + slot +
+                            ", " + (arrivals ? slot + "_arrived" : "nullptr") + ");\n";
+          edit(call.begin, call.end, slot + "_answer");
+          continue;
+        }
         if (!gathered_call(call)) {
-          // A device function's lanes variant: each calling lane's arguments, then its answer.
-          const CXCursor callee = clang_.clang_getCursorReferenced(call.cursor);
+          // A device function's lanes variant: each calling lane's arguments
+          // (name__ls_enter, with the call's own template arguments), then the
+          // variant once for the block, then the lane's result.
           const node* ref = callee_expression(call);
           const std::size_t name_at = offset_of(clang_.clang_getCursorLocation(ref->cursor));
-          const std::string name = clang_.string(clang_.clang_getCursorSpelling(ref->cursor));
+          const std::string name = call_name(call);
           if (name.empty() || text(name_at, name_at + name.size()) != name) throw declined{"a call written through a macro (" + line_of(call) + ")"};
-          plan.arrays += arrived + per_thread_cells(slot + "_results", result_type(callee));
-          std::string passed;
-          for (std::size_t a = 0; a < arguments.size(); ++a) {
-            const std::string values = slot + "_" + std::to_string(a);
-            plan.arrays += per_thread_cells(values, parameter_type(callee, a));
-            plan.gathering += values + "[__ls_t] = (" + edited(arguments[a]->begin, arguments[a]->end) + ");";
-            passed += ", " + values;
-          }
-          plan.arrays += "\n";
-          plan.gathering += slot + "_arrived[__ls_t] = 1;";
-          plan.answering +=
-              std::string(text(call.begin, name_at)) + name + "__ls_lanes(__ls_block, " + slot + "_arrived, " + slot + "_results" + passed + ");\n";
-          edit(call.begin, call.end, slot + "_results[__ls_t]");
+          const std::size_t open = parameters_open(name_at + name.size()), after_open = tokens_[open].end_offset();
+          plan.arrays += arrived + "::lockstep::emu::loop_lanes_call " + slot + "(__ls_block.threads());\n";
+          plan.gathering += edited(call.begin, name_at) + name + "__ls_enter" + edited(name_at + name.size(), after_open) +
+                            with_first_argument(open, slot + ", __ls_t") + edited(after_open, call.end) + "; " + slot + "_arrived[__ls_t] = 1;";
+          plan.answering += slot + ".run(__ls_block, " + slot + "_arrived);\n";
+          edit(call.begin, call.end, slot + ".result<::std::remove_cv_t<decltype(" + written + ")>>(__ls_t)");
           continue;
         }
         const std::string op = arguments.size() == 3 || arguments.size() == 4 ? shuffle_op(call_name(call)) : "";
@@ -2620,8 +2684,18 @@ class translation_unit_splitter {
     if (lanes_) out += thread_loop("move_to") + " __ls_exited[__ls_t] = !__ls_calling[__ls_t]; }\n";
     for (const auto& [key, v] : variables_) {
       if (!v.per_thread || !v.parameter) continue;
-      out += per_thread_array(v.index, lanes_ ? type_of(v) : "decltype(" + v.name + ")");
-      out += thread_loop("move_to") + " __ls_" + std::to_string(v.index) + "[__ls_t] = " + v.name + (lanes_ ? "[__ls_t]" : "") + "; }\n";
+      const std::string slot = "__ls_" + std::to_string(v.index) + "[__ls_t]";
+      if (!lanes_) {
+        out += per_thread_array(v.index, "decltype(" + v.name + ")") + thread_loop("move_to") + " " + slot + " = " + v.name + "; }\n";
+        continue;
+      }
+      // A calling lane's argument, from its place in the lane's tuple.
+      const std::vector<const node*> parameters = parameters_of(*function);
+      std::size_t position = 0;
+      const std::size_t declared_at = offset_of(clang_.clang_getCursorLocation(v.decl));
+      while (position < parameters.size() && offset_of(clang_.clang_getCursorLocation(parameters[position]->cursor)) != declared_at) ++position;
+      out += per_thread_array(v.index, type_of(v)) + thread_loop("move_to") + " if (__ls_calling[__ls_t]) " + slot + " = ::std::get<" +
+             std::to_string(position) + ">(__ls_arguments[__ls_t]); }\n";
     }
     write_sequence(*top, out);
     if (!kernel) {
@@ -2630,17 +2704,32 @@ class translation_unit_splitter {
       const std::string name = clang_.string(clang_.clang_getCursorSpelling(function_cursor));
       if (text(name_at, name_at + name.size()) != name) throw declined{"a function named through a macro"};
       if (lanes_) {
-        std::string head = "static inline void " + name +
-                           "__ls_lanes(const ::lockstep::emu::loop_block& __ls_caller, const unsigned char* __ls_calling, " + "::std::remove_cv_t<" +
-                           result_type(function_cursor) + ">* __ls_results";
-        for (int i = 0; i < clang_.clang_Cursor_getNumArguments(function_cursor); ++i) {
-          const CXCursor parameter = clang_.clang_Cursor_getArgument(function_cursor, unsigned(i));
-          head += ", const ::std::remove_cv_t<" + parameter_type(function_cursor, std::size_t(i)) + ">* " +
-                  clang_.string(clang_.clang_getCursorSpelling(parameter));
+        // The variant, then `name__ls_enter`: the function's own parameter
+        // list, which stores a calling lane's arguments for it.
+        const auto [head, names] = template_head(*function);
+        const std::size_t open = parameters_open(name_at + name.size());
+        std::size_t close = open;
+        for (int depth = 0; close < tokens_.size(); ++close) {
+          depth += tokens_[close].is("(") - tokens_[close].is(")");
+          if (depth == 0) break;
         }
-        return {{kernel_end_, kernel_end_,
-                 line_directive(clang_.clang_getCursorLocation(function_cursor)) + head + ") {" + out + "}\n" +
-                     line_directive(clang_.clang_getRangeEnd(range))}};
+        std::string types, passed;
+        for (const node* parameter : parameters_of(*function)) {
+          types += std::string(types.empty() ? "" : ", ") + "::std::remove_cv_t<" +
+                   clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(parameter->cursor))) + ">";
+          passed += ", " + clang_.string(clang_.clang_getCursorSpelling(parameter->cursor));
+        }
+        const std::string arguments_type = "::std::tuple<" + types + ">", result = "::std::remove_cv_t<" + result_type(function_cursor) + ">";
+        const std::string variant = head + " static inline void " + name +
+                                    "__ls_lanes(const ::lockstep::emu::loop_block& __ls_caller, const unsigned char* __ls_calling, const " +
+                                    arguments_type + "* __ls_arguments, " + result + "* __ls_results) {" + out + "}\n";
+        const bool none = close == open + 1 || (close == open + 2 && tokens_[open + 1].is("void"));
+        const std::string enter = head + " static inline void " + name + "__ls_enter(::lockstep::emu::loop_lanes_call& __ls_call, unsigned __ls_t" +
+                                  (none ? "" : ", " + std::string(text(tokens_[open].end_offset(), tokens_[close].offset))) + ") { __ls_call.put<" +
+                                  arguments_type + ", " + result + ">(__ls_t, " + name + "__ls_lanes" + names + passed + "); }\n";
+        return {
+            {kernel_end_, kernel_end_,
+             line_directive(clang_.clang_getCursorLocation(function_cursor)) + variant + enter + line_directive(clang_.clang_getRangeEnd(range))}};
       }
       const std::size_t open = parameters_open(name_at + name.size()), after_open = tokens_[open].end_offset();
       std::size_t rest = after_open;
@@ -2667,12 +2756,13 @@ class translation_unit_splitter {
   CXCursorKind translation_unit_kind_;
   std::vector<toolchain::token> tokens_;
   std::vector<CXCursor> functions_;
-  std::set<std::string> variants_;          // USRs of the functions given a block variant
-  std::set<std::string> loop_variants_;     // those of them without barriers (given one for their interchanged loops)
-  std::set<std::string> along_x_variants_;  // those of them that may run over rows spanning blocks along x (loop_claim)
-  std::set<std::string> lanes_variants_;    // USRs of value-returning functions given a lanes variant (lanes_call)
-  bool postpone_loop_calls_ = true;         // a call of a function not yet tried waits for it (false once none could go on)
-  std::set<std::string> attempted_;         // and of those already decided either way
+  std::set<std::string> variants_;              // USRs of the functions given a block variant
+  std::set<std::string> loop_variants_;         // those of them without barriers (given one for their interchanged loops)
+  std::set<std::string> along_x_variants_;      // those of them that may run over rows spanning blocks along x (loop_claim)
+  std::set<std::string> lanes_variants_;        // USRs of value-returning functions given a lanes variant (lanes_call)
+  std::set<std::string> block_lanes_variants_;  // those of them that wait at a block barrier too
+  bool postpone_loop_calls_ = true;             // a call of a function not yet tried waits for it (false once none could go on)
+  std::set<std::string> attempted_;             // and of those already decided either way
   std::map<std::string, bool> synchronizes_;
   std::map<std::string, bool> reads_record_;           // by USR: whether a function may read the thread's record
   std::map<std::string, bool> reads_record_or_block_;  // or the block's index
@@ -2703,7 +2793,8 @@ class translation_unit_splitter {
   std::map<const node*, collective_plan> collective_plans_;
   std::set<const node*> answered_;  // the calls those steps answer (their statements read no record through them)
   bool exit_flags_ = false;
-  bool lanes_ = false;  // the function is given a lanes variant
+  bool lanes_ = false;        // the function is given a lanes variant
+  bool lanes_block_ = false;  // and waits at a block barrier (its callers' calls stand where one may)
 };
 
 }  // namespace

@@ -1508,4 +1508,171 @@ TEST_F(RegionLoopsRun, WarpCollectivesRunAsStepsOverTheLanes) {
   }
 }
 
+// Value-returning device functions that wait at block barriers, a function
+// and a template, called by a kernel and by a kernel template (whose calls
+// resolve only when it is instantiated).
+const char* block_functions = R"(
+__device__ float warp_sum(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  return v;
+}
+// The block's sum, in every thread.
+__device__ float block_sum(float v) {
+  __shared__ float partial[32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  v = warp_sum(v);
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  v = threadIdx.x < (blockDim.x + 31) / 32 ? partial[lane] : 0.0f;
+  if (warp == 0) v = warp_sum(v);
+  if (threadIdx.x == 0) partial[0] = v;
+  __syncthreads();
+  const float total = partial[0];
+  __syncthreads();
+  return total;
+}
+template <class T>
+__device__ T block_max(T v, T* scratch) {
+  scratch[threadIdx.x] = v;
+  __syncthreads();
+#pragma unroll
+  for (int s = blockDim.x / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s && scratch[threadIdx.x + s] > scratch[threadIdx.x]) scratch[threadIdx.x] = scratch[threadIdx.x + s];
+    __syncthreads();
+  }
+  const T m = scratch[0];
+  __syncthreads();
+  return m;
+}
+// out[i] = x[i] / the block's sum, then each round adds the sum of the shifted row.
+__global__ void normalize(const float* x, float* out, int rounds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float v = x[i];
+  float acc = v / block_sum(v);
+  for (int r = 1; r <= rounds; ++r) acc += block_sum(x[blockIdx.x * blockDim.x + (threadIdx.x + r) % blockDim.x]) + block_sum(float(r));
+  out[i] = acc;
+}
+template <class T>
+__global__ void max_minus(const T* x, T* out, int n) {
+  __shared__ T scratch[256];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const T v = i < n ? x[i] : T(-1000);
+  const T m = block_max(v, scratch);
+  const float total = block_sum(float(v));
+  if (i < n) out[i] = m - v + T(total > 0);
+}
+// Barriers that answer a vote, after threads from n on returned.
+__global__ void votes(const int* flags, int* out, int n) {
+  if (threadIdx.x >= n) return;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, p = flags[i];
+  const int counted = __syncthreads_count(p) + 1000 * __syncthreads_and(p);
+  out[i] = counted + 100000 * __syncthreads_or(p && threadIdx.x % 7 == 3);
+}
+__global__ void divergent_call(float* out) {
+  float v = threadIdx.x;
+  if (threadIdx.x < 100) v = block_sum(v);
+  out[threadIdx.x] = v;
+}
+)";
+
+TEST_F(RegionLoopsRun, ValueReturningFunctionsWithBarriersRunForTheBlock) {
+  const auto decided = split(block_functions);
+  ASSERT_EQ(decided.split, (std::vector<std::string>{"normalize", "max_minus", "votes"})) << (decided.notes.empty() ? "" : decided.notes.back());
+  EXPECT_TRUE(notes_mention(decided, "divergent_call")) << "a call of a function with barriers under a divergent branch stays on fibers";
+  lockstep::compile_options names;
+  names.names = {"normalize", "max_minus<double>", "max_minus<int>", "votes"};
+  use_loops(true);  // the module is split whatever LOCKSTEP_EMU_ENGINE says
+  const lockstep::module m = lockstep::compile(block_functions, names, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> value(-100, 100), positive(1, 100);
+
+  const int blocks = 3, threads = 256, rounds = 3;
+  std::vector<float> in(blocks * threads), signed_in(blocks * threads);
+  for (float& x : in) x = float(positive(rng));
+  for (float& x : signed_in) x = float(value(rng));
+  auto normalized = [&](bool on) {
+    use_loops(on);
+    buffer din(cpu, in.size() * 4), dout(cpu, in.size() * 4);
+    din.copy_from_host(in.data(), in.size() * 4);
+    dout.fill_bytes(0xff);
+    m.get("normalize")(dim3(blocks), dim3(threads), 0, din.data_as<const float>(), dout.data_as<float>(), rounds);
+    std::vector<float> out(in.size());
+    dout.copy_to_host(out.data(), out.size() * 4);
+    return out;
+  };
+  const std::vector<float> loops = normalized(true);
+  EXPECT_EQ(0, std::memcmp(loops.data(), normalized(false).data(), loops.size() * 4));
+  for (int b = 0; b < blocks; ++b) {
+    double sum = 0;
+    for (int t = 0; t < threads; ++t) sum += in[b * threads + t];
+    for (int t = 0; t < threads; ++t) {
+      double want = in[b * threads + t] / sum;
+      for (int r = 1; r <= rounds; ++r) want += sum + double(r) * threads;
+      EXPECT_NEAR(loops[b * threads + t], want, 1e-5 * std::abs(want) + 1e-4) << b << ", " << t;
+    }
+  }
+
+  // The template, on a partial last block (n = 700 of 768): its idle threads pass -1000.
+  const int n = 700;
+  auto maxima = [&](bool on, auto zero) {
+    using T = decltype(zero);
+    use_loops(on);
+    std::vector<T> x(blocks * threads);
+    for (int i = 0; i < n; ++i) x[i] = T(signed_in[i]);
+    buffer din(cpu, x.size() * sizeof(T)), dout(cpu, x.size() * sizeof(T));
+    din.copy_from_host(x.data(), x.size() * sizeof(T));
+    dout.fill_bytes(0xff);
+    m.get(std::is_same_v<T, int> ? "max_minus<int>" : "max_minus<double>")(dim3(blocks), dim3(threads), 0, din.data_as<const T>(), dout.data_as<T>(),
+                                                                           n);
+    std::vector<T> out(x.size());
+    dout.copy_to_host(out.data(), out.size() * sizeof(T));
+    return out;
+  };
+  const std::vector<int> integers = maxima(true, 0);
+  EXPECT_EQ(integers, maxima(false, 0));
+  const std::vector<double> reals = maxima(true, 0.0);
+  EXPECT_EQ(0, std::memcmp(reals.data(), maxima(false, 0.0).data(), reals.size() * sizeof(double)));
+  for (int b = 0; b < blocks; ++b) {
+    double top = -1000, total = 0;
+    for (int t = 0; t < threads; ++t) {
+      const int i = b * threads + t;
+      const double v = i < n ? double(signed_in[i]) : -1000.0;
+      top = std::max(top, v);
+      total += v;  // integers: exact in any order
+    }
+    for (int t = 0; t < threads && b * threads + t < n; ++t) {
+      const int i = b * threads + t;
+      EXPECT_EQ(reals[i], top - signed_in[i] + (total > 0)) << i;
+      EXPECT_EQ(integers[i], int(top - signed_in[i]) + (total > 0)) << i;
+    }
+  }
+  EXPECT_TRUE(std::isnan(reals[n])) << "an element no thread writes stays poisoned";
+  EXPECT_EQ(integers[n], -1);
+
+  // Votes: all true, all false, and random flags, over the threads below n.
+  for (const int pattern : {0, 1, 2})
+    for (const int came : {256, 200, 33}) {
+      std::vector<int> flags(blocks * threads);
+      for (int& f : flags) f = pattern == 2 ? int(positive(rng) > 50) : pattern;
+      auto voted = [&](bool on) {
+        use_loops(on);
+        buffer dflags(cpu, flags.size() * 4), dout(cpu, flags.size() * 4);
+        dflags.copy_from_host(flags.data(), flags.size() * 4);
+        dout.fill_bytes(0xff);
+        m.get("votes")(dim3(blocks), dim3(threads), 0, dflags.data_as<const int>(), dout.data_as<int>(), came);
+        std::vector<int> out(flags.size());
+        dout.copy_to_host(out.data(), out.size() * 4);
+        return out;
+      };
+      const std::vector<int> got = voted(true);
+      EXPECT_EQ(got, voted(false)) << pattern << ", " << came;
+      for (int b = 0; b < blocks; ++b) {
+        int count = 0, any = 0;
+        for (int t = 0; t < came; ++t) count += flags[b * threads + t], any |= flags[b * threads + t] && t % 7 == 3;
+        for (int t = 0; t < threads; ++t)
+          EXPECT_EQ(got[b * threads + t], t < came ? count + 1000 * (count == came) + 100000 * any : -1) << pattern << ", " << came << ", " << t;
+      }
+    }
+}
+
 }  // namespace
