@@ -1,6 +1,7 @@
 """lockstep.cuda: shared arrays (static shapes from constants and globals,
 dynamic with shape 0 and the launch's shared bytes), local and constant
-arrays, the barriers and their count/and/or forms; the lecture's tiled
+arrays, the barriers and their count/and/or forms, a device function with
+barriers that returns a value; the lecture's tiled
 matmul, with only its import line changed."""
 
 import math
@@ -86,6 +87,45 @@ def test_syncthreads_count_and_or(device, rng):
     blocks = x.reshape(3, 128)
     np.testing.assert_array_equal(out[:, 0], (blocks > 0).sum(axis=1))
     assert (out[:, 1] != 0).all() and (out[:, 2] == 0).all()
+
+
+@cuda.jit(device=True)
+def block_total(value, cache):
+    t = cuda.threadIdx.x
+    cache[t] = value
+    cuda.syncthreads()
+    stride = cuda.blockDim.x // 2
+    while stride > 0:
+        if t < stride:
+            cache[t] += cache[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    total = cache[0]
+    cuda.syncthreads()
+    return total
+
+
+@cuda.jit
+def centered(x, out):
+    cache = cuda.shared.array(256, dtype=np.float64)
+    i = cuda.grid(1)
+    v = x[i] if i < x.size else 0.0
+    mean = block_total(v, cache) / cuda.blockDim.x
+    spread = block_total((v - mean) ** 2, cache)
+    if i < x.size:
+        out[i] = (v - mean) / math.sqrt(spread)
+
+
+def test_a_device_function_with_barriers_returns_each_threads_value(device, rng):
+    # Called twice by every thread of the block; on cpu, the kernel runs as region loops.
+    x = rng.standard_normal(1000)
+    out = np.full(1000, np.nan)
+    with lockstep.device(device):
+        centered[4, 256](x, out)
+    padded = np.concatenate([x, np.zeros(24)]).reshape(4, 256)
+    deviation = padded - padded.mean(axis=1, keepdims=True)
+    expected = (deviation / np.sqrt((deviation**2).sum(axis=1, keepdims=True))).reshape(-1)[:1000]
+    np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-14)
 
 
 COEFFICIENTS = np.array([0.5, -1.0, 2.0, 0.25])
