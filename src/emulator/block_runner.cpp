@@ -45,6 +45,7 @@ void block_runner::run(const launch_plan& plan, std::uint64_t block_linear, bool
   block_linear_ = block_linear;
   claimed_ = false;
   gather_calls_ = nullptr;
+  replay_calls_ = nullptr;
   refuse_claims_ = !loops_allowed;
   here_ = &current;
   const dim3 g = plan.grid, b = plan.block;
@@ -289,6 +290,7 @@ void block_runner::run_claimed(const launch_plan& plan, std::uint64_t block_line
   block_linear_ = block_linear;
   claimed_ = false;
   gather_calls_ = nullptr;
+  replay_calls_ = nullptr;
   claim_waiting_ = true;
   blocks_in_claim_ = blocks_along_x;
   running_ = nullptr;
@@ -485,6 +487,11 @@ bool block_runner::release_active_masks() {
 
 std::uint64_t block_runner::warp(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width, std::uintptr_t pc) {
   if (claimed_) {
+    if (replay_calls_) {  // the statement again, each lane's call answered as gathered
+      const loop_lane_call& call = replay_calls_[current.linear_tid];
+      if (call.op != op || call.mask != mask) unseen_wait("a warp-level operation");
+      return call.answer;
+    }
     if (!gather_calls_) unseen_wait("a warp-level operation");
     const unsigned t = current.linear_tid;
     gather_calls_[t] = {value, 0, mask, lane_arg, width, op};
@@ -529,6 +536,7 @@ void block_runner::gather_into(loop_lane_call* calls, unsigned char* arrived) {
   gather_calls_ = calls;
   gather_arrived_ = arrived;
 }
+void block_runner::replay_from(const loop_lane_call* calls) { replay_calls_ = calls; }
 
 // The lanes of each warp meet as they would on fibers, where they arrive in
 // lane order: a lane joins the first open round whose lanes its mask

@@ -89,6 +89,7 @@ class block_runner {
   // Warp collectives in region loops (loop_gather_into, loop_answer_warps).
   void gather_into(loop_lane_call* calls, unsigned char* arrived);
   void answer_loop_warps(const loop_block& block, loop_lane_call* calls, const unsigned char* arrived);
+  void replay_from(const loop_lane_call* calls);
   // Thrown where the loops meet what only the fibers can tell (a warp
   // collective misused): the executor runs the claimed blocks again on fibers.
   struct fibers_needed {};
@@ -216,7 +217,8 @@ class block_runner {
   bool on_loop_stack_ = false;
   loop_lane_call* gather_calls_ = nullptr;  // where warp collectives record the lanes' calls, while a region gathers them
   unsigned char* gather_arrived_ = nullptr;
-  std::vector<unsigned> loop_lanes_;  // answer_loop_warps: each warp's lanes that made the call
+  const loop_lane_call* replay_calls_ = nullptr;  // or where they return the answers from, while a region replays them
+  std::vector<unsigned> loop_lanes_;              // answer_loop_warps: each warp's lanes that made the call
   std::uint64_t block_linear_ = 0;
 
   std::unique_ptr<block_observer> observer_;  // made at the first checked block

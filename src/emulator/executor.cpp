@@ -397,6 +397,7 @@ void loop_gather_into(loop_lane_call* calls, unsigned char* arrived) { current.b
 void loop_answer_warps(const loop_block& block, loop_lane_call* calls, const unsigned char* arrived) {
   current.block->answer_loop_warps(block, calls, arrived);
 }
+void loop_replay_from(const loop_lane_call* calls) { current.block->replay_from(calls); }
 void loop_collective_misused() { throw block_runner::fibers_needed{}; }
 void grid_sync() { in_kernel("grid.sync()").block->grid_sync(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0))); }
 

@@ -156,6 +156,11 @@ void loop_gather_into(loop_lane_call* calls, unsigned char* arrived);
 // own mask, or one named that made no call (it exited, or is elsewhere), is
 // a misuse the fiber engine names: the block then runs again on fibers.
 void loop_answer_warps(const loop_block& block, loop_lane_call* calls, const unsigned char* arrived);
+// A call whose answer the library works on further (a cooperative-groups
+// tile's ballot, any, sync): the statement runs again with the call as
+// written, and from here on (until null) the block's warp collectives return
+// each lane's answer in `calls` instead of waiting.
+void loop_replay_from(const loop_lane_call* calls);
 // The call's answer as the call returns it: every collective's result is the
 // low bytes of its 64-bit answer (from_bits, as lockstep/emu/sync.h reads it).
 template <class R>

@@ -423,15 +423,15 @@ class translation_unit_splitter {
     return name.find("sync") != std::string::npos || name.rfind("__shfl", 0) == 0 || collectives.count(name) > 0;
   }
   // The names of CUDA's warp-level operations (intrinsics and cooperative
-  // groups' tiles), which the loops do not run yet: a function that names one
-  // stays on fibers, however the call is written (a template's calls
-  // resolve to nothing until it is instantiated).
+  // groups' collectives), which only some calls of the loops run: a function
+  // that names one otherwise stays on fibers, however the call is written (a
+  // template's calls resolve to nothing until it is instantiated). Making a
+  // tile (thread_block_tile, tiled_partition) waits for nothing.
   static bool warp_level_name(std::string_view name) {
     static const std::set<std::string_view> names{
-        "__activemask",      "__syncwarp",        "__any_sync",       "__all_sync",        "__uni_sync",      "shfl",      "shfl_up",
-        "shfl_down",         "shfl_xor",          "ballot",           "match_any",         "match_all",       "wmma",      "tiled_partition",
-        "coalesced_threads", "labeled_partition", "binary_partition", "thread_block_tile", "coalesced_group", "this_grid", "grid_group",
-        "memcpy_async",      "inclusive_scan",    "exclusive_scan"};
+        "__activemask",      "__syncwarp",       "__any_sync", "__all_sync", "__uni_sync",   "shfl",           "shfl_up",
+        "shfl_down",         "shfl_xor",         "ballot",     "match_any",  "match_all",    "wmma",           "coalesced_threads",
+        "labeled_partition", "binary_partition", "this_grid",  "grid_group", "memcpy_async", "inclusive_scan", "exclusive_scan"};
     return name.starts_with("__shfl") || name.starts_with("__ballot") || name.starts_with("__match_") || name.starts_with("__reduce_") ||
            names.count(name) > 0;
   }
@@ -443,9 +443,19 @@ class translation_unit_splitter {
     return after || before;
   }
   void decline_warp_level(const node& function) const {
+    // Groups' collectives where a collective step replays them.
+    std::vector<std::pair<std::size_t, std::size_t>> replayed;
+    std::function<void(const node&)> find = [&](const node& n) {
+      if (replayed_call(n)) replayed.emplace_back(n.begin, n.end);
+      for (const auto& c : n.children) find(*c);
+    };
+    find(function);
+    auto in_replayed = [&](std::size_t at) {
+      return std::any_of(replayed.begin(), replayed.end(), [&](const auto& r) { return at >= r.first && at < r.second; });
+    };
     for (std::size_t i = token_at(function.begin); i < tokens_.size() && tokens_[i].offset < function.end; ++i)
       if (tokens_[i].is(toolchain::token_kind::identifier) && warp_level_name(tokens_[i].text) && !gathered_intrinsic(tokens_[i].text) &&
-          names_an_operation(i))
+          !in_replayed(tokens_[i].offset) && names_an_operation(i))
         throw declined{"it uses " + std::string(tokens_[i].text) + " (line " + std::to_string(tokens_[i].line) +
                        " of the source): warp-level operations run on fibers"};
   }
@@ -461,6 +471,39 @@ class translation_unit_splitter {
     return !candidates.empty() && std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) {
       return presumed(clang_.clang_getCursorLocation(c)).first.find("/lockstep/emu/") != std::string::npos;
     });
+  }
+  // A call of cooperative groups that meets its warp once and works on the
+  // answer further (a tile's or coalesced group's `ballot`, `any`, `all`,
+  // `match_any`, `sync`, a shuffle of at most 8 bytes; `coalesced_threads()`),
+  // whose object and arguments write nothing: a collective step runs it again
+  // with the lanes' answers (loop_replay_from).
+  bool replayed_call(const node& n) const {
+    if (n.kind != CXCursor_CallExpr) return false;
+    const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
+    if (clang_.clang_Cursor_isNull(callee) || presumed(clang_.clang_getCursorLocation(callee)).first.find("/lockstep/emu/") == std::string::npos)
+      return false;
+    const std::string name = qualified_name(callee);
+    static const std::set<std::string> members{"ballot", "any", "all", "match_any", "sync", "shfl", "shfl_down", "shfl_up", "shfl_xor"};
+    const std::size_t last = name.rfind("::");
+    const std::string group = last == std::string::npos ? "" : name.substr(0, last),
+                      member = last == std::string::npos ? name : name.substr(last + 2);
+    const bool tile_call =
+        (group == "cooperative_groups::details::warp_tile" || group == "cooperative_groups::coalesced_group") && members.count(member);
+    if (!tile_call && name != "cooperative_groups::coalesced_threads") return false;
+    if (member.starts_with("shfl") && clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(n.cursor)) > 8) return false;  // in pieces
+    std::function<bool(const node&)> writes = [&](const node& e) {
+      if (e.kind == CXCursor_CompoundAssignOperator || e.kind == CXCursor_LambdaExpr) return true;
+      if (e.kind == CXCursor_BinaryOperator && e.children.size() == 2 && trimmed(text(e.children[0]->end, e.children[1]->begin)) == "=") return true;
+      if (e.kind == CXCursor_UnaryOperator &&
+          (text(e.begin, e.end).find("++") != std::string_view::npos || text(e.begin, e.end).find("--") != std::string_view::npos))
+        return true;
+      if (e.kind == CXCursor_CallExpr && &e != &n) {  // only lockstep's own (the group's ranks, the coordinates)
+        const CXCursor c = clang_.clang_getCursorReferenced(e.cursor);
+        if (clang_.clang_Cursor_isNull(c) || presumed(clang_.clang_getCursorLocation(c)).first.find("/lockstep/") == std::string::npos) return true;
+      }
+      return std::any_of(e.children.begin(), e.children.end(), [&](const auto& c) { return writes(*c); });
+    };
+    return !writes(n);
   }
   // `__syncthreads_count(p)`, `_and`, `_or` (lockstep's): a barrier that
   // answers a vote of the block, a collective step where a barrier may
@@ -523,7 +566,7 @@ class translation_unit_splitter {
     bool gatherable = true;
     std::function<void(const node&, bool)> visit = [&](const node& n, bool sometimes) {
       if (!gatherable) return;
-      if (gathered_call(n) || lanes_call(n) || !block_vote(n).empty()) {
+      if (gathered_call(n) || lanes_call(n) || !block_vote(n).empty() || replayed_call(n)) {
         gatherable = !sometimes && std::none_of(n.children.begin(), n.children.end(), [&](const auto& c) { return contains_synchronization(*c); });
         calls.push_back(&n);
         return;
@@ -543,6 +586,8 @@ class translation_unit_splitter {
       for (std::size_t i = 0; i < n.children.size(); ++i) visit(*n.children[i], sometimes || (conditional && i > 0));
     };
     visit(s, false);
+    // A statement runs again around a replayed call: it is its statement's only collective.
+    if (calls.size() > 1 && std::any_of(calls.begin(), calls.end(), [&](const node* c) { return replayed_call(*c); })) gatherable = false;
     return gatherable ? calls : std::vector<const node*>{};
   }
   // `#pragma unroll` wraps the loop it stands before (an attributed statement).
@@ -586,6 +631,7 @@ class translation_unit_splitter {
     // block's answers between it and the statement, the checks after.
     std::string arrays, gathering, answering, after;
     bool gathering_enters = false;  // a call in it records the lane's (warp_collective reads the record)
+    bool replays = false;           // its statement runs its call again (replayed_call)
   };
   struct sequence;
   struct step {
@@ -1210,6 +1256,24 @@ class translation_unit_splitter {
         if (name == "lockstep::emu::builtin_block_idx" || name == "lockstep::emu::builtin_block_dim" || name == "lockstep::emu::builtin_grid_dim" ||
             name == "lockstep::emu::dynamic_shared_memory" || (per_thread && name == "lockstep::emu::builtin_thread_idx"))
           return true;
+        // A group's size is its type's (a tile) or the block's, whichever thread asks.
+        static const std::set<std::string> group_sizes{
+            "cooperative_groups::details::warp_tile::size", "cooperative_groups::details::warp_tile::num_threads",
+            "cooperative_groups::thread_block::size",       "cooperative_groups::thread_block::num_threads",
+            "cooperative_groups::thread_block::group_dim",  "cooperative_groups::thread_block::dim_threads"};
+        if (group_sizes.count(name)) {
+          // Asked of a thread's own tile, it is asked of the tile's type, so
+          // that the block's code (a loop's header) can read it.
+          const node* member = n.children.empty() ? nullptr : unwrapped(n.children.front().get());
+          if (member && member->kind == CXCursor_MemberRefExpr && !member->children.empty() && !uniform(*member->children.front(), per_thread) &&
+              !edits_.count(n.begin)) {
+            std::string type = clang_.string(
+                clang_.clang_getTypeSpelling(clang_.clang_getCanonicalType(clang_.clang_getCursorType(member->children.front()->cursor))));
+            if (type.starts_with("const ")) type.erase(0, 6);
+            edit(n.begin, n.end, "::" + type + "::" + name.substr(name.rfind("::") + 2) + "()");
+          }
+          return true;
+        }
         if (name.rfind("lockstep::emu::", 0) == 0 || name.find("cooperative_groups") != std::string::npos) return false;
         if (in_main_file(clang_.clang_getCursorLocation(callee)) && clang_.clang_getCursorKind(callee) != CXCursor_Constructor) return false;
         // A constructor, or a function of another file: the same for every
@@ -1528,14 +1592,14 @@ class translation_unit_splitter {
           if (loop.kind == CXCursor_ForStmt) {
             const for_header h = header_of_for(loop);
             if (auto kept = header_increments_.find(&loop); kept != header_increments_.end()) {
-              out += "for (" + std::string(text(h.open + 1, h.second)) + ";";
-              for (const node* part : kept->second) out += (part == kept->second.front() ? " " : ", ") + std::string(text(part->begin, part->end));
+              out += "for (" + edited(h.open + 1, h.second) + ";";
+              for (const node* part : kept->second) out += (part == kept->second.front() ? " " : ", ") + edited(part->begin, part->end);
               out += ") {";
             } else {
-              out += "for (" + std::string(text(h.open + 1, h.close)) + ") {";
+              out += "for (" + edited(h.open + 1, h.close) + ") {";
             }
           } else if (loop.kind == CXCursor_WhileStmt) {
-            out += "while (" + std::string(text(loop.children.front()->begin, loop.children.front()->end)) + ") {";
+            out += "while (" + edited(loop.children.front()->begin, loop.children.front()->end) + ") {";
           } else {
             out += "do {";
           }
@@ -1544,7 +1608,7 @@ class translation_unit_splitter {
           else
             write_sequence(*st.body, out);
           out += "}";
-          if (loop.kind == CXCursor_DoStmt) out += " while (" + std::string(text(loop.children.back()->begin, loop.children.back()->end)) + ");";
+          if (loop.kind == CXCursor_DoStmt) out += " while (" + edited(loop.children.back()->begin, loop.children.back()->end) + ");";
           if (per_row) out += "}";
           break;
         }
@@ -1559,6 +1623,7 @@ class translation_unit_splitter {
           condition.statements = st.statements;
           condition.region = st.region;
           condition.mask = st.mask;
+          condition.enters = collective != collective_plans_.end() && collective->second.replays;
           write_region(condition, out, false, masks + "[__ls_t]");
           if (collective != collective_plans_.end()) out += collective->second.after;
           out += "{";
@@ -1579,6 +1644,7 @@ class translation_unit_splitter {
           statement.statements = {st.statement};
           statement.region = st.region;
           statement.mask = st.mask;
+          statement.enters = plan.replays;
           write_region(statement, out);
           out += plan.after;
           break;
@@ -1586,7 +1652,7 @@ class translation_unit_splitter {
         case step::kind::branch: {
           const node& branch = *st.statement;
           out += line_directive(clang_.clang_getCursorLocation(branch.cursor));
-          out += "if (" + std::string(text(branch.children.front()->begin, branch.children.front()->end)) + ") {";
+          out += "if (" + edited(branch.children.front()->begin, branch.children.front()->end) + ") {";
           write_sequence(*st.body, out);
           out += "}";
           if (st.otherwise) {
@@ -2593,6 +2659,16 @@ class translation_unit_splitter {
           plan.answering += slot + "_answer = ::lockstep::emu::loop_block_vote(__ls_block, ::lockstep::emu::barrier_reduce::" + vote + ", " + slot +
                             ", " + (arrivals ? slot + "_arrived" : "nullptr") + ");\n";
           edit(call.begin, call.end, slot + "_answer");
+          continue;
+        }
+        if (replayed_call(call)) {
+          // Recorded, answered, then the statement as written, each lane's call returning its answer.
+          plan.arrays += "::lockstep::emu::loop_lane_call " + slot + "[__ls_block.threads()]; " + arrived + "\n";
+          plan.gathering += "::lockstep::emu::loop_gather_into(" + slot + ", " + slot + "_arrived); (void)(" + written + ");";
+          plan.gathering_enters = plan.replays = true;
+          plan.answering += "::lockstep::emu::loop_answer_warps(__ls_block, " + slot + ", " + slot +
+                            "_arrived);\n::lockstep::emu::loop_replay_from(" + slot + ");\n";
+          plan.after += "::lockstep::emu::loop_replay_from(nullptr);\n";
           continue;
         }
         if (!gathered_call(call)) {

@@ -1675,4 +1675,102 @@ TEST_F(RegionLoopsRun, ValueReturningFunctionsWithBarriersRunForTheBlock) {
     }
 }
 
+// Cooperative groups' tiles of one warp and coalesced groups: each call that
+// meets its warp once is a collective step whose statement runs again with
+// the lanes' answers (a tile's ballot is shifted to its ranks, any and all
+// compare it with the mask); cg::reduce stays on fibers.
+const char* tiles = R"(
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void tile_ops(const float* x, float* sums, unsigned* ballots, int* votes, float* neighbours) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+  cg::thread_block_tile<8> eight = cg::tiled_partition<8>(block);
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = x[i];
+  for (int offset = warp.size() / 2; offset > 0; offset /= 2) v += warp.shfl_down(v, offset);
+  const int any = warp.any(x[i] > 90);
+  const unsigned b = eight.ballot(x[i] > 0);
+  const int all = eight.all(x[i] > -90);
+  warp.sync();
+  const float next = eight.shfl_xor(x[i], 1);
+  neighbours[i] = next + eight.shfl(x[i], eight.size() - 1);
+  votes[2 * i + 1] = -1;
+  if (x[i] > 0) {
+    cg::coalesced_group positive = cg::coalesced_threads();
+    votes[2 * i + 1] = positive.ballot(x[i] > 50) + 1000 * positive.thread_rank();
+  }
+  if (warp.thread_rank() == 0) sums[i / 32] = v;
+  ballots[i] = b;
+  votes[2 * i] = any * 10 + all;
+}
+__global__ void tile_reduce(const float* x, float* out) {
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = cg::reduce(warp, x[i], cg::plus<float>());
+}
+)";
+
+TEST_F(RegionLoopsRun, CooperativeGroupsTileCollectivesRunAsSteps) {
+  const auto decided = region_loops::split_kernels(
+      std::string("#include \"lockstep/cuda.h\"\n") + tiles, "tiles.cu",
+      {"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR), "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR) + "/lockstep/cuda_include"});
+  EXPECT_EQ(decided.split, std::vector<std::string>{"tile_ops"}) << (decided.notes.empty() ? "" : decided.notes.front());
+  EXPECT_TRUE(notes_mention(decided, "tile_reduce")) << "cg::reduce meets its warp five times: it stays on fibers";
+  use_loops(true);  // the module is split whatever LOCKSTEP_EMU_ENGINE says
+  const lockstep::module m = lockstep::compile(tiles, {}, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> value(-100, 100);
+  const int blocks = 3, threads = 96, n = blocks * threads;
+  std::vector<float> in(n);
+  for (float& x : in) x = float(value(rng));
+  struct results {
+    std::vector<float> sums, neighbours;
+    std::vector<unsigned> ballots;
+    std::vector<int> votes;
+  };
+  auto run = [&](bool on) {
+    use_loops(on);
+    buffer dx(cpu, n * 4), dsums(cpu, n / 32 * 4), dballots(cpu, n * 4), dvotes(cpu, n * 8), dneighbours(cpu, n * 4);
+    dx.copy_from_host(in.data(), n * 4);
+    for (buffer* b : {&dsums, &dballots, &dvotes, &dneighbours}) b->fill_bytes(0xff);
+    m.get("tile_ops")(dim3(blocks), dim3(threads), 0, dx.data_as<const float>(), dsums.data_as<float>(), dballots.data_as<unsigned>(),
+                      dvotes.data_as<int>(), dneighbours.data_as<float>());
+    results r{std::vector<float>(n / 32), std::vector<float>(n), std::vector<unsigned>(n), std::vector<int>(2 * n)};
+    dsums.copy_to_host(r.sums.data(), n / 32 * 4);
+    dneighbours.copy_to_host(r.neighbours.data(), n * 4);
+    dballots.copy_to_host(r.ballots.data(), n * 4);
+    dvotes.copy_to_host(r.votes.data(), n * 8);
+    return r;
+  };
+  const results loops = run(true), fibers = run(false);
+  EXPECT_EQ(loops.sums, fibers.sums);
+  EXPECT_EQ(loops.neighbours, fibers.neighbours);
+  EXPECT_EQ(loops.ballots, fibers.ballots);
+  EXPECT_EQ(loops.votes, fibers.votes);
+  for (int w = 0; w < n / 32; ++w) {
+    float sum = 0;
+    int any = 0;
+    for (int l = 0; l < 32; ++l) sum += in[w * 32 + l], any |= in[w * 32 + l] > 90;
+    EXPECT_EQ(loops.sums[w], sum) << w;  // integers: exact in any order
+    for (int l = 0; l < 32; ++l) {
+      const int i = w * 32 + l, first = i / 8 * 8;
+      unsigned ballot = 0, positive = 0, above = 0, rank = 0;
+      int all = 1;
+      for (int k = 0; k < 8; ++k) ballot |= unsigned(in[first + k] > 0) << k, all &= in[first + k] > -90;
+      for (int k = 0; k < 32; ++k)
+        if (in[w * 32 + k] > 0) {
+          above |= unsigned(in[w * 32 + k] > 50) << positive;
+          rank += k < l;
+          ++positive;
+        }
+      EXPECT_EQ(loops.ballots[i], ballot) << i;
+      EXPECT_EQ(loops.votes[2 * i], any * 10 + all) << i;
+      EXPECT_EQ(loops.votes[2 * i + 1], in[i] > 0 ? int(above + 1000 * rank) : -1) << i;
+      EXPECT_EQ(loops.neighbours[i], in[i ^ 1] + in[first + 7]) << i;
+    }
+  }
+}
+
 }  // namespace
