@@ -276,6 +276,42 @@ class loop_lanes_call {
   void (*run_)(loop_lanes_call&, const loop_block&, const unsigned char*) = nullptr;
 };
 
+// cg::reduce(tile, value, op) over tiles of `size` lanes of one warp: the
+// gathering stores each lane's value (to_bits of the result type V) in
+// `values`; the statement then reads its lane's result, which the tile's first
+// lane computes for the whole tile as cooperative_groups/reduce.h does on
+// fibers (an xor butterfly whose partners follow warp_ops::shuffle_source), so
+// the bits are the same. Every lane of a tile takes part (loop_tile_whole).
+template <class V, class Op>
+inline V loop_tile_reduce(std::uint64_t* values, const loop_block& block, int t, unsigned size, Op op) {
+  if (unsigned(t) % size == 0) {
+    const unsigned warp_first = unsigned(t) & ~31u, first_lane = unsigned(t) & 31u;
+    const std::uint32_t tile_mask = (size == 32 ? ~0u : ((1u << size) - 1u) << first_lane);
+    const std::uint32_t meeting = tile_mask & warp_ops::lanes_in_warp(block.threads(), warp_first / warp_ops::lanes_per_warp);
+    V acc[32], next[32];
+    for (unsigned l = first_lane; l < first_lane + size; ++l)
+      if (meeting >> l & 1u) acc[l] = from_bits<V>(values[warp_first + l]);
+    for (unsigned lanes = size / 2; lanes > 0; lanes /= 2) {
+      for (unsigned l = first_lane; l < first_lane + size; ++l)
+        if (meeting >> l & 1u) next[l] = op(acc[l], acc[warp_ops::shuffle_source(warp_op::shfl_xor, l, int(lanes), int(size), meeting)]);
+      for (unsigned l = first_lane; l < first_lane + size; ++l)
+        if (meeting >> l & 1u) acc[l] = next[l];
+    }
+    for (unsigned l = first_lane; l < first_lane + size; ++l)
+      if (meeting >> l & 1u) values[warp_first + l] = to_bits(acc[l]);
+  }
+  return from_bits<V>(values[t]);
+}
+// A tile some of whose lanes did not come (returned, or masked out) is a
+// misuse the fibers name: the block runs again on fibers.
+inline void loop_tile_whole(const loop_block& block, const unsigned char* arrived, unsigned size) {
+  for (unsigned first = 0; first < block.threads(); first += size) {
+    unsigned came = 0, lanes = 0;
+    for (unsigned t = first; t < first + size && t < block.threads(); ++t) came += arrived[t], ++lanes;
+    if (came != 0 && came != lanes) loop_collective_misused();
+  }
+}
+
 // Each warp's lanes whose arrived[t] (0 or 1) is set; a whole warp's 32
 // flags are read 8 at a time, as under a mask most warps have all or none.
 inline void loop_warp_lanes(const loop_block& block, const unsigned char* arrived, unsigned* lanes) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -505,6 +506,30 @@ class translation_unit_splitter {
     };
     return !writes(n);
   }
+  // cg::reduce(tile, value, op) over a tile of one warp with one of
+  // cooperative groups' own operators, on a value of at most 8 bytes: the
+  // tile's size, which a collective step's loop_tile_reduce takes; else 0.
+  unsigned tile_reduce_size(const node& n) const {
+    if (n.kind != CXCursor_CallExpr) return 0;
+    const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
+    if (clang_.clang_Cursor_isNull(callee) || qualified_name(callee) != "cooperative_groups::reduce" ||
+        presumed(clang_.clang_getCursorLocation(callee)).first.find("/lockstep/emu/") == std::string::npos)
+      return 0;
+    const std::vector<const node*> arguments = arguments_of(n);
+    if (arguments.size() != 3 || clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(n.cursor)) > 8) return 0;
+    auto type_of_argument = [&](const node* a) {
+      std::string type = clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCanonicalType(clang_.clang_getCursorType(a->cursor))));
+      return type.starts_with("const ") ? type.substr(6) : type;
+    };
+    static const std::string_view operators[] = {"plus<", "less<", "greater<", "bit_and<", "bit_or<", "bit_xor<"};
+    const std::string op = type_of_argument(arguments[2]), group = type_of_argument(arguments[0]), tile = "cooperative_groups::thread_block_tile<";
+    if (std::none_of(std::begin(operators), std::end(operators),
+                     [&](std::string_view o) { return op.starts_with("cooperative_groups::" + std::string(o)); }) ||
+        !group.starts_with(tile))
+      return 0;
+    const unsigned size = unsigned(std::strtoul(group.c_str() + tile.size(), nullptr, 10));
+    return size >= 1 && size <= 32 ? size : 0;
+  }
   // `__syncthreads_count(p)`, `_and`, `_or` (lockstep's): a barrier that
   // answers a vote of the block, a collective step where a barrier may
   // stand; the barrier_reduce it asks for, else "".
@@ -566,7 +591,7 @@ class translation_unit_splitter {
     bool gatherable = true;
     std::function<void(const node&, bool)> visit = [&](const node& n, bool sometimes) {
       if (!gatherable) return;
-      if (gathered_call(n) || lanes_call(n) || !block_vote(n).empty() || replayed_call(n)) {
+      if (gathered_call(n) || lanes_call(n) || !block_vote(n).empty() || replayed_call(n) || tile_reduce_size(n)) {
         gatherable = !sometimes && std::none_of(n.children.begin(), n.children.end(), [&](const auto& c) { return contains_synchronization(*c); });
         calls.push_back(&n);
         return;
@@ -2266,7 +2291,15 @@ class translation_unit_splitter {
     return "::lockstep::emu::loop_slot<" + type + "> __ls_cells_" + i + "[__ls_block.threads()]; auto* __ls_" + i +
            " = ::lockstep::emu::loop_slots<" + type + ">(__ls_cells_" + i + ");\n";
   }
-  std::string type_of(const variable& v) const { return clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(v.decl))); }
+  // A type deduced by `auto` is spelled as its canonical type, whose scopes
+  // are all written (the deduced spelling may leave the outer ones out).
+  std::string type_of(const variable& v) const {
+    const CXType type = clang_.clang_getCursorType(v.decl);
+    const std::string spelled = clang_.string(clang_.clang_getTypeSpelling(type));
+    if (type.kind != CXType_Auto) return spelled;
+    const std::string canonical = clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCanonicalType(type)));
+    return canonical.find("type-parameter") == std::string::npos ? canonical : spelled;
+  }
   // A type the generated code cannot spell: a lambda's, an unnamed struct's or enum's.
   static bool unnamed_type(const std::string& type) {
     return type.find("(lambda") != std::string::npos || type.find("(unnamed") != std::string::npos || type.find("(anonymous") != std::string::npos;
@@ -2659,6 +2692,18 @@ class translation_unit_splitter {
           plan.answering += slot + "_answer = ::lockstep::emu::loop_block_vote(__ls_block, ::lockstep::emu::barrier_reduce::" + vote + ", " + slot +
                             ", " + (arrivals ? slot + "_arrived" : "nullptr") + ");\n";
           edit(call.begin, call.end, slot + "_answer");
+          continue;
+        }
+        if (const unsigned size = tile_reduce_size(call)) {
+          // Each lane's value, then each tile's butterfly, by its first lane, as the statement reads it.
+          const std::string value = "::std::remove_cv_t<decltype(" + written + ")>";
+          plan.arrays += "::std::uint64_t " + slot + "[__ls_block.threads()]; " + (arrivals ? arrived : "") + "\n";
+          plan.gathering += slot + "[__ls_t] = ::lockstep::emu::to_bits(static_cast<" + value + ">(" +
+                            edited(arguments[1]->begin, arguments[1]->end) + "));" + (arrivals ? " " + slot + "_arrived[__ls_t] = 1;" : "");
+          if (arrivals) plan.answering += "::lockstep::emu::loop_tile_whole(__ls_block, " + slot + "_arrived, " + std::to_string(size) + ");\n";
+          edit(call.begin, call.end,
+               "::lockstep::emu::loop_tile_reduce<" + value + ">(" + slot + ", __ls_block, __ls_t, " + std::to_string(size) + ", " +
+                   edited(arguments[2]->begin, arguments[2]->end) + ")");
           continue;
         }
         if (replayed_call(call)) {
