@@ -490,7 +490,8 @@ class translation_unit_splitter {
                       member = last == std::string::npos ? name : name.substr(last + 2);
     const bool tile_call =
         (group == "cooperative_groups::details::warp_tile" || group == "cooperative_groups::coalesced_group") && members.count(member);
-    if (!tile_call && name != "cooperative_groups::coalesced_threads") return false;
+    const bool tile_sync = name == "cooperative_groups::sync" && arguments_of(n).size() == 1 && one_warp_group(*arguments_of(n).front());
+    if (!tile_call && !tile_sync && name != "cooperative_groups::coalesced_threads") return false;
     if (member.starts_with("shfl") && clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(n.cursor)) > 8) return false;  // in pieces
     std::function<bool(const node&)> writes = [&](const node& e) {
       if (e.kind == CXCursor_CompoundAssignOperator || e.kind == CXCursor_LambdaExpr) return true;
@@ -517,19 +518,28 @@ class translation_unit_splitter {
       return 0;
     const std::vector<const node*> arguments = arguments_of(n);
     if (arguments.size() != 3 || clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(n.cursor)) > 8) return 0;
-    auto type_of_argument = [&](const node* a) {
-      std::string type = clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCanonicalType(clang_.clang_getCursorType(a->cursor))));
-      return type.starts_with("const ") ? type.substr(6) : type;
-    };
     static const std::string_view operators[] = {"plus<", "less<", "greater<", "bit_and<", "bit_or<", "bit_xor<"};
-    const std::string op = type_of_argument(arguments[2]), group = type_of_argument(arguments[0]), tile = "cooperative_groups::thread_block_tile<";
+    const std::string op = canonical_type(*arguments[2]);
     if (std::none_of(std::begin(operators), std::end(operators),
-                     [&](std::string_view o) { return op.starts_with("cooperative_groups::" + std::string(o)); }) ||
-        !group.starts_with(tile))
+                     [&](std::string_view o) { return op.starts_with("cooperative_groups::" + std::string(o)); }))
       return 0;
-    const unsigned size = unsigned(std::strtoul(group.c_str() + tile.size(), nullptr, 10));
+    return one_warp_tile(*arguments[0]);
+  }
+  // An expression's type, canonical, without a top-level const.
+  std::string canonical_type(const node& e) const {
+    std::string type = clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCanonicalType(clang_.clang_getCursorType(e.cursor))));
+    return type.starts_with("const ") ? type.substr(6) : type;
+  }
+  // The size of the tile of one warp an expression is (thread_block_tile<Size>, Size <= 32), else 0.
+  unsigned one_warp_tile(const node& e) const {
+    static const std::string tile = "cooperative_groups::thread_block_tile<";
+    const std::string type = canonical_type(e);
+    if (!type.starts_with(tile)) return 0;
+    const unsigned size = unsigned(std::strtoul(type.c_str() + tile.size(), nullptr, 10));
     return size >= 1 && size <= 32 ? size : 0;
   }
+  // Such a tile, or a coalesced group.
+  bool one_warp_group(const node& e) const { return one_warp_tile(e) || canonical_type(e) == "cooperative_groups::coalesced_group"; }
   // `__syncthreads_count(p)`, `_and`, `_or` (lockstep's): a barrier that
   // answers a vote of the block, a collective step where a barrier may
   // stand; the barrier_reduce it asks for, else "".

@@ -1695,6 +1695,7 @@ __global__ void tile_ops(const float* x, float* sums, unsigned* ballots, int* vo
   const unsigned b = eight.ballot(x[i] > 0);
   const int all = eight.all(x[i] > -90);
   warp.sync();
+  cg::sync(eight);
   const float next = eight.shfl_xor(x[i], 1);
   neighbours[i] = next + eight.shfl(x[i], eight.size() - 1);
   votes[2 * i + 1] = -1;
