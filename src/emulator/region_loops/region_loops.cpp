@@ -465,13 +465,16 @@ class translation_unit_splitter {
   static bool gathered_intrinsic(std::string_view name) {
     return std::find(std::begin(gathered_intrinsics), std::end(gathered_intrinsics), name) != std::end(gathered_intrinsics);
   }
+  // Whether a function is lockstep's own (its emulator's headers), not the program's of the same name.
+  bool lockstep_own(CXCursor function) const {
+    return !clang_.clang_Cursor_isNull(function) &&
+           presumed(clang_.clang_getCursorLocation(function)).first.find("/lockstep/emu/") != std::string::npos;
+  }
   // A call of one of them, lockstep's own (not a function of the program's of the same name).
   bool gathered_call(const node& n) const {
     if (n.kind != CXCursor_CallExpr || !gathered_intrinsic(call_name(n))) return false;
     std::vector<CXCursor> candidates = callees(n);
-    return !candidates.empty() && std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) {
-      return presumed(clang_.clang_getCursorLocation(c)).first.find("/lockstep/emu/") != std::string::npos;
-    });
+    return !candidates.empty() && std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) { return lockstep_own(c); });
   }
   // A call of cooperative groups that meets its warp once and works on the
   // answer further (a tile's or coalesced group's `ballot`, `any`, `all`,
@@ -481,8 +484,7 @@ class translation_unit_splitter {
   bool replayed_call(const node& n) const {
     if (n.kind != CXCursor_CallExpr) return false;
     const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
-    if (clang_.clang_Cursor_isNull(callee) || presumed(clang_.clang_getCursorLocation(callee)).first.find("/lockstep/emu/") == std::string::npos)
-      return false;
+    if (!lockstep_own(callee)) return false;
     const std::string name = qualified_name(callee);
     static const std::set<std::string> members{"ballot", "any", "all", "match_any", "sync", "shfl", "shfl_down", "shfl_up", "shfl_xor"};
     const std::size_t last = name.rfind("::");
@@ -513,9 +515,7 @@ class translation_unit_splitter {
   unsigned tile_reduce_size(const node& n) const {
     if (n.kind != CXCursor_CallExpr) return 0;
     const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
-    if (clang_.clang_Cursor_isNull(callee) || qualified_name(callee) != "cooperative_groups::reduce" ||
-        presumed(clang_.clang_getCursorLocation(callee)).first.find("/lockstep/emu/") == std::string::npos)
-      return 0;
+    if (!lockstep_own(callee) || qualified_name(callee) != "cooperative_groups::reduce") return 0;
     const std::vector<const node*> arguments = arguments_of(n);
     if (arguments.size() != 3 || clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(n.cursor)) > 8) return 0;
     static const std::string_view operators[] = {"plus<", "less<", "greater<", "bit_and<", "bit_or<", "bit_xor<"};
@@ -546,8 +546,7 @@ class translation_unit_splitter {
   std::string block_vote(const node& n) const {
     if (n.kind != CXCursor_CallExpr) return "";
     const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
-    if (clang_.clang_Cursor_isNull(callee) || presumed(clang_.clang_getCursorLocation(callee)).first.find("/lockstep/emu/") == std::string::npos)
-      return "";
+    if (!lockstep_own(callee)) return "";
     const std::string name = qualified_name(callee);
     return name == "__syncthreads_count" ? "count" : name == "__syncthreads_and" ? "all" : name == "__syncthreads_or" ? "any" : "";
   }
