@@ -379,10 +379,11 @@ class translation_unit_splitter {
   // name may mean; a dependent operator never waits; a dependent member call
   // (`tile.shfl_down(v, 1)`) by its name, as CUDA's collectives are named.
   bool unresolved_call_may_synchronize(const node& call) {
-    const std::string name = clang_.string(clang_.clang_getCursorSpelling(call.cursor));
+    const node* callee = callee_expression(call);
+    std::string name = clang_.string(clang_.clang_getCursorSpelling(call.cursor));
+    if (name.empty() && callee && callee->kind == CXCursor_MemberRefExpr) name = member_name(*callee);  // `tile.shfl_down(v, 1)`
     if (name.rfind("operator", 0) == 0) return false;
     if (waits_by_name(name)) return true;
-    const node* callee = callee_expression(call);
     if (!callee || callee->kind == CXCursor_TypeRef) return false;  // T(x): a conversion
     if (callee->kind == CXCursor_OverloadedDeclRef) {
       for (const CXCursor& candidate : candidates_of(*callee)) {
@@ -483,10 +484,20 @@ class translation_unit_splitter {
   // with the lanes' answers (loop_replay_from).
   bool replayed_call(const node& n) const {
     if (n.kind != CXCursor_CallExpr) return false;
+    static const std::set<std::string> members{"ballot", "any", "all", "match_any", "sync", "shfl", "shfl_down", "shfl_up", "shfl_xor"};
     const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
+    if (clang_.clang_Cursor_isNull(callee)) {
+      // In a template, a member call with a dependent argument resolves only
+      // when instantiated: a group's by its name and its object's type (the
+      // step's gathering asserts a shuffle's value fits 8 bytes).
+      const node* member = callee_expression(n);
+      if (!member || member->kind != CXCursor_MemberRefExpr || member->children.size() != 2 || !members.count(member_name(*member))) return false;
+      const std::vector<CXCursor> candidates = candidates_of(*member->children.back());
+      return !candidates.empty() && std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) { return lockstep_own(c); }) &&
+             one_warp_group(*member->children.front()) && !writes_anything(n);
+    }
     if (!lockstep_own(callee)) return false;
     const std::string name = qualified_name(callee);
-    static const std::set<std::string> members{"ballot", "any", "all", "match_any", "sync", "shfl", "shfl_down", "shfl_up", "shfl_xor"};
     const std::size_t last = name.rfind("::");
     const std::string group = last == std::string::npos ? "" : name.substr(0, last),
                       member = last == std::string::npos ? name : name.substr(last + 2);
@@ -495,19 +506,28 @@ class translation_unit_splitter {
     const bool tile_sync = name == "cooperative_groups::sync" && arguments_of(n).size() == 1 && one_warp_group(*arguments_of(n).front());
     if (!tile_call && !tile_sync && name != "cooperative_groups::coalesced_threads") return false;
     if (member.starts_with("shfl") && clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(n.cursor)) > 8) return false;  // in pieces
+    return !writes_anything(n);
+  }
+  // The name a member call is written with (a template's too, not resolved yet).
+  std::string member_name(const node& member) const {
+    return clang_.string(clang_.clang_getCursorSpelling(clang_.clang_getCursorReferenced(member.cursor)));
+  }
+  // Whether evaluating a call's object and arguments may write anything
+  // (calls allowed: lockstep's own, the group's ranks and the coordinates).
+  bool writes_anything(const node& n) const {
     std::function<bool(const node&)> writes = [&](const node& e) {
       if (e.kind == CXCursor_CompoundAssignOperator || e.kind == CXCursor_LambdaExpr) return true;
       if (e.kind == CXCursor_BinaryOperator && e.children.size() == 2 && trimmed(text(e.children[0]->end, e.children[1]->begin)) == "=") return true;
       if (e.kind == CXCursor_UnaryOperator &&
           (text(e.begin, e.end).find("++") != std::string_view::npos || text(e.begin, e.end).find("--") != std::string_view::npos))
         return true;
-      if (e.kind == CXCursor_CallExpr && &e != &n) {  // only lockstep's own (the group's ranks, the coordinates)
+      if (e.kind == CXCursor_CallExpr && &e != &n) {
         const CXCursor c = clang_.clang_getCursorReferenced(e.cursor);
         if (clang_.clang_Cursor_isNull(c) || presumed(clang_.clang_getCursorLocation(c)).first.find("/lockstep/") == std::string::npos) return true;
       }
       return std::any_of(e.children.begin(), e.children.end(), [&](const auto& c) { return writes(*c); });
     };
-    return !writes(n);
+    return writes(n);
   }
   // cg::reduce(tile, value, op) over a tile of one warp with one of
   // cooperative groups' own operators, on a value of at most 8 bytes: the
@@ -1140,7 +1160,7 @@ class translation_unit_splitter {
         return may_write(*p);
       case CXCursor_CallExpr: {  // an argument a template keeps an lvalue: read, where the callee takes values
         if (p->children.empty() || p->children.front().get() == &ref) return true;
-        if (gathered_call(*p)) return false;
+        if (gathered_call(*p) || replayed_call(*p)) return false;
         const std::vector<CXCursor> candidates = callees(*p);
         return candidates.empty() ||
                !std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) { return lanes_variants_.count(variant_usr(c)) != 0; });
@@ -2719,6 +2739,9 @@ class translation_unit_splitter {
           // Recorded, answered, then the statement as written, each lane's call returning its answer.
           plan.arrays += "::lockstep::emu::loop_lane_call " + slot + "[__ls_block.threads()]; " + arrived + "\n";
           plan.gathering += "::lockstep::emu::loop_gather_into(" + slot + ", " + slot + "_arrived); (void)(" + written + ");";
+          if (const node* member = callee_expression(call);
+              member && member->kind == CXCursor_MemberRefExpr && member_name(*member).starts_with("shfl"))
+            plan.gathering += " static_assert(sizeof(decltype(" + written + ")) <= 8, \"a shuffle of more than 8 bytes meets its warp in pieces\");";
           plan.gathering_enters = plan.replays = true;
           plan.answering += "::lockstep::emu::loop_answer_warps(__ls_block, " + slot + ", " + slot +
                             "_arrived);\n::lockstep::emu::loop_replay_from(" + slot + ");\n";

@@ -1707,6 +1707,14 @@ __global__ void tile_ops(const float* x, float* sums, unsigned* ballots, int* vo
   ballots[i] = b;
   votes[2 * i] = any * 10 + all;
 }
+// A template's call resolves only when it is instantiated (the CUDA samples' reduce4).
+template <class T>
+__global__ void tile_sum_of(const T* x, T* out) {
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+  T v = x[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int offset = warp.size() / 2; offset > 0; offset /= 2) v += warp.shfl_down(v, offset);
+  if (warp.thread_rank() == 0) out[(blockIdx.x * blockDim.x + threadIdx.x) / 32] = v;
+}
 __global__ void tile_reduce(const float* x, float* out, int* largest, int n) {
   cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
   auto eight = cg::tiled_partition<8>(cg::this_thread_block());
@@ -1721,9 +1729,12 @@ TEST_F(RegionLoopsRun, CooperativeGroupsTileCollectivesRunAsSteps) {
   const auto decided = region_loops::split_kernels(
       std::string("#include \"lockstep/cuda.h\"\n") + tiles, "tiles.cu",
       {"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR), "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR) + "/lockstep/cuda_include"});
-  EXPECT_EQ(decided.split, (std::vector<std::string>{"tile_ops", "tile_reduce"})) << (decided.notes.empty() ? "" : decided.notes.front());
+  EXPECT_EQ(decided.split, (std::vector<std::string>{"tile_ops", "tile_sum_of", "tile_reduce"}))
+      << (decided.notes.empty() ? "" : decided.notes.front());
+  lockstep::compile_options names;
+  names.names = {"tile_ops", "tile_sum_of<float>", "tile_sum_of<double>", "tile_reduce"};
   use_loops(true);  // the module is split whatever LOCKSTEP_EMU_ENGINE says
-  const lockstep::module m = lockstep::compile(tiles, {}, cpu);
+  const lockstep::module m = lockstep::compile(tiles, names, cpu);
   std::mt19937 rng(std::random_device{}());
   std::uniform_int_distribution<int> value(-100, 100);
   const int blocks = 3, threads = 96, n = blocks * threads;
@@ -1775,6 +1786,24 @@ TEST_F(RegionLoopsRun, CooperativeGroupsTileCollectivesRunAsSteps) {
       EXPECT_EQ(loops.neighbours[i], in[i ^ 1] + in[first + 7]) << i;
     }
   }
+
+  // The template, for float and double: each warp's sum.
+  auto warp_sums = [&](bool on, auto zero) {
+    using T = decltype(zero);
+    use_loops(on);
+    std::vector<T> x(in.begin(), in.end()), out(n / 32);
+    buffer dx(cpu, n * sizeof(T)), dout(cpu, n / 32 * sizeof(T));
+    dx.copy_from_host(x.data(), n * sizeof(T));
+    dout.fill_bytes(0xff);
+    m.get(std::is_same_v<T, float> ? "tile_sum_of<float>" : "tile_sum_of<double>")(dim3(blocks), dim3(threads), 0, dx.data_as<const T>(),
+                                                                                   dout.data_as<T>());
+    dout.copy_to_host(out.data(), n / 32 * sizeof(T));
+    return out;
+  };
+  EXPECT_EQ(warp_sums(true, 0.0f), loops.sums);
+  const std::vector<double> double_sums = warp_sums(true, 0.0);
+  EXPECT_EQ(double_sums, warp_sums(false, 0.0));
+  for (int w = 0; w < n / 32; ++w) EXPECT_EQ(double_sums[w], double(loops.sums[w])) << w;
 
   // cg::reduce: fractions, so the order of the sums shows; the last 5
   // threads of the grid pass 0. Blocks of 80 threads end in a half warp,
