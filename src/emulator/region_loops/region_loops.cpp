@@ -1321,10 +1321,7 @@ class translation_unit_splitter {
           const node* member = n.children.empty() ? nullptr : unwrapped(n.children.front().get());
           if (member && member->kind == CXCursor_MemberRefExpr && !member->children.empty() && !uniform(*member->children.front(), per_thread) &&
               !edits_.count(n.begin)) {
-            std::string type = clang_.string(
-                clang_.clang_getTypeSpelling(clang_.clang_getCanonicalType(clang_.clang_getCursorType(member->children.front()->cursor))));
-            if (type.starts_with("const ")) type.erase(0, 6);
-            edit(n.begin, n.end, "::" + type + "::" + name.substr(name.rfind("::") + 2) + "()");
+            edit(n.begin, n.end, "::" + canonical_type(*member->children.front()) + "::" + name.substr(name.rfind("::") + 2) + "()");
           }
           return true;
         }
@@ -2481,13 +2478,13 @@ class translation_unit_splitter {
     // step, lanes_call). Lanes that do not call are exited from its start.
     // One that waits at a block barrier is called only where a barrier may
     // stand (lanes_block_).
-    lanes_ = !kernel && result_type(function_cursor) != "void";
+    const std::string result = result_type(function_cursor);
+    lanes_ = !kernel && result != "void";
     lanes_block_ = false;
     if (lanes_) {
       const CXCursorKind kind = clang_.clang_getCursorKind(function_cursor);
       if (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate)
         throw declined{"a member function that returns a value and waits (free functions and their templates are called for the calling lanes)"};
-      const std::string result = result_type(function_cursor);
       if (result.find('&') != std::string::npos || result.find("auto") != std::string::npos || unnamed_type(result))
         throw declined{"it waits and returns " + result + ", which the lanes' results cannot be kept as"};
       for (const node* parameter : parameters_of(*function)) {
@@ -2872,14 +2869,14 @@ class translation_unit_splitter {
                    clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(parameter->cursor))) + ">";
           passed += ", " + clang_.string(clang_.clang_getCursorSpelling(parameter->cursor));
         }
-        const std::string arguments_type = "::std::tuple<" + types + ">", result = "::std::remove_cv_t<" + result_type(function_cursor) + ">";
+        const std::string arguments_type = "::std::tuple<" + types + ">", results_type = "::std::remove_cv_t<" + result + ">";
         const std::string variant = head + " static inline void " + name +
                                     "__ls_lanes(const ::lockstep::emu::loop_block& __ls_caller, const unsigned char* __ls_calling, const " +
-                                    arguments_type + "* __ls_arguments, " + result + "* __ls_results) {" + out + "}\n";
+                                    arguments_type + "* __ls_arguments, " + results_type + "* __ls_results) {" + out + "}\n";
         const bool none = close == open + 1 || (close == open + 2 && tokens_[open + 1].is("void"));
         const std::string enter = head + " static inline void " + name + "__ls_enter(::lockstep::emu::loop_lanes_call& __ls_call, unsigned __ls_t" +
                                   (none ? "" : ", " + std::string(text(tokens_[open].end_offset(), tokens_[close].offset))) + ") { __ls_call.put<" +
-                                  arguments_type + ", " + result + ">(__ls_t, " + name + "__ls_lanes" + names + passed + "); }\n";
+                                  arguments_type + ", " + results_type + ">(__ls_t, " + name + "__ls_lanes" + names + passed + "); }\n";
         return {
             {kernel_end_, kernel_end_,
              line_directive(clang_.clang_getCursorLocation(function_cursor)) + variant + enter + line_directive(clang_.clang_getRangeEnd(range))}};

@@ -223,6 +223,20 @@ __global__ void stencil_rounds(float* data, float* reversed, int rounds, int n) 
 }
 )";
 
+// Runs `kernel` over `in`, copied to the device, into a poisoned output of
+// `count` elements; `rest` follows those two pointers in the launch.
+template <class Out, class In, class... Rest>
+std::vector<Out> run_into(const lockstep::module& m, const char* kernel, dim3 grid, dim3 block, const std::vector<In>& in, std::size_t count,
+                          Rest... rest) {
+  buffer din(cpu, in.size() * sizeof(In)), dout(cpu, count * sizeof(Out));
+  din.copy_from_host(in.data(), in.size() * sizeof(In));
+  dout.fill_bytes(0xff);
+  m.get(kernel)(grid, block, 0, din.data_as<const In>(), dout.data_as<Out>(), rest...);
+  std::vector<Out> out(count);
+  dout.copy_to_host(out.data(), count * sizeof(Out));
+  return out;
+}
+
 class RegionLoopsRun : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -1592,13 +1606,7 @@ TEST_F(RegionLoopsRun, ValueReturningFunctionsWithBarriersRunForTheBlock) {
   for (float& x : signed_in) x = float(value(rng));
   auto normalized = [&](bool on) {
     use_loops(on);
-    buffer din(cpu, in.size() * 4), dout(cpu, in.size() * 4);
-    din.copy_from_host(in.data(), in.size() * 4);
-    dout.fill_bytes(0xff);
-    m.get("normalize")(dim3(blocks), dim3(threads), 0, din.data_as<const float>(), dout.data_as<float>(), rounds);
-    std::vector<float> out(in.size());
-    dout.copy_to_host(out.data(), out.size() * 4);
-    return out;
+    return run_into<float>(m, "normalize", dim3(blocks), dim3(threads), in, in.size(), rounds);
   };
   const std::vector<float> loops = normalized(true);
   EXPECT_EQ(0, std::memcmp(loops.data(), normalized(false).data(), loops.size() * 4));
@@ -1619,14 +1627,7 @@ TEST_F(RegionLoopsRun, ValueReturningFunctionsWithBarriersRunForTheBlock) {
     use_loops(on);
     std::vector<T> x(blocks * threads);
     for (int i = 0; i < n; ++i) x[i] = T(signed_in[i]);
-    buffer din(cpu, x.size() * sizeof(T)), dout(cpu, x.size() * sizeof(T));
-    din.copy_from_host(x.data(), x.size() * sizeof(T));
-    dout.fill_bytes(0xff);
-    m.get(std::is_same_v<T, int> ? "max_minus<int>" : "max_minus<double>")(dim3(blocks), dim3(threads), 0, din.data_as<const T>(), dout.data_as<T>(),
-                                                                           n);
-    std::vector<T> out(x.size());
-    dout.copy_to_host(out.data(), out.size() * sizeof(T));
-    return out;
+    return run_into<T>(m, std::is_same_v<T, int> ? "max_minus<int>" : "max_minus<double>", dim3(blocks), dim3(threads), x, x.size(), n);
   };
   const std::vector<int> integers = maxima(true, 0);
   EXPECT_EQ(integers, maxima(false, 0));
@@ -1656,13 +1657,7 @@ TEST_F(RegionLoopsRun, ValueReturningFunctionsWithBarriersRunForTheBlock) {
       for (int& f : flags) f = pattern == 2 ? int(positive(rng) > 50) : pattern;
       auto voted = [&](bool on) {
         use_loops(on);
-        buffer dflags(cpu, flags.size() * 4), dout(cpu, flags.size() * 4);
-        dflags.copy_from_host(flags.data(), flags.size() * 4);
-        dout.fill_bytes(0xff);
-        m.get("votes")(dim3(blocks), dim3(threads), 0, dflags.data_as<const int>(), dout.data_as<int>(), came);
-        std::vector<int> out(flags.size());
-        dout.copy_to_host(out.data(), out.size() * 4);
-        return out;
+        return run_into<int>(m, "votes", dim3(blocks), dim3(threads), flags, flags.size(), came);
       };
       const std::vector<int> got = voted(true);
       EXPECT_EQ(got, voted(false)) << pattern << ", " << came;
@@ -1791,14 +1786,8 @@ TEST_F(RegionLoopsRun, CooperativeGroupsTileCollectivesRunAsSteps) {
   auto warp_sums = [&](bool on, auto zero) {
     using T = decltype(zero);
     use_loops(on);
-    std::vector<T> x(in.begin(), in.end()), out(n / 32);
-    buffer dx(cpu, n * sizeof(T)), dout(cpu, n / 32 * sizeof(T));
-    dx.copy_from_host(x.data(), n * sizeof(T));
-    dout.fill_bytes(0xff);
-    m.get(std::is_same_v<T, float> ? "tile_sum_of<float>" : "tile_sum_of<double>")(dim3(blocks), dim3(threads), 0, dx.data_as<const T>(),
-                                                                                   dout.data_as<T>());
-    dout.copy_to_host(out.data(), n / 32 * sizeof(T));
-    return out;
+    const std::vector<T> x(in.begin(), in.end());
+    return run_into<T>(m, std::is_same_v<T, float> ? "tile_sum_of<float>" : "tile_sum_of<double>", dim3(blocks), dim3(threads), x, n / 32);
   };
   EXPECT_EQ(warp_sums(true, 0.0f), loops.sums);
   const std::vector<double> double_sums = warp_sums(true, 0.0);
