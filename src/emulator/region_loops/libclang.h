@@ -48,6 +48,7 @@ namespace lockstep::emu::region_loops {
   X(clang_isConstQualifiedType)            \
   X(clang_isRestrictQualifiedType)         \
   X(clang_getPointeeType)                  \
+  X(clang_getArrayElementType)             \
   X(clang_Cursor_getStorageClass)          \
   X(clang_getCursorTLSKind)                \
   X(clang_getFileName)                     \
@@ -65,6 +66,7 @@ namespace lockstep::emu::region_loops {
   X(clang_getClangVersion)                 \
   X(clang_Cursor_Evaluate)                 \
   X(clang_EvalResult_getKind)              \
+  X(clang_EvalResult_getAsLongLong)        \
   X(clang_EvalResult_dispose)
 
 struct libclang_api {

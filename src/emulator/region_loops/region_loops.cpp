@@ -52,11 +52,15 @@ struct per_thread_loops {
 // Larger locals kept across a barrier stay on fibers: the arrays would take
 // this much for every thread of the block.
 constexpr long long max_per_thread_bytes = 16 * 1024;
-// A thread's array larger than this kept across a barrier is a register tile
-// (`float acc[8][8]`): on fibers its elements stay in registers through the
-// product's loop, as per-thread arrays of the block they are memory (the
-// register-tiled matmuls ran 1.3-3x slower as loops), so the kernel stays on fibers.
+// A thread's array larger than this kept across a barrier is a register
+// tile: each region works on a copy of it (can_live_in_register), or, where
+// an address of it may outlive a region, the kernel stays on fibers. Left
+// in the block's per-thread arrays its elements are memory that the
+// kernel's own pointers may alias (the register-tiled matmuls ran 1.3-3x
+// slower so).
 constexpr long long max_per_thread_array_bytes = 128;
+// A loop with a register tile is unrolled whole up to this many steps.
+constexpr int max_unrolled_steps = 16;
 
 // A region's loop over the block's threads, thread x innermost, with __ls_t
 // the linear index: a loop nest the host compiler sees the bounds of.
@@ -847,6 +851,29 @@ class translation_unit_splitter {
     const node* condition = unwrapped(s.children[1].get());
     return !(condition->kind == CXCursor_BinaryOperator && condition->children.size() == 2 &&
              (compile_time_constant(*condition->children[0]) || compile_time_constant(*condition->children[1])));
+  }
+  // A thread's loop of a few steps known at compile time (a register
+  // tile's k steps, `for (p = 0; p < BK; ++p)`) is unrolled whole: its
+  // products then vectorise along the tile's rows. GCC leaves a long body
+  // rolled and vectorises the loop itself, shuffling the tile on each step
+  // (the vectorized matmul ran 2.6x slower so).
+  void unroll_short_loops(const node& n) {
+    if (n.kind == CXCursor_LambdaExpr) return;
+    if (n.kind == CXCursor_ForStmt && n.children.size() >= 2 && !edits_.count(n.begin)) {
+      const node* condition = unwrapped(n.children[1].get());
+      if (condition->kind == CXCursor_BinaryOperator && condition->children.size() == 2)
+        for (const auto& side : condition->children)
+          if (compile_time_constant(*side)) {
+            const CXEvalResult value = clang_.clang_Cursor_Evaluate(side->cursor);
+            const bool is_int = value && clang_.clang_EvalResult_getKind(value) == CXEval_Int;
+            const long long count = is_int ? clang_.clang_EvalResult_getAsLongLong(value) : -1;
+            if (value) clang_.clang_EvalResult_dispose(value);
+            if (count >= 0 && count <= max_unrolled_steps)
+              edit(n.begin, n.begin, "_Pragma(\"GCC unroll " + std::to_string(max_unrolled_steps) + "\") ");
+            break;
+          }
+    }
+    for (const auto& c : n.children) unroll_short_loops(*c);
   }
   bool compile_time_constant(const node& e) const {
     switch (e.kind) {
@@ -1776,6 +1803,7 @@ class translation_unit_splitter {
     std::string prologue = recomputed;
     if (exit_flags_) prologue += " if (__ls_exited[__ls_t]) continue;";
     std::string write_back;
+    bool keeps_tile = false;
     for (const auto& [key, v] : variables_) {
       if (!v.per_thread) continue;
       const bool declared_here = v.declared_region == st.region;
@@ -1788,9 +1816,27 @@ class translation_unit_splitter {
       }
       // A copy the host compiler can keep in a register (the array may alias
       // the kernel's own arrays of the same type), written back if it changed.
+      const bool changes =
+          declared_here || std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region == st.region && r.write; });
+      if (clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind == CXType_ConstantArray) {
+        // A write to an element is not one to the variable: each region that uses it writes it back.
+        prologue += " std::remove_reference_t<decltype(" + slot + ")> " + v.name + "; __builtin_memcpy(&" + v.name + ", &" + slot + ", sizeof " +
+                    v.name + ");";
+        write_back += " __builtin_memcpy(&" + slot + ", &" + v.name + ", sizeof " + v.name + ");";
+        keeps_tile = true;
+        continue;
+      }
       prologue += " auto " + v.name + " = " + slot + ";";
-      if (declared_here || std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region == st.region && r.write; }))
-        write_back += " " + slot + " = " + v.name + ";";
+      if (changes) write_back += " " + slot + " = " + v.name + ";";
+    }
+    // A thread that works on a register tile vectorises within itself (a
+    // row of the tile is a vector); GCC's loop vectoriser would take the
+    // threads' loop, or the product's loop, and shuffle the tile on every
+    // step (the vectorized matmul ran 2.5x slower). A loop with an asm
+    // statement is not vectorised; the thread's own code still is (SLP).
+    if (keeps_tile) {
+      prologue += " __asm__ volatile(\"\");";
+      for (const node* s : st.statements) unroll_short_loops(*s);
     }
     const std::string line = line_directive(clang_.clang_getCursorLocation(st.statements.front()->cursor));
     const std::string next = "__ls_next_" + std::to_string(st.region);
@@ -2346,7 +2392,7 @@ class translation_unit_splitter {
     for (auto& [key, v] : variables_)
       v.recomputed = !v.uniform && !v.static_storage && !v.parameter && v.sequence_level && v.declared_region >= 0 && v.initializer &&
                      std::none_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; }) && can_live_in_register(v) &&
-                     !unnamed_type(type_of(v));
+                     clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind != CXType_ConstantArray && !unnamed_type(type_of(v));
     for (bool changed = true; changed;) {
       changed = false;
       for (auto& [key, v] : variables_)
@@ -2376,9 +2422,16 @@ class translation_unit_splitter {
 
   // Whether a per-thread variable can live in a local copy while a region
   // runs: a scalar or pointer whose address is never taken (a pointer to
-  // the copy would outlive the region) and that no lambda captures.
+  // the copy would outlive the region) and that no lambda captures, or an
+  // array of scalars read and written only element by element (a register
+  // tile, `float acc[8][8]`: in the copy the host compiler keeps its
+  // elements in registers through the product's unrolled loops, as on
+  // fibers; in the block's arrays they would be memory that the kernel's
+  // own float pointers may alias).
   bool can_live_in_register(const variable& v) const {
-    switch (clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind) {
+    const CXType canonical = clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl));
+    if (canonical.kind == CXType_ConstantArray) return elements_only(v);
+    switch (canonical.kind) {
       case CXType_Bool:
       case CXType_Char_U:
       case CXType_UChar:
@@ -2404,6 +2457,28 @@ class translation_unit_splitter {
       const node* p = r.ref->parent;
       while (p && p->kind == CXCursor_ParenExpr) p = p->parent;
       return r.in_lambda || (p && p->kind == CXCursor_UnaryOperator && text(p->begin, r.ref->begin).starts_with("&"));
+    });
+  }
+  // An array of scalars (of any rank) that every reference subscripts down
+  // to an element whose address is not taken, or hands whole to a call (a
+  // reference parameter, alive only during the call); no lambda captures it.
+  bool elements_only(const variable& v) const {
+    CXType element = clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl));
+    while (element.kind == CXType_ConstantArray) element = clang_.clang_getCanonicalType(clang_.clang_getArrayElementType(element));
+    if (!(element.kind >= CXType_Bool && element.kind <= CXType_LongDouble)) return false;
+    const auto up = [](const node* n) {
+      const node* p = n->parent;
+      while (p && (p->kind == CXCursor_ParenExpr || p->kind == CXCursor_UnexposedExpr)) p = p->parent;
+      return p;
+    };
+    return std::all_of(v.refs.begin(), v.refs.end(), [&](const reference& r) {
+      if (r.in_lambda) return false;
+      const node* at = r.ref;
+      const node* p = up(at);
+      if (p && p->kind == CXCursor_CallExpr) return true;
+      for (; p && p->kind == CXCursor_ArraySubscriptExpr && !p->children.empty() && p->children.front()->begin == at->begin; p = up(at)) at = p;
+      if (at == r.ref || clang_.clang_getCanonicalType(clang_.clang_getCursorType(at->cursor)).kind == CXType_ConstantArray) return false;
+      return !(p && p->kind == CXCursor_UnaryOperator && text(p->begin, at->begin).starts_with("&"));
     });
   }
 
@@ -2582,11 +2657,17 @@ class translation_unit_splitter {
       if (bytes > max_per_thread_bytes)
         throw declined{"'" + v.name + "' (" + std::to_string(bytes / 1024) + " KiB) keeps its value across a barrier: more than " +
                        std::to_string(max_per_thread_bytes / 1024) + " KiB a thread is left to the fibers' stacks"};
-      if (clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind == CXType_ConstantArray && bytes > max_per_thread_array_bytes)
-        throw declined{"'" + v.name + "' (" + std::to_string(bytes) +
-                       " bytes) is an array each thread keeps across a barrier: a register tile, faster on fibers"};
       v.per_thread = true;
-      v.in_register = can_live_in_register(v);
+      // A small array stays in the block's arrays, where the threads' loop
+      // vectorises across threads (register_1d's 8 accumulators a thread,
+      // consecutive threads on consecutive columns); a register tile lives
+      // in a copy, and vectorises within its thread.
+      const bool array = clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind == CXType_ConstantArray;
+      v.in_register = array ? bytes > max_per_thread_array_bytes && can_live_in_register(v) : can_live_in_register(v);
+      if (array && bytes > max_per_thread_array_bytes && !v.in_register)
+        throw declined{"'" + v.name + "' (" + std::to_string(bytes) +
+                       " bytes) is an array each thread keeps across a barrier and reaches other than by its elements: in the block's "
+                       "arrays its elements would stay memory, faster on fibers"};
       v.index = next_index++;
     }
 

@@ -59,12 +59,14 @@ __global__ void tree_sum(float* out, const float* in) {
 // A register tile (an array of more than 128 bytes each thread keeps across
 // a barrier) stays on fibers, where its elements stay in registers; a small
 // array is kept per thread.
-TEST(RegionLoops, RegisterTilesStayOnFibers) {
+// A register tile lives in a copy while each region runs, so only one whose
+// elements' addresses stay inside the thread's expressions (a whole tile
+// handed to a call is alive only during the call) can run as loops.
+TEST(RegionLoops, RegisterTilesSplitUnlessAnAddressOutlivesARegion) {
   const auto r = split(R"(
 __global__ void tile_8x8(float* out, const float* in) {
   __shared__ float staged[64];
   float acc[8][8] = {};
-  float few[4] = {};
   for (int t = 0; t < 4; ++t) {
     staged[threadIdx.x] = in[t * 64 + threadIdx.x];
     __syncthreads();
@@ -74,18 +76,32 @@ __global__ void tile_8x8(float* out, const float* in) {
   }
   out[threadIdx.x] = acc[threadIdx.x % 8][threadIdx.x / 8];
 }
-__global__ void small_array(float* out, const float* in) {
+__global__ void row_pointer_kept(float* out, const float* in) {
   __shared__ float staged[64];
-  float few[4] = {};
+  float acc[8][8] = {};
+  float* mine = acc[threadIdx.x % 8];
+  for (int t = 0; t < 4; ++t) {
+    staged[threadIdx.x] = in[t * 64 + threadIdx.x];
+    __syncthreads();
+    for (int j = 0; j < 8; ++j) mine[j] += staged[j];
+    __syncthreads();
+  }
+  out[threadIdx.x] = acc[1][2];
+}
+__global__ void element_address_kept(float* out, const float* in) {
+  __shared__ float staged[64];
+  float acc[8][8] = {};
+  float* first = &acc[0][0];
   staged[threadIdx.x] = in[threadIdx.x];
   __syncthreads();
-  for (int i = 0; i < 4; ++i) few[i] = staged[(threadIdx.x + i) % 64];
+  *first += staged[threadIdx.x];
   __syncthreads();
-  out[threadIdx.x] = few[0] + few[3];
+  out[threadIdx.x] = acc[0][0];
 }
 )");
-  EXPECT_EQ(r.split, std::vector<std::string>{"small_array"});
-  EXPECT_TRUE(notes_mention(r, "'acc' (256 bytes) is an array each thread keeps across a barrier")) << (r.notes.empty() ? "" : r.notes[0]);
+  EXPECT_EQ(r.split, std::vector<std::string>{"tile_8x8"}) << (r.notes.empty() ? "" : r.notes[0]);
+  EXPECT_TRUE(notes_mention(r, "'acc' (256 bytes) is an array each thread keeps across a barrier and reaches other than by its elements"))
+      << (r.notes.empty() ? "" : r.notes[0]);
 }
 
 // libclang installs LLVM's crash handlers; left in front of the emulator's,
@@ -1520,6 +1536,68 @@ TEST_F(RegionLoopsRun, WarpCollectivesRunAsStepsOverTheLanes) {
     EXPECT_FALSE(said[false].empty()) << kernel;
     EXPECT_EQ(said[true], said[false]) << kernel;
   }
+}
+
+// A 2-D register-tiled product: 64 threads, each an 8x8 tile of C kept in
+// registers across the k-tiles' barriers, stored through a device function
+// that takes the whole tile by reference.
+const char* register_tiled = R"(
+__device__ void store_tile(float* c, int m, int n, int row0, int col0, const float (&acc)[8][8]) {
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j)
+      if (row0 + i < m && col0 + j < n) c[(row0 + i) * n + col0 + j] = acc[i][j];
+}
+__global__ void register_tiled(const float* a, const float* b, float* c, int m, int n, int k) {
+  __shared__ float a_tile[64][8];
+  __shared__ float b_tile[8][64];
+  const int tid = threadIdx.x;
+  const int row0 = blockIdx.y * 64 + tid / 8 * 8, col0 = blockIdx.x * 64 + tid % 8 * 8;
+  const int a_row = blockIdx.y * 64 + tid, b_col = blockIdx.x * 64 + tid;
+  float acc[8][8] = {};
+  float a_regs[8], b_regs[8];
+  for (int t0 = 0; t0 < k; t0 += 8) {
+    for (int q = 0; q < 8; ++q) {
+      a_tile[tid][q] = a_row < m && t0 + q < k ? a[a_row * k + t0 + q] : 0.0f;
+      b_tile[q][tid] = t0 + q < k && b_col < n ? b[(t0 + q) * n + b_col] : 0.0f;
+    }
+    __syncthreads();
+    for (int p = 0; p < 8; ++p) {
+      for (int i = 0; i < 8; ++i) a_regs[i] = a_tile[tid / 8 * 8 + i][p];
+      for (int j = 0; j < 8; ++j) b_regs[j] = b_tile[p][tid % 8 * 8 + j];
+      for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 8; ++j) acc[i][j] += a_regs[i] * b_regs[j];
+    }
+    __syncthreads();
+  }
+  store_tile(c, m, n, row0, col0, acc);
+}
+)";
+
+TEST_F(RegionLoopsRun, RegisterTilesRunInCopiesOfTheirArrays) {
+  const auto decided = split(register_tiled);
+  ASSERT_EQ(decided.split, std::vector<std::string>{"register_tiled"}) << (decided.notes.empty() ? "" : decided.notes.back());
+  use_loops(true);  // the module is split whatever LOCKSTEP_EMU_ENGINE says
+  const lockstep::module m = lockstep::compile(register_tiled, {}, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  const int rows = 70, depth = 37, cols = 75;  // partial tiles on every side, a partial k-tile
+  std::vector<float> a(rows * depth), b(depth * cols);
+  for (float& x : a) x = value(rng);
+  for (float& x : b) x = value(rng);
+  auto product = [&](bool on) {
+    use_loops(on);
+    buffer da(cpu, a.size() * 4), db(cpu, b.size() * 4), dc(cpu, rows * cols * 4);
+    da.copy_from_host(a.data(), a.size() * 4);
+    db.copy_from_host(b.data(), b.size() * 4);
+    dc.fill_bytes(0xff);  // NaN: an unwritten element fails
+    m.get("register_tiled")(dim3(2, 2), dim3(64), 0, da.data_as<const float>(), db.data_as<const float>(), dc.data_as<float>(), rows, cols, depth);
+    std::vector<float> c(rows * cols);
+    dc.copy_to_host(c.data(), c.size() * 4);
+    return c;
+  };
+  const std::vector<float> loops = product(true);
+  EXPECT_EQ(0, std::memcmp(loops.data(), product(false).data(), loops.size() * 4));
+  expect_product(loops.data(), a, b, rows, depth, cols);
 }
 
 // Value-returning device functions that wait at block barriers, a function
