@@ -96,9 +96,10 @@ struct matmul_algo_info {
 };
 // Every algo, simplest first: the SIMT ladder, the tensor-core rungs, the references.
 std::vector<matmul_algo_info> matmul_algos();
-// The algos "auto" considers for inputs of dtype t, in order
+// The algos "auto" considers for inputs of dtype t on a GPU, in order
 // (kernels::matmul_auto_float32, kernels::matmul_auto_bfloat16), and the one it
-// runs on d: the first d runs.
+// runs on d: the first d runs; float32 on the emulator runs
+// kernels::matmul_auto_float32_emulator.
 std::vector<std::string> auto_matmul_candidates(dtype t);
 std::string auto_matmul_algo(dtype t, const device& d);
 // uint8 (3, H, W) -> (H, W); (B, 3, H, W) -> (B, H, W). launch "vectorized"

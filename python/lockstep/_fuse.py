@@ -801,11 +801,13 @@ class _MatmulEpilogue:
 
     def describe(self, fn: Callable[..., Any], device: str) -> str:
         algo = _core.auto_matmul_algo(self.dtype, device)
+        in_store = any(a["name"] == algo and a["fused_epilogue"] for a in _core.matmul_algos())
         code = fn.__code__
         return "\n".join(
             [
                 f"// @lockstep.fuse for {code.co_name} ({code.co_filename}:{code.co_firstlineno}): no kernel is generated;",
-                f"// the library's matmul (algo {algo!r} on {device}) applies the epilogue in its store",
+                f"// the library's matmul (algo {algo!r} on {device}) applies the epilogue "
+                + ("in its store" if in_store else "after the product, as separate ops"),
                 "// (lockstep/kernels/matmul_epilogue.h): out = act(alpha * (a @ b) + bias[col]) + residual[row, col]",
                 *(f"//   {step}" for step in self.steps),
             ]

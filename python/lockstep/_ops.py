@@ -286,9 +286,13 @@ def _matmul_algos_doc() -> str:
         return ", ".join(f'"{a["name"]}"' + (f" ({a['arch']} GPUs)" if a["arch"] else "") for a in algos if a["family"] == family)
 
     references = ", ".join(f'"{a["name"]}" ({" or ".join(a["dtypes"])})' for a in algos if a["family"] == "reference")
-    auto = "; ".join(
-        f"for {dtype} {' where the device runs it, else '.join(_core.auto_matmul_candidates(dtype))}" for dtype in ("float32", "bfloat16")
-    )
+
+    def auto_for(dtype: str) -> str:
+        candidates, emulator = _core.auto_matmul_candidates(dtype), _core.auto_matmul_algo(dtype, "cpu")
+        text = f"for {dtype} {' where the device runs it, else '.join(candidates)}"
+        return text if emulator in candidates else f"{text} ({emulator} on the emulator)"
+
+    auto = "; ".join(auto_for(dtype) for dtype in ("float32", "bfloat16"))
     text = (
         f"float32, the lectures' SIMT ladder, simplest to fastest: {names('simt')}. Tensor cores, float32 (through tf32) "
         f"or bfloat16, the output in the inputs' dtype: {names('tensor_core')}; they read B best as ``w.T`` of a (n, k) ``w``, "

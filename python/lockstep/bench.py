@@ -42,8 +42,8 @@ from lockstep import _core
 # The rungs come from the kernels' recipe tables (include/lockstep/kernels/matmul_recipes.h).
 MATMUL_ALGOS = _core.matmul_algos()
 FLOAT32_GPU_ALGOS = tuple(a["name"] for a in MATMUL_ALGOS if a["family"] == "simt")
-# On the emulator: the lecture's own kernels and the fastest rung (what "auto" runs for float32).
-EMULATOR_ALGOS = tuple(a["name"] for a in MATMUL_ALGOS if a["family"] == "simt" and a["lecture"]) + tuple(_core.auto_matmul_candidates("float32"))
+# On the emulator: the lecture's own kernels and the fastest rung there (what "auto" runs for float32).
+EMULATOR_ALGOS = tuple(a["name"] for a in MATMUL_ALGOS if a["family"] == "simt" and a["lecture"]) + (_core.auto_matmul_algo("float32", "cpu"),)
 TENSOR_CORE_ALGOS = tuple(a["name"] for a in MATMUL_ALGOS if a["family"] == "tensor_core")
 # How the bench names a tensor-core rung's precision (and its cuBLAS reference) by input dtype.
 PRECISION = {"float32": "tf32", "bfloat16": "bf16"}

@@ -457,7 +457,8 @@ NB_MODULE(_core, m) {
         "lecture's own kernels). From the kernels' recipe tables (include/lockstep/kernels/matmul_recipes.h).");
   m.def(
       "auto_matmul_candidates", [](const std::string& dtype) { return lockstep::auto_matmul_candidates(lockstep::parse_dtype(dtype)); }, "dtype"_a,
-      "The algos matmul's \"auto\" considers for inputs of this dtype, in order: it runs the first the device runs.");
+      "The algos matmul's \"auto\" considers for inputs of this dtype on a GPU, in order: it runs the first the device runs "
+      "(auto_matmul_algo says what it runs on the emulator).");
   m.def(
       "auto_matmul_algo",
       [](const std::string& dtype, const std::string& d) {

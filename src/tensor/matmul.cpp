@@ -188,6 +188,7 @@ std::vector<std::string> auto_matmul_candidates(dtype t) {
 }
 
 std::string auto_matmul_algo(dtype t, const device& d) {
+  if (t != dtype::bfloat16 && d.kind != device::kind_t::cuda) return kernels::matmul_auto_float32_emulator;
   const std::vector<std::string> candidates = auto_matmul_candidates(t);
   for (const std::string& algo : candidates) {
     const kernels::matmul_recipe* recipe = detail::find_matmul_recipe(algo);

@@ -152,7 +152,11 @@ inline constexpr matmul_recipe simt_matmul_recipes[] = {
      .fused_epilogue = true},
 };
 
-// What algo "auto" picks for float32 inputs: the fastest rung.
+// What algo "auto" picks for float32 inputs: the fastest rung on a GPU; on
+// the emulator the fastest there, whose register tiles run as region loops
+// (double_buffered, with lambdas over its stages, stays on fibers: 3x slower
+// at 256^3-1024^3, bench/RESULTS.md, issue 18's eleventh part).
 inline constexpr const char* matmul_auto_float32 = "double_buffered";
+inline constexpr const char* matmul_auto_float32_emulator = "vectorized";
 
 }  // namespace lockstep::kernels
