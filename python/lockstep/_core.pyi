@@ -325,7 +325,7 @@ def matmul_algos() -> list:
 
 def auto_matmul_candidates(dtype: str) -> list[str]:
     """
-    The algos matmul's "auto" considers for inputs of this dtype, in order: it runs the first the device runs.
+    The algos matmul's "auto" considers for inputs of this dtype on a GPU, in order: it runs the first the device runs (auto_matmul_algo says what it runs on the emulator).
     """
 
 def auto_matmul_algo(dtype: str, device: str) -> str:
