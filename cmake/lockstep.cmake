@@ -22,6 +22,11 @@ if(LOCKSTEP_NATIVE_KERNELS)
   if(LOCKSTEP_COMPILER_TAKES_MARCH_NATIVE)
     list(APPEND LOCKSTEP_KERNEL_COMPILE_OPTIONS -march=native)
   endif()
+  # As toolchain::find_native_target: 512-bit vectors where the CPU has them.
+  check_cxx_compiler_flag(-mprefer-vector-width=512 LOCKSTEP_COMPILER_TAKES_VECTOR_WIDTH)
+  if(LOCKSTEP_COMPILER_TAKES_VECTOR_WIDTH)
+    list(APPEND LOCKSTEP_KERNEL_COMPILE_OPTIONS -mprefer-vector-width=512)
+  endif()
 endif()
 
 # Kernels with barriers are split into region loops (src/emulator/region_loops)

@@ -47,10 +47,10 @@ class compile_failure : public std::runtime_error {
 // there is none, or $CXX names no working compiler.
 const host_compiler& find_host_compiler();
 
-// Building for the CPU this process runs on: -march=native where the host
-// compiler takes it (else no flag), and what names that CPU in cache keys
-// (its model and features), since code built for one CPU may not run on
-// another that shares the cache.
+// Building for the CPU this process runs on: -march=native and 512-bit
+// vectors preferred, where the host compiler takes them (else no flag), and
+// what names that CPU in cache keys (its model and features), since code
+// built for one CPU may not run on another that shares the cache.
 struct native_target {
   std::vector<std::string> flags;
   std::string cpu;
