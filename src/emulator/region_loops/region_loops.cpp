@@ -1818,7 +1818,7 @@ class translation_unit_splitter {
       // the kernel's own arrays of the same type), written back if it changed.
       const bool changes =
           declared_here || std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region == st.region && r.write; });
-      if (clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind == CXType_ConstantArray) {
+      if (is_array(v)) {
         // A write to an element is not one to the variable: each region that uses it writes it back.
         prologue += " std::remove_reference_t<decltype(" + slot + ")> " + v.name + "; __builtin_memcpy(&" + v.name + ", &" + slot + ", sizeof " +
                     v.name + ");";
@@ -2392,7 +2392,7 @@ class translation_unit_splitter {
     for (auto& [key, v] : variables_)
       v.recomputed = !v.uniform && !v.static_storage && !v.parameter && v.sequence_level && v.declared_region >= 0 && v.initializer &&
                      std::none_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; }) && can_live_in_register(v) &&
-                     clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind != CXType_ConstantArray && !unnamed_type(type_of(v));
+                     !is_array(v) && !unnamed_type(type_of(v));
     for (bool changed = true; changed;) {
       changed = false;
       for (auto& [key, v] : variables_)
@@ -2429,9 +2429,8 @@ class translation_unit_splitter {
   // fibers; in the block's arrays they would be memory that the kernel's
   // own float pointers may alias).
   bool can_live_in_register(const variable& v) const {
-    const CXType canonical = clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl));
-    if (canonical.kind == CXType_ConstantArray) return elements_only(v);
-    switch (canonical.kind) {
+    if (is_array(v)) return elements_only(v);
+    switch (clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind) {
       case CXType_Bool:
       case CXType_Char_U:
       case CXType_UChar:
@@ -2459,6 +2458,7 @@ class translation_unit_splitter {
       return r.in_lambda || (p && p->kind == CXCursor_UnaryOperator && text(p->begin, r.ref->begin).starts_with("&"));
     });
   }
+  bool is_array(const variable& v) const { return clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind == CXType_ConstantArray; }
   // An array of scalars (of any rank) that every reference subscripts down
   // to an element whose address is not taken, or hands whole to a call (a
   // reference parameter, alive only during the call); no lambda captures it.
@@ -2662,9 +2662,8 @@ class translation_unit_splitter {
       // vectorises across threads (register_1d's 8 accumulators a thread,
       // consecutive threads on consecutive columns); a register tile lives
       // in a copy, and vectorises within its thread.
-      const bool array = clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind == CXType_ConstantArray;
-      v.in_register = array ? bytes > max_per_thread_array_bytes && can_live_in_register(v) : can_live_in_register(v);
-      if (array && bytes > max_per_thread_array_bytes && !v.in_register)
+      v.in_register = is_array(v) ? bytes > max_per_thread_array_bytes && can_live_in_register(v) : can_live_in_register(v);
+      if (is_array(v) && bytes > max_per_thread_array_bytes && !v.in_register)
         throw declined{"'" + v.name + "' (" + std::to_string(bytes) +
                        " bytes) is an array each thread keeps across a barrier and reaches other than by its elements: in the block's "
                        "arrays its elements would stay memory, faster on fibers"};
