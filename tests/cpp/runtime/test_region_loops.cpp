@@ -57,9 +57,7 @@ __global__ void tree_sum(float* out, const float* in) {
 }
 
 // A register tile (an array of more than 128 bytes each thread keeps across
-// a barrier) stays on fibers, where its elements stay in registers; a small
-// array is kept per thread.
-// A register tile lives in a copy while each region runs, so only one whose
+// a barrier) lives in a copy while each region runs, so only one whose
 // elements' addresses stay inside the thread's expressions (a whole tile
 // handed to a call is alive only during the call) can run as loops.
 TEST(RegionLoops, RegisterTilesSplitUnlessAnAddressOutlivesARegion) {
