@@ -848,9 +848,26 @@ class translation_unit_splitter {
     // a template's constant) stays in its threads' loop: the host compiler
     // unrolls it there and vectorises the threads' loop around it, keeping
     // each thread's accumulator in a register.
-    const node* condition = unwrapped(s.children[1].get());
-    return !(condition->kind == CXCursor_BinaryOperator && condition->children.size() == 2 &&
-             (compile_time_constant(*condition->children[0]) || compile_time_constant(*condition->children[1])));
+    return !constant_bound(s);
+  }
+  // The side of a for loop's comparison that is a compile-time constant
+  // (`p < BK`), or null.
+  const node* constant_bound(const node& loop) const {
+    if (loop.children.size() < 2) return nullptr;
+    const node* condition = unwrapped(loop.children[1].get());
+    if (condition->kind != CXCursor_BinaryOperator || condition->children.size() != 2) return nullptr;
+    for (const auto& side : condition->children)
+      if (compile_time_constant(*side)) return side.get();
+    return nullptr;
+  }
+  // The integer Clang evaluates an expression or a constant's declaration to.
+  std::optional<long long> evaluated_integer(CXCursor c) const {
+    const CXEvalResult value = clang_.clang_Cursor_Evaluate(c);
+    if (!value) return std::nullopt;
+    std::optional<long long> integer;
+    if (clang_.clang_EvalResult_getKind(value) == CXEval_Int) integer = clang_.clang_EvalResult_getAsLongLong(value);
+    clang_.clang_EvalResult_dispose(value);
+    return integer;
   }
   // A thread's loop of a few steps known at compile time (a register
   // tile's k steps, `for (p = 0; p < BK; ++p)`) is unrolled whole: its
@@ -859,20 +876,10 @@ class translation_unit_splitter {
   // (the vectorized matmul ran 2.6x slower so).
   void unroll_short_loops(const node& n) {
     if (n.kind == CXCursor_LambdaExpr) return;
-    if (n.kind == CXCursor_ForStmt && n.children.size() >= 2 && !edits_.count(n.begin)) {
-      const node* condition = unwrapped(n.children[1].get());
-      if (condition->kind == CXCursor_BinaryOperator && condition->children.size() == 2)
-        for (const auto& side : condition->children)
-          if (compile_time_constant(*side)) {
-            const CXEvalResult value = clang_.clang_Cursor_Evaluate(side->cursor);
-            const bool is_int = value && clang_.clang_EvalResult_getKind(value) == CXEval_Int;
-            const long long count = is_int ? clang_.clang_EvalResult_getAsLongLong(value) : -1;
-            if (value) clang_.clang_EvalResult_dispose(value);
-            if (count >= 0 && count <= max_unrolled_steps)
-              edit(n.begin, n.begin, "_Pragma(\"GCC unroll " + std::to_string(max_unrolled_steps) + "\") ");
-            break;
-          }
-    }
+    if (n.kind == CXCursor_ForStmt && !edits_.count(n.begin))
+      if (const node* bound = constant_bound(n))
+        if (const std::optional<long long> count = evaluated_integer(bound->cursor); count && *count >= 0 && *count <= max_unrolled_steps)
+          edit(n.begin, n.begin, "_Pragma(\"GCC unroll " + std::to_string(max_unrolled_steps) + "\") ");
     for (const auto& c : n.children) unroll_short_loops(*c);
   }
   bool compile_time_constant(const node& e) const {
@@ -888,11 +895,7 @@ class translation_unit_splitter {
         const CXCursorKind k = clang_.clang_getCursorKind(decl);
         if (k == CXCursor_NonTypeTemplateParameter || k == CXCursor_EnumConstantDecl) return true;
         if (k != CXCursor_VarDecl || !clang_.clang_isConstQualifiedType(clang_.clang_getCursorType(decl))) return false;
-        const CXEvalResult value = clang_.clang_Cursor_Evaluate(decl);
-        if (!value) return false;
-        const bool integer = clang_.clang_EvalResult_getKind(value) == CXEval_Int;
-        clang_.clang_EvalResult_dispose(value);
-        return integer;
+        return evaluated_integer(decl).has_value();
       }
       case CXCursor_ParenExpr:
       case CXCursor_UnexposedExpr:
@@ -1816,8 +1819,6 @@ class translation_unit_splitter {
       }
       // A copy the host compiler can keep in a register (the array may alias
       // the kernel's own arrays of the same type), written back if it changed.
-      const bool changes =
-          declared_here || std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region == st.region && r.write; });
       if (is_array(v)) {
         // A write to an element is not one to the variable: each region that uses it writes it back.
         prologue += " std::remove_reference_t<decltype(" + slot + ")> " + v.name + "; __builtin_memcpy(&" + v.name + ", &" + slot + ", sizeof " +
@@ -1827,7 +1828,8 @@ class translation_unit_splitter {
         continue;
       }
       prologue += " auto " + v.name + " = " + slot + ";";
-      if (changes) write_back += " " + slot + " = " + v.name + ";";
+      if (declared_here || std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region == st.region && r.write; }))
+        write_back += " " + slot + " = " + v.name + ";";
     }
     // A thread that works on a register tile vectorises within itself (a
     // row of the tile is a vector); GCC's loop vectoriser would take the
