@@ -76,8 +76,10 @@ inline void loop_store(To& to, const From& from) {
 // `int i = blockIdx.x * blockDim.x + threadIdx.x;` sums in unsigned
 // arithmetic, which may wrap, so the host compiler cannot tell that i moves
 // by one from thread to thread and leaves loops indexed by it scalar. In
-// region loops the coordinate in such a sum, where the program converts the
-// sum to int at once, is a thread_offset, summed in int: the same value
+// region loops the coordinate in such a sum (or an int local computed from
+// the coordinates, `int tx = threadIdx.x;` in `blockIdx.x * 16 + tx`), where
+// the program converts the sum to int at once, is a thread_offset, summed in
+// int: the same value
 // wherever the int the program asked for is not negative by wrap-around
 // (an index past 2^31 - 1, wrong on a GPU too), and linear in the loop.
 struct thread_offset {

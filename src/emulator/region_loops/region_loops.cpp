@@ -1882,32 +1882,70 @@ class translation_unit_splitter {
       if (!row_only) out += "}\n";
       return;
     }
-    if (!guard || row_only) {
+    const std::vector<select_arm> selects = guard || row_only ? std::vector<select_arm>{} : select_arms(st);
+    if ((!guard || row_only) && selects.empty()) {
       out += thread_loop(enter, row_only) + prologue + " {" + line + code + declared_for_later + "\n} " + next + label_end + write_back + " }\n";
       return;
     }
-    // A region that is `declarations; if (guard) body` with a guard that
-    // reads no memory (`if (i < n)`): each row of threads first asks whether
-    // all its threads pass the guard (a reduction, which vectorises), and if
-    // so runs the body without the branch, a loop the host compiler can
-    // vectorise; else the region as written. Threads run in the same order.
-    const node& condition = *guard->children[0];
-    std::string body = edited(guard->children[1]->begin, end);
-    for (std::size_t at = 0; (at = body.find("goto " + next + ";", at)) != std::string::npos;) body.replace(at + 5, next.size(), next + "_guarded");
-    const std::string declarations = edited(begin, guard->begin);
-    std::string unused;  // locals the guard does not read, said to be used (no -Wunused warning for the first loop)
-    for (const node* s : st.statements)
-      if (s != guard && !hoisted_.count(s))
-        for (const auto& c : s->children)
-          if (const variable* v = variable_for(c->cursor)) unused += " (void)" + v->name + ";";
+    // Each row of threads first asks whether all its threads pass a
+    // condition that reads no memory (a reduction, which vectorises), and if
+    // so runs a version of the region without the branches it decides, a
+    // loop the host compiler can vectorise; else the region as written.
+    // Threads run in the same order. The condition is
+    // - a guard: the region is `declarations; if (guard) body` (`if (i <
+    //   n)`), and the version is the body;
+    // - or the conditions of the region's selects (`x = i < n ? a[i] : 0`),
+    //   whose loads GCC does not vectorise under a mask where the index is
+    //   an int, and the version takes the arm every thread takes.
+    std::string condition, ask_declarations, fast;
+    bool convex = true;
+    std::string unused;  // locals the condition does not read, said to be used (no -Wunused warning for the asking loop)
+    if (guard) {
+      condition = edited(guard->children[0]->begin, guard->children[0]->end);
+      convex = convex_in_block(*guard->children[0]);
+      ask_declarations = edited(begin, guard->begin);
+      fast = ask_declarations + edited(guard->children[1]->begin, end);
+      for (const node* s : st.statements)
+        if (s != guard && !hoisted_.count(s))
+          for (const auto& c : s->children)
+            if (const variable* v = variable_for(c->cursor)) unused += " (void)" + v->name + ";";
+    } else {
+      // The region's own recomputed locals the conditions read, declared
+      // ahead in the asking loop.
+      std::set<const variable*> ahead;
+      std::function<void(const node&)> ahead_reads = [&](const node& n) {
+        if (n.kind == CXCursor_DeclRefExpr)
+          if (const variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor)); v && v->recomputed && v->declared_region == st.region)
+            if (ahead.insert(v).second) ahead_reads(*v->initializer);
+        for (const auto& c : n.children) ahead_reads(*c);
+      };
+      std::size_t at = begin;
+      for (const select_arm& s : selects) {
+        const node& cond = *s.expression->children[0];
+        const node& arm = *s.expression->children[s.taken ? 1 : 2];
+        ahead_reads(cond);
+        condition += std::string(condition.empty() ? "" : " && ") + (s.taken ? "(" : "!(") + edited(cond.begin, cond.end) + ")";
+        convex = convex && s.taken && convex_in_block(cond);
+        // The arm, converted to the select's type as the select converts it.
+        fast += edited(at, s.expression->begin) + "static_cast<decltype(" + edited(s.expression->begin, s.expression->end) + ")>(" +
+                edited(arm.begin, arm.end) + ")";
+        at = s.expression->end;
+      }
+      fast += edited(at, end);
+      for (const auto& [key, v] : variables_)  // in the source's order, each after those its initializer reads
+        if (ahead.count(&v)) {
+          const std::string init = edited(v.initializer->begin, v.initializer->end);
+          ask_declarations += " " + recomputed_type(v) + " " + v.name + (init.starts_with("{") ? "" : " = ") + init + "; (void)" + v.name + ";";
+        }
+    }
+    for (std::size_t at = 0; (at = fast.find("goto " + next + ";", at)) != std::string::npos;) fast.replace(at + 5, next.size(), next + "_all");
     for (const auto& [key, v] : variables_)  // in the source's order: the same text every run
       if (again.count(&v)) unused += " (void)" + v.name + ";";
     const std::string threads_of_row = thread_loop(enter, true) + prologue + " {" + line;
-    const std::string ask = "__ls_block.move_to(__ls_g, __ls_y, __ls_z, " + row_start + " + __ls_g);" + recomputed + line + declarations + "\n" +
-                            unused + " __ls_failing |= !(" + edited(condition.begin, condition.end) + "); }\n";
-    // A guard that holds on a convex set of threads holds for the whole
+    const std::string ask = "__ls_block.move_to(__ls_g, __ls_y, __ls_z, " + row_start + " + __ls_g);" + recomputed + line + ask_declarations + "\n" +
+                            unused + " __ls_failing |= !(" + condition + "); }\n";
+    // A condition that holds on a convex set of threads holds for the whole
     // block when it holds at the block's corners, for a row at its ends.
-    const bool convex = convex_in_block(condition);
     if (convex)
       out +=
           "int __ls_failing_somewhere = 0; for (int __ls_c = 0; __ls_c < 8; ++__ls_c) { int __ls_failing = 0; const int __ls_g = __ls_c & 1 ? "
@@ -1919,8 +1957,7 @@ class translation_unit_splitter {
         " int __ls_failing = 0; " +
         std::string(convex ? "if (__ls_failing_somewhere) " : "") + "for (int __ls_g = 0; __ls_g < __ls_block.extent_x(); " +
         (convex ? "__ls_g = __ls_g == 0 && __ls_block.extent_x() > 2 ? __ls_block.extent_x() - 1 : __ls_g + 1" : "++__ls_g") + ") {" + ask;
-    out += "if (!__ls_failing) " + threads_of_row + declarations + body + declared_for_later + "\n} " + next + "_guarded" + label_end + write_back +
-           " }\n";
+    out += "if (!__ls_failing) " + threads_of_row + fast + declared_for_later + "\n} " + next + "_all" + label_end + write_back + " }\n";
     out += "else " + threads_of_row + edited(begin, end) + declared_for_later + "\n} " + next + label_end + write_back + " }\n}\n";
   }
 
@@ -2027,10 +2064,77 @@ class translation_unit_splitter {
       }
     }
     // The guard's text is cut out of the statement: no rewrite may span the cut.
-    for (auto it = edits_.lower_bound(guard->begin); it != edits_.end() && it->first < guard->children[1]->begin; ++it)
-      if (it->second.first > guard->children[1]->begin) return nullptr;
-    return guard;
+    return cut_free(guard->children[1]->begin) ? guard : nullptr;
   }
+  // A select (`c ? x : y`) of a region that write_region can decide per
+  // row: its condition reads no memory and nothing the region changes, so
+  // it can be asked of the row's threads ahead, and the arm it keeps (x
+  // where `taken`, else y) reads memory, which GCC does not vectorise
+  // under a mask where the index is an int.
+  struct select_arm {
+    const node* expression;
+    bool taken;
+  };
+  // Those the region evaluates whatever its threads do: in its statements up
+  // to the first that is not a declaration or an expression, outside the
+  // arms of selects and the right sides of && and ||, in source order.
+  std::vector<select_arm> select_arms(const step& st) {
+    std::vector<select_arm> found;
+    if (!st.mask.empty() || st.expressions || !st.code.empty()) return found;
+    const auto changed_here = [&](const node& n) {
+      bool changed = false;
+      std::function<void(const node&)> visit = [&](const node& e) {
+        if (e.kind == CXCursor_DeclRefExpr)
+          if (const variable* v = variable_for(clang_.clang_getCursorReferenced(e.cursor)))
+            changed = changed || std::any_of(v->refs.begin(), v->refs.end(), [&](const reference& r) { return r.write && r.region == st.region; });
+        for (const auto& c : e.children) visit(*c);
+      };
+      visit(n);
+      return changed;
+    };
+    const auto contains_lambda = [&](const node& n) {
+      bool lambda = false;
+      std::function<void(const node&)> visit = [&](const node& e) {
+        lambda = lambda || e.kind == CXCursor_LambdaExpr;
+        for (const auto& c : e.children) visit(*c);
+      };
+      visit(n);
+      return lambda;
+    };
+    std::function<void(const node&)> visit = [&](const node& n) {
+      if (n.kind == CXCursor_LambdaExpr || n.kind == CXCursor_StmtExpr) return;
+      if (n.kind == CXCursor_ConditionalOperator) {
+        if (n.children.size() != 3) return;
+        const node &cond = *n.children[0], &x = *n.children[1], &y = *n.children[2];
+        // Written out in this file as `cond ? x : y` (not by a macro), so its arm's text can stand for it.
+        if (!(n.begin <= cond.begin && cond.end <= x.begin && x.end <= y.begin && y.end <= n.end && trimmed(text(cond.end, x.begin)) == "?" &&
+              trimmed(text(x.end, y.begin)) == ":"))
+          return;
+        const bool taken = !pure(x);
+        if ((taken || !pure(y)) && pure(cond) && reads_coordinates(cond, 0) && !changed_here(cond) && !contains_lambda(n) && cut_free(n.begin) &&
+            cut_free(n.end) && cut_free(x.begin) && cut_free(x.end) && cut_free(y.begin) && cut_free(y.end))
+          found.push_back({&n, taken});
+        return;  // its arms run for some threads only; its condition is not a select's arm
+      }
+      if (n.kind == CXCursor_BinaryOperator && n.children.size() == 2) {
+        const std::string_view op = trimmed(text(n.children[0]->end, n.children[1]->begin));
+        if (op == "&&" || op == "||") return visit(*n.children[0]);
+      }
+      for (const auto& c : n.children) visit(*c);
+    };
+    for (const node* s : st.statements) {
+      if (s->kind != CXCursor_DeclStmt && !clang_.clang_isExpression(s->kind)) break;
+      if (!hoisted_.count(s)) visit(*s);
+    }
+    return found;
+  }
+  // Whether the text can be cut at an offset: no rewrite spans it.
+  bool cut_free(std::size_t at) const {
+    for (auto it = edits_.begin(); it != edits_.end() && it->first < at; ++it)
+      if (it->second.first > at) return false;
+    return true;
+  }
+
   // Whether a pure guard holds on a convex set of thread coordinates: then
   // it holds for every thread of a box (the block, a row) where it holds at
   // the box's corners. So is a conjunction of comparisons (<, <=, >, >=)
@@ -2063,9 +2167,12 @@ class translation_unit_splitter {
         // `blockIdx.x * blockDim.x + threadIdx.x` converted to int at once sums in int (offset_term).
         if (from.kind == CXCursor_BinaryOperator && from.children.size() == 2 && trimmed(text(from.children[0]->end, from.children[1]->begin)) == "+")
           for (const auto& term : from.children)
-            if (const node* call = thread_idx_call(*term); call && offset_term(*call))
+            if (const node* call = thread_idx_call(*term); (call && offset_term(*call)) || offset_local(*unwrapped(term.get())))
               return in_coordinates(*from.children[term == from.children[0]], depth + 1) == variation::constant ? variation::affine
                                                                                                                 : variation::other;
+        // A thread coordinate converted implicitly (`int tx = threadIdx.x;`), as cast below.
+        if (thread_idx_call(*unwrapped(&from)))
+          return clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(n.cursor)) >= 2 ? variation::affine : variation::other;
         return keeps_value(n, from) ? affine(in_coordinates(from, depth + 1)) : variation::other;
       }
       case CXCursor_DeclRefExpr: {
@@ -2309,19 +2416,31 @@ class translation_unit_splitter {
     if (!member || member->kind != CXCursor_MemberRefExpr) return nullptr;
     const std::string_view field = trimmed(text(call.end, member->end));
     if (field != ".x" && field != ".y" && field != ".z") return nullptr;
-    const node* term = member;
-    const node* sum = member->parent;
+    return term_of_int_sum(*member) ? member : nullptr;
+  }
+  // A local of type int computed from the thread's coordinates (`int tx =
+  // threadIdx.x;`) written as such a term (`blockIdx.x * 16 + tx`): it
+  // becomes a thread_offset too.
+  bool offset_local(const node& ref) {
+    if (ref.kind != CXCursor_DeclRefExpr || clang_.clang_getCanonicalType(clang_.clang_getCursorType(ref.cursor)).kind != CXType_Int) return false;
+    const variable* v = variable_for(clang_.clang_getCursorReferenced(ref.cursor));
+    return v && v->recomputed && in_coordinates(ref) == variation::affine && term_of_int_sum(ref);
+  }
+  // Whether an expression is a term of an unsigned 32-bit sum whose other
+  // term the block shares and which the program converts to int at once
+  // (`int i = ...`).
+  bool term_of_int_sum(const node& written) {
+    const node* term = &written;
+    const node* sum = written.parent;
     while (sum && (sum->kind == CXCursor_UnexposedExpr || sum->kind == CXCursor_ParenExpr)) term = sum, sum = sum->parent;
-    if (!sum || sum->kind != CXCursor_BinaryOperator || sum->children.size() != 2) return nullptr;
-    if (trimmed(text(sum->children[0]->end, sum->children[1]->begin)) != "+") return nullptr;
+    if (!sum || sum->kind != CXCursor_BinaryOperator || sum->children.size() != 2) return false;
+    if (trimmed(text(sum->children[0]->end, sum->children[1]->begin)) != "+") return false;
     const node& other = *(sum->children[0].get() == term ? sum->children[1] : sum->children[0]);
     const auto kind = [&](const node& n) { return clang_.clang_getCanonicalType(clang_.clang_getCursorType(n.cursor)).kind; };
-    if (kind(*sum) != CXType_UInt || (kind(other) != CXType_UInt && kind(other) != CXType_Int)) return nullptr;
-    // Only a sum the program converts to int at once (`int i = ...`).
+    if (kind(*sum) != CXType_UInt || (kind(other) != CXType_UInt && kind(other) != CXType_Int)) return false;
     const node* use = sum->parent;
     while (use && use->kind == CXCursor_ParenExpr) use = use->parent;
-    if (!use || use->kind != CXCursor_UnexposedExpr || kind(*use) != CXType_Int) return nullptr;
-    return uniform(other) ? member : nullptr;
+    return use && use->kind == CXCursor_UnexposedExpr && kind(*use) == CXType_Int && uniform(other);
   }
 
   // The lanes' calls of a collective step's i-th call (loop_lane_call), and `_arrived`.
@@ -2758,6 +2877,8 @@ class translation_unit_splitter {
 
     // The block's coordinates, read from the loop rather than the thread's record.
     std::function<void(const node&)> coordinates = [&](const node& n) {
+      if (n.kind == CXCursor_DeclRefExpr && region_of(&n) >= 0 && offset_local(n) && !edits_.count(n.begin))
+        edit(n.begin, n.end, "::lockstep::emu::thread_offset{" + std::string(text(n.begin, n.end)) + "}");
       if (n.kind == CXCursor_CallExpr && region_of(&n) >= 0) {
         const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
         const std::string name = clang_.clang_Cursor_isNull(callee) ? "" : qualified_name(callee);

@@ -553,6 +553,112 @@ TEST_F(RegionLoopsRun, GuardedRegionsRunTheirPassingRowsWithoutTheBranch) {
   }
 }
 
+// Locals of type int computed from the coordinates (`int tx =
+// threadIdx.x;`) summed with a shared unsigned value (`blockIdx.x * 16 +
+// tx`) sum in int (thread_offset), which the host compiler sees is linear
+// in the thread, as the tiled matmul writes its tile loads: the same values
+// as the unsigned sum, negative terms among them. The sums' guard is
+// affine in the coordinates, so it is asked at the block's corners.
+const char* offset_locals = R"(
+__global__ void offset_locals(int* out, const int* in, int n) {
+  int tx = threadIdx.x, below = int(threadIdx.x) - 8;
+  int i = blockIdx.x * blockDim.x + tx;
+  int shifted = blockIdx.x * blockDim.x + below;
+  __syncthreads();
+  if (i < n) out[i] = shifted * 3 + (shifted >= 0 ? in[shifted] : -1);
+}
+)";
+
+TEST_F(RegionLoopsRun, IntLocalsOfTheCoordinatesSumInIntWithSharedValues) {
+  const auto decided = split(offset_locals);
+  ASSERT_EQ(decided.split.size(), 1u) << (decided.notes.empty() ? "" : decided.notes.back());
+  EXPECT_NE(decided.source.find("thread_offset{tx}"), std::string::npos);
+  EXPECT_NE(decided.source.find("thread_offset{below}"), std::string::npos);
+  EXPECT_NE(decided.source.find("__ls_failing_somewhere"), std::string::npos);
+
+  const lockstep::module m = lockstep::compile(offset_locals, {}, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> value(-1000, 1000);
+  const int blocks = 5, threads = 96, n = (blocks - 1) * threads + 41;
+  std::vector<int> in(blocks * threads);
+  for (int& x : in) x = value(rng);
+  auto run = [&](bool on) {
+    use_loops(on);
+    buffer din(cpu, in.size() * 4), dout(cpu, in.size() * 4);
+    din.copy_from_host(in.data(), in.size() * 4);
+    dout.fill_bytes(0xff);
+    m.get("offset_locals")(dim3(blocks), dim3(threads), 0, dout.data_as<int>(), din.data_as<const int>(), n);
+    std::vector<std::uint32_t> out(in.size());
+    dout.copy_to_host(out.data(), out.size() * 4);
+    return out;
+  };
+  const std::vector<std::uint32_t> loops = run(true), fibers = run(false);
+  ASSERT_EQ(loops, fibers);
+  for (int i = 0; i < blocks * threads; ++i) {
+    const int shifted = i - 8;
+    EXPECT_EQ(loops[i], i < n ? std::uint32_t(shifted * 3 + (shifted >= 0 ? in[shifted] : -1)) : 0xffffffffu) << i;
+  }
+}
+
+// A region's selects (`x = c ? a[i] : 0`) whose conditions read no memory
+// are decided per row, as guards are: where all the row's threads take the
+// same arm, the row runs the region with that arm alone, a load GCC
+// vectorises (it does not under a mask with an int index, as the tiled
+// matmul's tile loads are). The arm keeps the select's type (a double
+// here), an arm taken where the condition fails (`i >= n ? 0.5f : ...`)
+// counts too, and rows where the threads differ (the last block, a
+// `width` below the block) run the selects as written.
+const char* selects = R"(
+__global__ void selects(float* out, const float* in, int n, int width) {
+  __shared__ float tile[2][128];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int tx = threadIdx.x;
+  int col = blockIdx.x * 128 + tx;
+  tile[0][tx] = (col < n && tx < width) ? in[col] : -1.0f;
+  tile[1][tx] = i >= n ? 0.5f : in[i] * 2.0f;
+  __syncthreads();
+  double wide = 0.25 + (i < n ? tile[0][(tx + 1) % blockDim.x] : 0.0);
+  out[i] = float(wide) + tile[1][blockDim.x - 1 - tx];
+}
+)";
+
+TEST_F(RegionLoopsRun, SelectsAllARowsThreadsTakeRunAsTheirArm) {
+  const auto decided = split(selects);
+  ASSERT_EQ(decided.split.size(), 1u) << (decided.notes.empty() ? "" : decided.notes.back());
+  std::size_t versioned = 0;
+  for (std::size_t at = 0; (at = decided.source.find("static_cast<decltype(", at)) != std::string::npos; ++at) ++versioned;
+  EXPECT_EQ(versioned, 3u);
+
+  const lockstep::module m = lockstep::compile(selects, {}, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  const int blocks = 4, threads = 128, n = (blocks - 1) * threads + 53;
+  std::vector<float> in(blocks * threads);
+  for (float& x : in) x = value(rng);
+  for (const int width : {threads, 100}) {
+    auto run = [&](bool on) {
+      use_loops(on);
+      buffer din(cpu, in.size() * 4), dout(cpu, in.size() * 4);
+      din.copy_from_host(in.data(), in.size() * 4);
+      dout.fill_bytes(0xff);
+      m.get("selects")(dim3(blocks), dim3(threads), 0, dout.data_as<float>(), din.data_as<const float>(), n, width);
+      std::vector<float> out(in.size());
+      dout.copy_to_host(out.data(), out.size() * 4);
+      return out;
+    };
+    const std::vector<float> loops = run(true), fibers = run(false);
+    ASSERT_EQ(0, std::memcmp(loops.data(), fibers.data(), loops.size() * 4)) << "width " << width;
+    for (int b = 0; b < blocks; ++b)
+      for (int t = 0; t < threads; ++t) {
+        const auto tile0 = [&](int u) { return b * threads + u < n && u < width ? in[b * threads + u] : -1.0f; };
+        const auto tile1 = [&](int u) { return b * threads + u >= n ? 0.5f : in[b * threads + u] * 2.0f; };
+        const int i = b * threads + t;
+        const double wide = 0.25 + (i < n ? double(tile0((t + 1) % threads)) : 0.0);
+        EXPECT_EQ(loops[i], float(wide) + tile1(threads - 1 - t)) << "width " << width << ", thread " << i;
+      }
+  }
+}
+
 // A guard that holds on a convex set of threads (comparisons of values
 // affine in the coordinates, in int, joined by &&) is asked at the block's
 // corners, then at each row's two ends; others of every thread. Here guards
