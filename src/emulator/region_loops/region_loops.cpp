@@ -104,6 +104,11 @@ class translation_unit_splitter {
         const std::string name = clang_.string(clang_.clang_getCursorSpelling(function));
         const std::string usr = clang_.string(clang_.clang_getCursorUSR(function));
         try {
+          // A variant of a template would stand for its explicit
+          // specializations too (`warpReduceSum<int>` by __reduce_add_sync
+          // beside the template's shuffles), and one of a specialization for
+          // the template: both stay on fibers.
+          if (specialized_.count(variant_usr(function))) throw declined{"a function template with explicit specializations"};
           std::vector<source_edit> function_edits = split_function(function);
           progress = true;
           attempted_.insert(usr);
@@ -223,6 +228,9 @@ class translation_unit_splitter {
           auto* self = static_cast<translation_unit_splitter*>(data);
           const CXCursorKind kind = self->clang_.clang_getCursorKind(c);
           if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec || kind == CXCursor_UnexposedDecl) return CXChildVisit_Recurse;
+          if (kind == CXCursor_FunctionDecl)
+            if (const CXCursor pattern = self->clang_.clang_getSpecializedCursorTemplate(c); !self->clang_.clang_Cursor_isNull(pattern))
+              self->specialized_.insert(self->clang_.string(self->clang_.clang_getCursorUSR(pattern)));
           if ((kind == CXCursor_FunctionDecl || kind == CXCursor_FunctionTemplate) && self->clang_.clang_isCursorDefinition(c) &&
               self->in_main_file(self->clang_.clang_getCursorLocation(c)) &&
               !self->clang_.clang_Location_isInSystemHeader(self->clang_.clang_getCursorLocation(c)))
@@ -3112,6 +3120,7 @@ class translation_unit_splitter {
   std::set<std::string> variants_;              // USRs of the functions given a block variant
   std::set<std::string> loop_variants_;         // those of them without barriers (given one for their interchanged loops)
   std::set<std::string> along_x_variants_;      // those of them that may run over rows spanning blocks along x (loop_claim)
+  std::set<std::string> specialized_;           // USRs of function templates with explicit specializations
   std::set<std::string> lanes_variants_;        // USRs of value-returning functions given a lanes variant (lanes_call)
   std::set<std::string> block_lanes_variants_;  // those of them that wait at a block barrier too
   bool postpone_loop_calls_ = true;             // a call of a function not yet tried waits for it (false once none could go on)

@@ -659,6 +659,50 @@ TEST_F(RegionLoopsRun, SelectsAllARowsThreadsTakeRunAsTheirArm) {
   }
 }
 
+// A function template that waits with an explicit specialization
+// (`warp_total<int>` by __reduce_add_sync beside the template's shuffles,
+// as the CUDA samples' reduction writes warpReduceSum): a variant made of
+// the template would stand for the specialization too, so the template
+// and the kernels that call it stay on fibers, and each instance runs its
+// own code.
+const char* specialized = R"(
+template <class T> __device__ T warp_total(unsigned mask, T v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(mask, v, offset);
+  return v;
+}
+template <> __device__ int warp_total<int>(unsigned mask, int v) { return __reduce_add_sync(mask, v); }
+template <class T> __global__ void totals(const T* in, T* out) {
+  T v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  const unsigned low = __ballot_sync(0xffffffffu, threadIdx.x % 32 < 8);
+  if (threadIdx.x % 32 < 8) v = warp_total<T>(low, v);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+)";
+
+TEST_F(RegionLoopsRun, ExplicitSpecializationsOfAFunctionTemplateThatWaitsRunAsWritten) {
+  const auto decided = split(specialized);
+  EXPECT_TRUE(decided.split.empty());
+  EXPECT_TRUE(notes_mention(decided, "explicit specializations"));
+  lockstep::compile_options names;
+  names.names = {"totals<int>"};
+  use_loops(true);
+  const lockstep::module m = lockstep::compile(specialized, names, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> value(-1000, 1000);
+  const int blocks = 2, threads = 96;
+  std::vector<int> in(blocks * threads);
+  for (int& x : in) x = value(rng);
+  const std::vector<int> out = run_into<int>(m, "totals<int>", dim3(blocks), dim3(threads), in, in.size());
+  for (int i = 0; i < blocks * threads; ++i) {
+    int want = in[i];
+    if (i % 32 < 8) {
+      want = 0;
+      for (int lane = 0; lane < 8; ++lane) want += in[i / 32 * 32 + lane];
+    }
+    EXPECT_EQ(out[i], want) << i;
+  }
+}
+
 // A guard that holds on a convex set of threads (comparisons of values
 // affine in the coordinates, in int, joined by &&) is asked at the block's
 // corners, then at each row's two ends; others of every thread. Here guards
