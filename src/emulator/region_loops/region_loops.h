@@ -81,6 +81,6 @@ void log_failure(const std::string& source_name, const std::string& compiler_out
 bool available();
 
 // Changes whenever the code this writes changes (part of the JIT cache's key).
-inline constexpr int version = 29;
+inline constexpr int version = 30;
 
 }  // namespace lockstep::emu::region_loops
