@@ -2090,24 +2090,10 @@ class translation_unit_splitter {
     std::vector<select_arm> found;
     if (!st.mask.empty() || st.expressions || !st.code.empty()) return found;
     const auto changed_here = [&](const node& n) {
-      bool changed = false;
-      std::function<void(const node&)> visit = [&](const node& e) {
-        if (e.kind == CXCursor_DeclRefExpr)
-          if (const variable* v = variable_for(clang_.clang_getCursorReferenced(e.cursor)))
-            changed = changed || std::any_of(v->refs.begin(), v->refs.end(), [&](const reference& r) { return r.write && r.region == st.region; });
-        for (const auto& c : e.children) visit(*c);
-      };
-      visit(n);
-      return changed;
-    };
-    const auto contains_lambda = [&](const node& n) {
-      bool lambda = false;
-      std::function<void(const node&)> visit = [&](const node& e) {
-        lambda = lambda || e.kind == CXCursor_LambdaExpr;
-        for (const auto& c : e.children) visit(*c);
-      };
-      visit(n);
-      return lambda;
+      return any_node(n, [&](const node& e) {
+        const variable* v = e.kind == CXCursor_DeclRefExpr ? variable_for(clang_.clang_getCursorReferenced(e.cursor)) : nullptr;
+        return v && std::any_of(v->refs.begin(), v->refs.end(), [&](const reference& r) { return r.write && r.region == st.region; });
+      });
     };
     std::function<void(const node&)> visit = [&](const node& n) {
       if (n.kind == CXCursor_LambdaExpr || n.kind == CXCursor_StmtExpr) return;
@@ -2119,8 +2105,9 @@ class translation_unit_splitter {
               trimmed(text(x.end, y.begin)) == ":"))
           return;
         const bool taken = !pure(x);
-        if ((taken || !pure(y)) && pure(cond) && reads_coordinates(cond, 0) && !changed_here(cond) && !contains_lambda(n) && cut_free(n.begin) &&
-            cut_free(n.end) && cut_free(x.begin) && cut_free(x.end) && cut_free(y.begin) && cut_free(y.end))
+        if ((taken || !pure(y)) && pure(cond) && reads_coordinates(cond, 0) && !changed_here(cond) &&
+            !any_node(n, [](const node& e) { return e.kind == CXCursor_LambdaExpr; }) && cut_free(n.begin) && cut_free(n.end) && cut_free(x.begin) &&
+            cut_free(x.end) && cut_free(y.begin) && cut_free(y.end))
           found.push_back({&n, taken});
         return;  // its arms run for some threads only; its condition is not a select's arm
       }
@@ -2135,6 +2122,9 @@ class translation_unit_splitter {
       if (!hoisted_.count(s)) visit(*s);
     }
     return found;
+  }
+  static bool any_node(const node& n, const std::function<bool(const node&)>& holds) {
+    return holds(n) || std::any_of(n.children.begin(), n.children.end(), [&](const auto& c) { return any_node(*c, holds); });
   }
   // Whether the text can be cut at an offset: no rewrite spans it.
   bool cut_free(std::size_t at) const {
