@@ -527,7 +527,7 @@ class translation_unit_splitter {
   // Whether evaluating a call's object and arguments may write anything
   // (calls allowed: lockstep's own, the group's ranks and the coordinates).
   bool writes_anything(const node& n) const {
-    std::function<bool(const node&)> writes = [&](const node& e) {
+    return any_node(n, [&](const node& e) {
       if (e.kind == CXCursor_CompoundAssignOperator || e.kind == CXCursor_LambdaExpr) return true;
       if (e.kind == CXCursor_BinaryOperator && e.children.size() == 2 && trimmed(text(e.children[0]->end, e.children[1]->begin)) == "=") return true;
       if (e.kind == CXCursor_UnaryOperator &&
@@ -537,9 +537,8 @@ class translation_unit_splitter {
         const CXCursor c = clang_.clang_getCursorReferenced(e.cursor);
         if (clang_.clang_Cursor_isNull(c) || presumed(clang_.clang_getCursorLocation(c)).first.find("/lockstep/") == std::string::npos) return true;
       }
-      return std::any_of(e.children.begin(), e.children.end(), [&](const auto& c) { return writes(*c); });
-    };
-    return writes(n);
+      return false;
+    });
   }
   // cg::reduce(tile, value, op) over a tile of one warp with one of
   // cooperative groups' own operators, on a value of at most 8 bytes: the
@@ -843,15 +842,13 @@ class translation_unit_splitter {
     // Run once for the block, the header is evaluated even where no thread
     // would reach it (all returned, or masked out by `if (d != 0)`): one that
     // divides by a value that is not a constant might trap where the kernel does not.
-    std::function<bool(const node&)> divides = [&](const node& n) {
-      if ((n.kind == CXCursor_BinaryOperator || n.kind == CXCursor_CompoundAssignOperator) && n.children.size() == 2) {
-        const std::string_view op = trimmed(text(n.children[0]->end, n.children[1]->begin));
-        if ((op == "/" || op == "%" || op == "/=" || op == "%=") && !compile_time_constant(*n.children[1])) return true;
-      }
-      return std::any_of(n.children.begin(), n.children.end(), [&](const auto& c) { return divides(*c); });
+    const auto divides = [&](const node& n) {
+      if ((n.kind != CXCursor_BinaryOperator && n.kind != CXCursor_CompoundAssignOperator) || n.children.size() != 2) return false;
+      const std::string_view op = trimmed(text(n.children[0]->end, n.children[1]->begin));
+      return (op == "/" || op == "%" || op == "/=" || op == "%=") && !compile_time_constant(*n.children[1]);
     };
     for (std::size_t i = 0; i + 1 < s.children.size(); ++i)
-      if (divides(*s.children[i])) return false;
+      if (any_node(*s.children[i], divides)) return false;
     // A loop run a number of times the host compiler knows (`i < tile_size`,
     // a template's constant) stays in its threads' loop: the host compiler
     // unrolls it there and vectorises the threads' loop around it, keeping
@@ -2057,12 +2054,11 @@ class translation_unit_splitter {
     // A guard on the coordinates themselves (`if (threadIdx.x < half)`) the
     // host compiler splits the loop at by itself; one on a local computed
     // from them (`int i = ...; if (i < n)`) it does not.
-    std::function<bool(const node&)> reads_computed = [&](const node& n) {
-      if (n.kind == CXCursor_DeclRefExpr)
-        if (const variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor)); v && v->recomputed) return true;
-      return std::any_of(n.children.begin(), n.children.end(), [&](const auto& c) { return reads_computed(*c); });
+    const auto reads_computed = [&](const node& n) {
+      const variable* v = n.kind == CXCursor_DeclRefExpr ? variable_for(clang_.clang_getCursorReferenced(n.cursor)) : nullptr;
+      return v && v->recomputed;
     };
-    if (!reads_computed(*guard->children[0])) return nullptr;
+    if (!any_node(*guard->children[0], reads_computed)) return nullptr;
     for (const node* s : st.statements) {
       if (s == guard || hoisted_.count(s)) continue;
       if (s->kind != CXCursor_DeclStmt) return nullptr;
@@ -2123,6 +2119,7 @@ class translation_unit_splitter {
     }
     return found;
   }
+  // Whether a node or one below it holds.
   static bool any_node(const node& n, const std::function<bool(const node&)>& holds) {
     return holds(n) || std::any_of(n.children.begin(), n.children.end(), [&](const auto& c) { return any_node(*c, holds); });
   }

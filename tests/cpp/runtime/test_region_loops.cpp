@@ -560,7 +560,7 @@ TEST_F(RegionLoopsRun, GuardedRegionsRunTheirPassingRowsWithoutTheBranch) {
 // as the unsigned sum, negative terms among them. The sums' guard is
 // affine in the coordinates, so it is asked at the block's corners.
 const char* offset_locals = R"(
-__global__ void offset_locals(int* out, const int* in, int n) {
+__global__ void offset_locals(const int* in, int* out, int n) {
   int tx = threadIdx.x, below = int(threadIdx.x) - 8;
   int i = blockIdx.x * blockDim.x + tx;
   int shifted = blockIdx.x * blockDim.x + below;
@@ -584,19 +584,13 @@ TEST_F(RegionLoopsRun, IntLocalsOfTheCoordinatesSumInIntWithSharedValues) {
   for (int& x : in) x = value(rng);
   auto run = [&](bool on) {
     use_loops(on);
-    buffer din(cpu, in.size() * 4), dout(cpu, in.size() * 4);
-    din.copy_from_host(in.data(), in.size() * 4);
-    dout.fill_bytes(0xff);
-    m.get("offset_locals")(dim3(blocks), dim3(threads), 0, dout.data_as<int>(), din.data_as<const int>(), n);
-    std::vector<std::uint32_t> out(in.size());
-    dout.copy_to_host(out.data(), out.size() * 4);
-    return out;
+    return run_into<int>(m, "offset_locals", dim3(blocks), dim3(threads), in, in.size(), n);
   };
-  const std::vector<std::uint32_t> loops = run(true), fibers = run(false);
+  const std::vector<int> loops = run(true), fibers = run(false);
   ASSERT_EQ(loops, fibers);
   for (int i = 0; i < blocks * threads; ++i) {
     const int shifted = i - 8;
-    EXPECT_EQ(loops[i], i < n ? std::uint32_t(shifted * 3 + (shifted >= 0 ? in[shifted] : -1)) : 0xffffffffu) << i;
+    EXPECT_EQ(loops[i], i < n ? shifted * 3 + (shifted >= 0 ? in[shifted] : -1) : -1) << i;  // -1: still poisoned (0xff bytes)
   }
 }
 
@@ -609,7 +603,7 @@ TEST_F(RegionLoopsRun, IntLocalsOfTheCoordinatesSumInIntWithSharedValues) {
 // counts too, and rows where the threads differ (the last block, a
 // `width` below the block) run the selects as written.
 const char* selects = R"(
-__global__ void selects(float* out, const float* in, int n, int width) {
+__global__ void selects(const float* in, float* out, int n, int width) {
   __shared__ float tile[2][128];
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   int tx = threadIdx.x;
@@ -638,13 +632,7 @@ TEST_F(RegionLoopsRun, SelectsAllARowsThreadsTakeRunAsTheirArm) {
   for (const int width : {threads, 100}) {
     auto run = [&](bool on) {
       use_loops(on);
-      buffer din(cpu, in.size() * 4), dout(cpu, in.size() * 4);
-      din.copy_from_host(in.data(), in.size() * 4);
-      dout.fill_bytes(0xff);
-      m.get("selects")(dim3(blocks), dim3(threads), 0, dout.data_as<float>(), din.data_as<const float>(), n, width);
-      std::vector<float> out(in.size());
-      dout.copy_to_host(out.data(), out.size() * 4);
-      return out;
+      return run_into<float>(m, "selects", dim3(blocks), dim3(threads), in, in.size(), n, width);
     };
     const std::vector<float> loops = run(true), fibers = run(false);
     ASSERT_EQ(0, std::memcmp(loops.data(), fibers.data(), loops.size() * 4)) << "width " << width;
