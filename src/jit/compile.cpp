@@ -191,8 +191,14 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
             toolchain::compile_shared_object(result.source, o.source_name, one_step, out);
             return;
           } catch (const toolchain::compile_failure& e) {
-            // The split source is lockstep's doing: the kernels run on fibers, as written.
+            // The split source is lockstep's doing: the kernels run on fibers,
+            // as written (a source the host compiler refuses as written too
+            // fails with its own errors).
             emu::region_loops::log_failure(o.source_name, e.log());
+            if (emu::region_loops::refusal_is_error()) {
+              toolchain::compile_shared_object(tu, o.source_name, one_step, out);
+              throw;
+            }
           }
         }
       }

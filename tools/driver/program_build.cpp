@@ -319,8 +319,15 @@ void compile_and_link(const nvcc_command& command, const std::vector<prepared_so
         objects.push_back(object.string());
         continue;
       }
-      // The split is lockstep's doing: the kernels run on fibers, as written.
+      // The split is lockstep's doing: the kernels run on fibers, as written
+      // (a source the host compiler refuses as written too fails with its own errors).
       emu::region_loops::log_failure(s.source.path.string(), r.output);
+      if (emu::region_loops::refusal_is_error()) {
+        std::vector<std::string> as_written = argv;
+        as_written.insert(as_written.end(), {"-c", s.compiled_file.string(), "-o", object.string()});
+        run_step(as_written, "compiling " + s.source.path.string());
+        throw build_failure(r.output + "lockstep nvcc: the host compiler refused the region loops of " + s.source.path.string());
+      }
     }
     argv.insert(argv.end(), {"-c", s.compiled_file.string(), "-o", object.string()});
     run_step(argv, "compiling " + s.source.path.string());

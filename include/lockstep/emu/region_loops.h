@@ -278,6 +278,21 @@ class loop_lanes_call {
   void (*run_)(loop_lanes_call&, const loop_block&, const unsigned char*) = nullptr;
 };
 
+// A lanes variant's parameter that its barriers' conditions read: the first
+// calling lane's argument, once for the block. Its callers were held to pass
+// every lane's alike; a scalar that differs all the same is a barrier whose
+// condition differs between threads, which the fibers run again to report.
+template <std::size_t I, class Arguments>
+inline std::tuple_element_t<I, Arguments> loop_uniform_argument(const loop_block& block, const unsigned char* calling, const Arguments* arguments) {
+  unsigned first = 0;
+  while (!calling[first]) ++first;
+  const auto& value = std::get<I>(arguments[first]);
+  if constexpr (std::is_scalar_v<std::tuple_element_t<I, Arguments>>)
+    for (unsigned t = first + 1; t < block.threads(); ++t)
+      if (calling[t] && std::memcmp(&std::get<I>(arguments[t]), &value, sizeof value) != 0) loop_collective_misused();
+  return value;
+}
+
 // cg::reduce(tile, value, op) over tiles of `size` lanes of one warp: the
 // gathering stores each lane's value (to_bits of the result type V) in
 // `values`; the statement then reads its lane's result, which the tile's first

@@ -7,11 +7,14 @@
 
 namespace lockstep::emu::region_loops {
 namespace {
-bool enabled() {
-  const char* v = std::getenv("LOCKSTEP_REGION_LOOPS_LOG");
+bool set(const char* variable) {
+  const char* v = std::getenv(variable);
   return v && *v && std::string(v) != "0";
 }
+bool enabled() { return set("LOCKSTEP_REGION_LOOPS_LOG"); }
 }  // namespace
+
+bool refusal_is_error() { return set("LOCKSTEP_REGION_LOOPS_STRICT"); }
 
 void log(const std::string& source_name, const split_result& result) {
   if (!enabled()) return;

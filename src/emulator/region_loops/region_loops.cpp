@@ -48,6 +48,11 @@ struct per_thread_updates {
 struct per_thread_loops {
   std::vector<std::size_t> loops;
 };
+// Parameters of a lanes variant tried as values its callers pass alike
+// (their keys): a barrier's condition reads them.
+struct uniform_parameters_needed {
+  std::vector<std::size_t> keys;
+};
 
 // Larger locals kept across a barrier stay on fibers: the arrays would take
 // this much for every thread of the block.
@@ -626,7 +631,9 @@ class translation_unit_splitter {
   // operand evaluated only sometimes (?:, &&, ||), and nothing else in the
   // statement that may wait. Empty where there are none or it cannot.
   std::vector<const node*> gathered_collectives(const node& s) {
-    if (s.kind != CXCursor_DeclStmt && !clang_.clang_isExpression(s.kind)) return {};
+    // A lanes variant's return of a value is such a statement too (it leaves the lane's answer).
+    if (s.kind != CXCursor_DeclStmt && !clang_.clang_isExpression(s.kind) && !(lanes_ && s.kind == CXCursor_ReturnStmt && !s.children.empty()))
+      return {};
     std::vector<const node*> calls;
     bool gatherable = true;
     std::function<void(const node&, bool)> visit = [&](const node& n, bool sometimes) {
@@ -1577,7 +1584,7 @@ class translation_unit_splitter {
 
   void decide_uniform(const std::vector<const node*>& block_level) {
     for (auto& [key, v] : variables_) {
-      v.uniform = !v.static_storage && ((v.parameter && !lanes_) || v.sequence_level);
+      v.uniform = !v.static_storage && ((v.parameter && (!lanes_ || uniform_parameters_.count(key))) || v.sequence_level);
       for (const reference& r : v.refs)
         if (r.write && r.region >= 0 && !shared_assignment(v, r)) v.uniform = false;
     }
@@ -1950,10 +1957,11 @@ class translation_unit_splitter {
     const std::string ask = "__ls_block.move_to(__ls_g, __ls_y, __ls_z, " + row_start + " + __ls_g);" + recomputed + line + ask_declarations + "\n" +
                             unused + " __ls_failing |= !(" + condition + "); }\n";
     // A condition that holds on a convex set of threads holds for the whole
-    // block when it holds at the block's corners, for a row at its ends.
+    // block when it holds at the block's corners, for a row at its ends (in a
+    // scope of its own: a sequence may hold several such regions).
     if (convex)
       out +=
-          "int __ls_failing_somewhere = 0; for (int __ls_c = 0; __ls_c < 8; ++__ls_c) { int __ls_failing = 0; const int __ls_g = __ls_c & 1 ? "
+          "{ int __ls_failing_somewhere = 0; for (int __ls_c = 0; __ls_c < 8; ++__ls_c) { int __ls_failing = 0; const int __ls_g = __ls_c & 1 ? "
           "__ls_block.extent_x() - 1 : 0, __ls_y = __ls_c & 2 ? __ls_block.extent_y() - 1 : 0, __ls_z = __ls_c & 4 ? __ls_block.extent_z() - 1 : "
           "0; {" +
           ask + " __ls_failing_somewhere |= __ls_failing; }\n";
@@ -1964,6 +1972,7 @@ class translation_unit_splitter {
         (convex ? "__ls_g = __ls_g == 0 && __ls_block.extent_x() > 2 ? __ls_block.extent_x() - 1 : __ls_g + 1" : "++__ls_g") + ") {" + ask;
     out += "if (!__ls_failing) " + threads_of_row + fast + declared_for_later + "\n} " + next + "_all" + label_end + write_back + " }\n";
     out += "else " + threads_of_row + edited(begin, end) + declared_for_later + "\n} " + next + label_end + write_back + " }\n}\n";
+    if (convex) out += "}\n";
   }
 
   // Whether code of a region may read the thread's record (threadIdx through
@@ -2623,11 +2632,14 @@ class translation_unit_splitter {
   // try, until the rest hold or none is left.
   std::vector<source_edit> split_function(CXCursor function_cursor) {
     kept_in_regions_.clear();
+    uniform_parameters_.clear();
     hoist_updates_ = true;
     interchange_ = true;
     for (;;) {
       try {
         return split_function_once(function_cursor);
+      } catch (const uniform_parameters_needed& found) {
+        uniform_parameters_.insert(found.keys.begin(), found.keys.end());
       } catch (const per_thread_updates& found) {
         kept_in_regions_.insert(found.statements.begin(), found.statements.end());
       } catch (const per_thread_loops& found) {
@@ -2751,7 +2763,26 @@ class translation_unit_splitter {
         }
     if (!differing.loops.empty()) throw differing;
     for (const node* e : block_level)
-      if (!uniform(*e)) throw declined{"the condition at " + line_of(*e) + " may differ between the block's threads, and a barrier depends on it"};
+      if (!uniform(*e)) {
+        ask_uniform_parameters(*e);
+        throw declined{"the condition at " + line_of(*e) + " may differ between the block's threads, and a barrier depends on it"};
+      }
+    // A lanes variant's barriers may depend on parameters its callers must pass alike.
+    for (const node* statement : collectives_)
+      for (const node* call : collective_plans_.at(statement).calls) {
+        if (!lanes_call(*call)) continue;
+        const std::vector<const node*> arguments = arguments_of(*call);
+        for (const CXCursor& callee : callees(*call)) {
+          const auto positions = lanes_uniform_positions_.find(variant_usr(callee));
+          if (positions == lanes_uniform_positions_.end()) continue;
+          for (const std::size_t position : positions->second)
+            if (position < arguments.size() && !uniform(*arguments[position])) {
+              ask_uniform_parameters(*arguments[position]);
+              throw declined{"the call at " + line_of(*call) + " passes a value that may differ between the block's threads where " +
+                             clang_.string(clang_.clang_getCursorSpelling(callee)) + "'s barriers need one value"};
+            }
+        }
+      }
 
     decide_recomputed();
     // Interchanged loops whose bodies reach memory scattered across a row's
@@ -2787,13 +2818,17 @@ class translation_unit_splitter {
     }
 
     // Returns and breaks; which declarations leave the regions.
+    // (A collective step's statement is a lanes variant's return of a call's answer.)
     for (std::size_t i = 0; i < top->steps.size(); ++i)
       if (top->steps[i].k == step::kind::region)
         for (const node* s : top->steps[i].statements) plan_region_statements(*s, top->steps[i].region, i + 1 == top->steps.size(), false, 0);
+      else if (top->steps[i].k == step::kind::collective)
+        plan_region_statements(*top->steps[i].statement, top->steps[i].region, i + 1 == top->steps.size(), false, 0);
     std::function<void(const sequence&)> plan_nested = [&](const sequence& seq) {
       for (const step& st : seq.steps) {
         if (st.k == step::kind::region && &seq != top.get())
           for (const node* s : st.statements) plan_region_statements(*s, st.region, false, false, 0);
+        if (st.k == step::kind::collective && &seq != top.get()) plan_region_statements(*st.statement, st.region, false, false, 0);
         if (st.body) plan_nested(*st.body);
         if (st.otherwise) plan_nested(*st.otherwise);
       }
@@ -3038,19 +3073,24 @@ class translation_unit_splitter {
     if (exit_flags_) out += "bool __ls_exited[__ls_block.threads()]; ::std::memset(__ls_exited, 0, sizeof(bool) * __ls_block.threads());\n";
     if (lanes_) out += thread_loop("move_to") + " __ls_exited[__ls_t] = !__ls_calling[__ls_t]; }\n";
     for (const auto& [key, v] : variables_) {
-      if (!v.per_thread || !v.parameter) continue;
+      if (!v.parameter || !(v.per_thread || (lanes_ && v.uniform))) continue;
       const std::string slot = "__ls_" + std::to_string(v.index) + "[__ls_t]";
       if (!lanes_) {
         out += per_thread_array(v.index, "decltype(" + v.name + ")") + thread_loop("move_to") + " " + slot + " = " + v.name + "; }\n";
         continue;
       }
-      // A calling lane's argument, from its place in the lane's tuple.
+      // A calling lane's argument, from its place in the lane's tuple; one
+      // that every calling lane passes alike, once for the block.
       const std::vector<const node*> parameters = parameters_of(*function);
       std::size_t position = 0;
       const std::size_t declared_at = offset_of(clang_.clang_getCursorLocation(v.decl));
       while (position < parameters.size() && offset_of(clang_.clang_getCursorLocation(parameters[position]->cursor)) != declared_at) ++position;
-      out += per_thread_array(v.index, type_of(v)) + thread_loop("move_to") + " if (__ls_calling[__ls_t]) " + slot + " = ::std::get<" +
-             std::to_string(position) + ">(__ls_arguments[__ls_t]); }\n";
+      if (v.uniform)
+        out += "const auto " + v.name + " = ::lockstep::emu::loop_uniform_argument<" + std::to_string(position) +
+               ">(__ls_block, __ls_calling, __ls_arguments);\n";
+      else
+        out += per_thread_array(v.index, type_of(v)) + thread_loop("move_to") + " if (__ls_calling[__ls_t]) " + slot + " = ::std::get<" +
+               std::to_string(position) + ">(__ls_arguments[__ls_t]); }\n";
     }
     write_sequence(*top, out);
     if (!kernel) {
@@ -3059,6 +3099,7 @@ class translation_unit_splitter {
       const std::string name = clang_.string(clang_.clang_getCursorSpelling(function_cursor));
       if (text(name_at, name_at + name.size()) != name) throw declined{"a function named through a macro"};
       if (lanes_) {
+        lanes_uniform_positions_[variant_usr(function_cursor)] = uniform_positions(*function);
         // The variant, then `name__ls_enter`: the function's own parameter
         // list, which stores a calling lane's arguments for it.
         const auto [head, names] = template_head(*function);
@@ -3117,8 +3158,10 @@ class translation_unit_splitter {
   std::set<std::string> specialized_;           // USRs of function templates with explicit specializations
   std::set<std::string> lanes_variants_;        // USRs of value-returning functions given a lanes variant (lanes_call)
   std::set<std::string> block_lanes_variants_;  // those of them that wait at a block barrier too
-  bool postpone_loop_calls_ = true;             // a call of a function not yet tried waits for it (false once none could go on)
-  std::set<std::string> attempted_;             // and of those already decided either way
+  std::map<std::string, std::vector<std::size_t>> lanes_uniform_positions_;  // their parameters every calling lane passes alike
+  std::set<std::size_t> uniform_parameters_;                                 // those of the function being split (keys)
+  bool postpone_loop_calls_ = true;  // a call of a function not yet tried waits for it (false once none could go on)
+  std::set<std::string> attempted_;  // and of those already decided either way
   std::map<std::string, bool> synchronizes_;
   std::map<std::string, bool> reads_record_;           // by USR: whether a function may read the thread's record
   std::map<std::string, bool> reads_record_or_block_;  // or the block's index
@@ -3137,7 +3180,37 @@ class translation_unit_splitter {
   std::map<const node*, std::string> hoisted_;
   std::vector<std::pair<const node*, int>> returns_;
   std::size_t first_return_ = std::string::npos;  // where the kernel's first return is
-  std::vector<const node*> updates_;              // update steps, run once for the block
+  // A lanes variant's parameters that its barriers' conditions read: tried
+  // as values every calling lane passes alike, which its callers are then
+  // held to (lanes_uniform_positions_). Asked for where a condition that
+  // differs between threads reads them, directly or through a local's
+  // initializer.
+  void ask_uniform_parameters(const node& e) {
+    if (!lanes_) return;
+    uniform_parameters_needed needed;
+    std::set<const variable*> seen;
+    std::function<void(const node&)> reach = [&](const node& n) {
+      if (n.kind == CXCursor_DeclRefExpr)
+        if (const variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor)); v && seen.insert(v).second) {
+          const std::size_t key = key_of(offset_of(clang_.clang_getCursorLocation(v->decl)), v->parameter);
+          if (v->parameter && !uniform_parameters_.count(key)) needed.keys.push_back(key);
+          if (!v->parameter && v->initializer) reach(*v->initializer);
+        }
+      for (const auto& c : n.children) reach(*c);
+    };
+    reach(e);
+    if (!needed.keys.empty()) throw needed;
+  }
+  // The positions of the parameters a variant holds its callers to.
+  std::vector<std::size_t> uniform_positions(const node& function) const {
+    std::vector<std::size_t> out;
+    const std::vector<const node*> parameters = parameters_of(function);
+    for (std::size_t i = 0; i < parameters.size(); ++i)
+      if (uniform_parameters_.count(key_of(offset_of(clang_.clang_getCursorLocation(parameters[i]->cursor)), true))) out.push_back(i);
+    return out;
+  }
+
+  std::vector<const node*> updates_;  // update steps, run once for the block
   bool hoist_updates_ = true;
   std::set<std::size_t> kept_in_regions_;  // updates and loops (by offset) that differ between threads: not block steps
   bool interchange_ = true;                // loops without barriers are tried as block-level loops

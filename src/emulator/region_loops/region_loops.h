@@ -74,6 +74,10 @@ inline bool mentions_synchronization(const std::string& source) {
 void log(const std::string& source_name, const split_result& result);
 // The host compiler refused the split source: it is built as written.
 void log_failure(const std::string& source_name, const std::string& compiler_output);
+// Whether a split source the host compiler refuses is an error instead
+// (LOCKSTEP_REGION_LOOPS_STRICT set: lockstep's own tests, which would
+// otherwise compare the fibers with themselves).
+bool refusal_is_error();
 
 // Whether kernels can be split here at all (libclang built against and found):
 // part of the JIT cache's key, so that a module built while libclang was
@@ -81,6 +85,6 @@ void log_failure(const std::string& source_name, const std::string& compiler_out
 bool available();
 
 // Changes whenever the code this writes changes (part of the JIT cache's key).
-inline constexpr int version = 30;
+inline constexpr int version = 31;
 
 }  // namespace lockstep::emu::region_loops

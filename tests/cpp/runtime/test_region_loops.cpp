@@ -257,9 +257,11 @@ class RegionLoopsRun : public ::testing::Test {
     cache_dir_ = fs::temp_directory_path() / ("lockstep-region-loops-" + std::to_string(getpid()));
     fs::create_directories(cache_dir_);
     setenv("LOCKSTEP_CACHE_DIR", cache_dir_.c_str(), 1);
+    setenv("LOCKSTEP_REGION_LOOPS_STRICT", "1", 1);  // a split the host compiler refuses fails the test
     saved_ = lockstep::emu::get_options();
   }
   void TearDown() override {
+    unsetenv("LOCKSTEP_REGION_LOOPS_STRICT");
     lockstep::emu::set_options(saved_);
     fs::remove_all(cache_dir_);
   }
@@ -688,6 +690,63 @@ TEST_F(RegionLoopsRun, ExplicitSpecializationsOfAFunctionTemplateThatWaitsRunAsW
       for (int lane = 0; lane < 8; ++lane) want += in[i / 32 * 32 + lane];
     }
     EXPECT_EQ(out[i], want) << i;
+  }
+}
+
+// A value-returning function whose barriers' loop counts a parameter (the
+// CUDA samples' scan1Inclusive): its callers pass one value for the block,
+// which the lanes variant reads once. A return that calls it, and a caller
+// whose value differs between threads, which stays on fibers.
+const char* uniform_parameters = R"(
+__device__ int windowed_sum(int value, int* buffer, int width) {
+  buffer[threadIdx.x] = value;
+  for (int step = 1; step < width; step *= 2) {
+    __syncthreads();
+    const int add = threadIdx.x >= step ? buffer[threadIdx.x - step] : 0;
+    __syncthreads();
+    buffer[threadIdx.x] += add;
+  }
+  __syncthreads();
+  const int sum = buffer[threadIdx.x];
+  __syncthreads();
+  return sum;
+}
+__device__ int windowed_before(int value, int* buffer, int width) { return windowed_sum(value, buffer, width) - value; }
+__global__ void windows(const int* in, int* out, int width) {
+  __shared__ int buffer[256];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int half = width / 2;
+  out[i] = windowed_before(in[i], buffer, 2 * half) + 1000000 * windowed_sum(1, buffer, half);
+}
+__global__ void per_thread_windows(const int* in, int* out, int width) {
+  __shared__ int buffer[256];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = windowed_sum(in[i], buffer, threadIdx.x % 2 ? width : width + 1);
+}
+)";
+
+TEST_F(RegionLoopsRun, BarriersCountedByAParameterRunForTheBlockWhereCallersPassOneValue) {
+  const auto decided = split(uniform_parameters);
+  ASSERT_EQ(decided.split, (std::vector<std::string>{"windows"})) << (decided.notes.empty() ? "" : decided.notes.back());
+  EXPECT_TRUE(notes_mention(decided, "passes a value that may differ between the block's threads where windowed_sum's barriers need one value"));
+  use_loops(true);
+  const lockstep::module m = lockstep::compile(uniform_parameters, {}, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> value(-1000, 1000);
+  const int blocks = 3, threads = 192, width = 64;
+  std::vector<int> in(blocks * threads);
+  for (int& x : in) x = value(rng);
+  auto windowed = [&](bool on) {
+    use_loops(on);
+    return run_into<int>(m, "windows", dim3(blocks), dim3(threads), in, in.size(), width);
+  };
+  const std::vector<int> loops = windowed(true);
+  EXPECT_EQ(loops, windowed(false));
+  for (int i = 0; i < blocks * threads; ++i) {
+    const int t = i % threads;
+    int before = 0;
+    for (int j = std::max(0, t - (width - 1)); j < t; ++j) before += in[i - t + j];
+    EXPECT_EQ(loops[i], before + 1000000 * std::min(t + 1, width / 2)) << i;
   }
 }
 
