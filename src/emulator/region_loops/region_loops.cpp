@@ -1172,6 +1172,7 @@ class translation_unit_splitter {
     bool per_thread = false;
     bool in_register = false;  // copied in and out of its array around each region
     bool recomputed = false;   // declared again from its initializer in each region that reads it
+    bool closure = false;      // a lambda capturing by reference only, which each region that calls it makes again
     int index = 0;
   };
 
@@ -1182,6 +1183,10 @@ class translation_unit_splitter {
   bool may_write(const node& ref) const {
     const node* p = ref.parent;
     if (!p) return true;
+    // A const variable (not a reference) is never changed.
+    const CXType declared = clang_.clang_getCursorType(clang_.clang_getCursorReferenced(ref.cursor));
+    if (declared.kind != CXType_LValueReference && declared.kind != CXType_RValueReference && clang_.clang_isConstQualifiedType(declared))
+      return false;
     switch (p->kind) {
       case CXCursor_UnexposedExpr:
         return false;  // an implicit conversion, lvalue-to-rvalue among them
@@ -1201,11 +1206,45 @@ class translation_unit_splitter {
       case CXCursor_ParenExpr:
         return may_write(*p);
       case CXCursor_CallExpr: {  // an argument a template keeps an lvalue: read, where the callee takes values
-        if (p->children.empty() || p->children.front().get() == &ref) return true;
+        if (p->children.empty()) return true;
+        const bool construction = clang_.clang_getCursorKind(clang_.clang_getCursorReferenced(p->cursor)) == CXCursor_Constructor;
+        if (p->children.front().get() == &ref && !construction) {
+          // An operator a template leaves unresolved (`a + i`): changed only by an assignment or an increment.
+          if (!clang_.string(clang_.clang_getCursorSpelling(p->cursor)).empty() || p->children.size() < 2) return true;
+          const std::string_view op = trimmed(text(ref.end, p->children.back()->begin));
+          return op == "++" || op == "--" || (op.ends_with("=") && op != "==" && op != "!=" && op != "<=" && op != ">=");
+        }
         if (gathered_call(*p) || replayed_call(*p)) return false;
         const std::vector<CXCursor> candidates = callees(*p);
-        return candidates.empty() ||
-               !std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) { return lanes_variants_.count(variant_usr(c)) != 0; });
+        if (candidates.empty()) return true;
+        if (std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) { return lanes_variants_.count(variant_usr(c)) != 0; }))
+          return false;
+        // A parameter that is a value or a const reference (of a function, a
+        // member function or a lambda called, or a constructor, whose call
+        // does not name it among its children).
+        const std::size_t skipped = construction ? 0 : 1;
+        const std::size_t argument =
+            std::size_t(std::find_if(p->children.begin(), p->children.end(), [&](const auto& c) { return c.get() == &ref; }) - p->children.begin()) -
+            skipped;
+        return !std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) {
+          const CXCursorKind kind = clang_.clang_getCursorKind(c);
+          if ((kind != CXCursor_FunctionDecl && kind != CXCursor_CXXMethod && kind != CXCursor_Constructor) ||
+              clang_.clang_Cursor_getNumArguments(c) != int(p->children.size() - skipped))
+            return false;
+          const CXType type = clang_.clang_getCanonicalType(clang_.clang_getCursorType(clang_.clang_Cursor_getArgument(c, unsigned(argument))));
+          return (type.kind != CXType_LValueReference && type.kind != CXType_RValueReference) ||
+                 clang_.clang_isConstQualifiedType(clang_.clang_getPointeeType(type));
+        });
+      }
+      case CXCursor_CStyleCastExpr:
+      case CXCursor_CXXStaticCastExpr:
+      case CXCursor_CXXReinterpretCastExpr:
+      case CXCursor_CXXConstCastExpr:
+      case CXCursor_CXXFunctionalCastExpr: {
+        // Named in the type (an array's bound) it is read; cast it is changed only through a reference.
+        if (p->children.empty() || p->children.back().get() != &ref) return false;
+        const CXType type = clang_.clang_getCanonicalType(clang_.clang_getCursorType(p->cursor));
+        return type.kind == CXType_LValueReference || type.kind == CXType_RValueReference;
       }
       case CXCursor_VarDecl:  // an array bound, or a variable initialized from it: only a reference may change it
         return clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(p->cursor))).find('&') != std::string::npos;
@@ -1272,9 +1311,65 @@ class translation_unit_splitter {
   void collect_references(const node& n, bool in_lambda) {
     if (n.kind == CXCursor_ReturnStmt && !in_lambda) first_return_ = std::min(first_return_, n.begin);
     if (n.kind == CXCursor_DeclRefExpr)
-      if (variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor)))
-        v->refs.push_back({&n, region_of(&n), in_lambda || may_write(n), in_lambda});
+      if (variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor))) v->refs.push_back({&n, region_of(&n), may_write(n), in_lambda});
     for (const auto& c : n.children) collect_references(*c, in_lambda || n.kind == CXCursor_LambdaExpr);
+  }
+
+  // Closures: a lambda held in a local, capturing by reference only
+  // (`auto load_tile = [&](int t0) {...};`) and only ever called. Made again
+  // in each region that calls it, after that region's views of the thread's
+  // variables, it reaches the thread's own: what its body reads and writes
+  // is then read and written (conservatively) in each region that calls it.
+  void collect_closures() {
+    for (auto& [key, v] : variables_) {
+      const node* lambda = v.initializer;
+      while (lambda && lambda->kind == CXCursor_UnexposedExpr && lambda->children.size() == 1) lambda = lambda->children.front().get();
+      if (v.parameter || !v.sequence_level || v.declared_region < 0 || !lambda || lambda->kind != CXCursor_LambdaExpr ||
+          !captures_by_reference_only(*lambda) || !std::all_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return called(*r.ref); }))
+        continue;
+      v.closure = true;
+      std::set<int> calling;
+      for (const reference& r : v.refs)
+        if (r.region >= 0 && r.region != v.declared_region) calling.insert(r.region);
+      std::vector<std::pair<variable*, reference>> inside;
+      std::function<void(const node&)> reach = [&](const node& n) {
+        if (n.kind == CXCursor_DeclRefExpr)
+          if (variable* u = variable_for(clang_.clang_getCursorReferenced(n.cursor))) inside.push_back({u, {&n, 0, may_write(n), true}});
+        for (const auto& c : n.children) reach(*c);
+      };
+      reach(*lambda);
+      for (const int region : calling)
+        for (auto [u, r] : inside) {
+          r.region = region;
+          u->refs.push_back(r);
+        }
+    }
+  }
+  bool captures_by_reference_only(const node& lambda) const {
+    std::size_t i = token_at(lambda.begin);
+    if (!tokens_[i].is("[")) return false;
+    bool expect_entry = true;
+    for (++i; i < tokens_.size() && !tokens_[i].is("]"); ++i) {
+      if (tokens_[i].is(",")) {
+        expect_entry = true;
+        continue;
+      }
+      // `&` alone or `&name`: nothing else (no copies, no this, no initializers).
+      if (!expect_entry || !tokens_[i].is("&")) return false;
+      if (i + 1 < tokens_.size() && !tokens_[i + 1].is(",") && !tokens_[i + 1].is("]")) {
+        ++i;
+        if (i + 1 < tokens_.size() && !tokens_[i + 1].is(",") && !tokens_[i + 1].is("]")) return false;
+      }
+      expect_entry = false;
+    }
+    return i < tokens_.size();
+  }
+  // Whether a reference is the object of a call (`load_tile(t0)`).
+  static bool called(const node& ref) {
+    const node* at = &ref;
+    const node* p = ref.parent;
+    while (p && (p->kind == CXCursor_UnexposedExpr || p->kind == CXCursor_ParenExpr) && p->children.size() == 1) at = p, p = p->parent;
+    return p && p->kind == CXCursor_CallExpr && !p->children.empty() && p->children.front().get() == at;
   }
 
   // Whether an expression has the same value in every thread, given the
@@ -1592,7 +1687,9 @@ class translation_unit_splitter {
       changed = false;
       for (auto& [key, v] : variables_) {
         if (!v.uniform) continue;
-        bool ok = !v.initializer || uniform(*v.initializer);
+        // A constexpr local is a constant (`constexpr int BM = S::BM;` in a template too).
+        bool ok =
+            !v.initializer || (v.declaration && text(v.declaration->begin, v.declaration->end).starts_with("constexpr")) || uniform(*v.initializer);
         // Arrays are uniform only when nobody writes their elements.
         if (ok && v.var_decl && clang_.clang_getCursorType(v.decl).kind == CXType_ConstantArray)
           ok = clang_.clang_isConstQualifiedType(clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl))) != 0;
@@ -1809,11 +1906,12 @@ class translation_unit_splitter {
       for (const auto& c : n.children) reads(*c);
     };
     for (const node* s : st.statements) reads(*s);
-    std::string recomputed;
+    std::string recomputed, closures;
     for (const auto& [key, v] : variables_)
       if (again.count(&v)) {
         const std::string init = edited(v.initializer->begin, v.initializer->end);
-        recomputed += " " + recomputed_type(v) + " " + v.name + (init.starts_with("{") ? "" : " = ") + init + ";";
+        (v.closure ? closures : recomputed) +=
+            " " + (v.closure ? std::string("auto") : recomputed_type(v)) + " " + v.name + (init.starts_with("{") ? "" : " = ") + init + ";";
       }
     std::string prologue = recomputed;
     if (exit_flags_) prologue += " if (__ls_exited[__ls_t]) continue;";
@@ -1843,6 +1941,7 @@ class translation_unit_splitter {
       if (declared_here || std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region == st.region && r.write; }))
         write_back += " " + slot + " = " + v.name + ";";
     }
+    prologue += closures;
     // A thread that works on a register tile vectorises within itself (a
     // row of the tile is a vector); GCC's loop vectoriser would take the
     // threads' loop, or the product's loop, and shuffle the tile on every
@@ -2515,13 +2614,13 @@ class translation_unit_splitter {
   // can vectorise the region's loop.
   void decide_recomputed() {
     for (auto& [key, v] : variables_)
-      v.recomputed = !v.uniform && !v.static_storage && !v.parameter && v.sequence_level && v.declared_region >= 0 && v.initializer &&
-                     std::none_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; }) && can_live_in_register(v) &&
-                     !is_array(v) && !unnamed_type(type_of(v));
+      v.recomputed = v.closure || !v.uniform && !v.static_storage && !v.parameter && v.sequence_level && v.declared_region >= 0 && v.initializer &&
+                                      std::none_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; }) &&
+                                      can_live_in_register(v) && !is_array(v) && !unnamed_type(type_of(v));
     for (bool changed = true; changed;) {
       changed = false;
       for (auto& [key, v] : variables_)
-        if (v.recomputed && !(uniform(*v.initializer, true) && inputs_stay(*v.initializer, *v.declaration))) {
+        if (v.recomputed && !v.closure && !(uniform(*v.initializer, true) && inputs_stay(*v.initializer, *v.declaration))) {
           v.recomputed = false;
           changed = true;
         }
@@ -2731,6 +2830,7 @@ class translation_unit_splitter {
     const std::unique_ptr<sequence> top = build_sequence(statements);
     collect_declarations(*function);
     collect_references(*function, false);
+    collect_closures();
     // A collective step's statement names its calls again, for their type
     // (loop_answer<decltype(call)>): what they read, its region reads too.
     for (auto& [key, v] : variables_)

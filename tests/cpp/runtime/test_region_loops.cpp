@@ -750,6 +750,80 @@ TEST_F(RegionLoopsRun, BarriersCountedByAParameterRunForTheBlockWhereCallersPass
   }
 }
 
+// Lambdas that capture by reference (the library's double_buffered matmul
+// stages its next tile through them) are made again in each region that
+// calls them, over the thread's own variables: a tile loaded into registers
+// before a barrier and stored after it, and a counter the lambda changes.
+// `constexpr` locals of a template and a const local passed to a lambda stay
+// uniform, so the barrier's condition is the block's. A lambda that copies
+// what it captures is a value the loops cannot keep: it stays on fibers.
+const char* closures = R"(
+template <int width>
+__global__ void staged_sums(const float* in, float* out, int tiles) {
+  __shared__ float stage[2][width];
+  constexpr int last = width - 1;
+  float next[2];
+  float acc = 0.0f;
+  int loads = 0;
+  auto load = [&](int t) {
+    next[0] = in[(blockIdx.x * tiles + t) * width + threadIdx.x];
+    next[1] = 0.5f * next[0];
+    ++loads;
+  };
+  auto store = [&](int s) { stage[s][threadIdx.x] = next[0] + next[1]; };
+  load(0);
+  store(0);
+  __syncthreads();
+  for (int t = 0; t < tiles; ++t) {
+    const int s = t & 1;
+    const bool more = t + 1 < tiles;
+    if (more) load(t + 1);
+    for (int p = 0; p < width; ++p) {
+      acc += stage[s][(threadIdx.x + p) % width] * float(p + 1);
+      if (p == last && more) {
+        store(s ^ 1);
+        __syncthreads();
+      }
+    }
+  }
+  out[blockIdx.x * width + threadIdx.x] = acc + 1000.0f * float(loads);
+}
+__global__ void copied(const float* in, float* out) {
+  const float v = in[threadIdx.x];
+  auto twice = [v] { return 2.0f * v; };
+  __syncthreads();
+  out[threadIdx.x] = twice();
+}
+)";
+
+TEST_F(RegionLoopsRun, LambdasCapturingByReferenceAreMadeAgainInEachRegionThatCallsThem) {
+  const auto decided = split(closures);
+  ASSERT_EQ(decided.split, (std::vector<std::string>{"staged_sums"})) << (decided.notes.empty() ? "" : decided.notes.back());
+  EXPECT_TRUE(notes_mention(decided, "'twice'"));
+  lockstep::compile_options names;
+  names.names = {"staged_sums<32>"};
+  use_loops(true);
+  const lockstep::module m = lockstep::compile(closures, names, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  const int blocks = 3, width = 32, tiles = 5;
+  std::vector<float> in(blocks * tiles * width);
+  for (float& x : in) x = value(rng);
+  auto sums = [&](bool on) {
+    use_loops(on);
+    return run_into<float>(m, "staged_sums<32>", dim3(blocks), dim3(width), in, blocks * width, tiles);
+  };
+  const std::vector<float> loops = sums(true);
+  EXPECT_EQ(0, std::memcmp(loops.data(), sums(false).data(), loops.size() * sizeof(float)));
+  for (int b = 0; b < blocks; ++b)
+    for (int i = 0; i < width; ++i) {
+      double want = 1000.0 * tiles;
+      for (int t = 0; t < tiles; ++t)
+        for (int p = 0; p < width; ++p) want += 1.5 * in[(b * tiles + t) * width + (i + p) % width] * (p + 1);
+      EXPECT_NEAR(loops[b * width + i], want, 1e-3) << b << ", " << i;
+    }
+}
+
 // A guard that holds on a convex set of threads (comparisons of values
 // affine in the coordinates, in int, joined by &&) is asked at the block's
 // corners, then at each row's two ends; others of every thread. Here guards
