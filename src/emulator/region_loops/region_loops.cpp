@@ -1187,6 +1187,10 @@ class translation_unit_splitter {
     const CXType declared = clang_.clang_getCursorType(clang_.clang_getCursorReferenced(ref.cursor));
     if (declared.kind != CXType_LValueReference && declared.kind != CXType_RValueReference && clang_.clang_isConstQualifiedType(declared))
       return false;
+    // An array handed on (to a call, a cast, an operator) decays to a pointer its elements may be changed through.
+    const CXTypeKind canonical = clang_.clang_getCanonicalType(declared).kind;
+    const bool array = canonical == CXType_ConstantArray || canonical == CXType_IncompleteArray || canonical == CXType_VariableArray ||
+                       canonical == CXType_DependentSizedArray;
     switch (p->kind) {
       case CXCursor_UnexposedExpr:
         return false;  // an implicit conversion, lvalue-to-rvalue among them
@@ -1206,7 +1210,7 @@ class translation_unit_splitter {
       case CXCursor_ParenExpr:
         return may_write(*p);
       case CXCursor_CallExpr: {  // an argument a template keeps an lvalue: read, where the callee takes values
-        if (p->children.empty()) return true;
+        if (p->children.empty() || array) return true;
         const bool construction = clang_.clang_getCursorKind(clang_.clang_getCursorReferenced(p->cursor)) == CXCursor_Constructor;
         if (p->children.front().get() == &ref && !construction) {
           // An operator a template leaves unresolved (`a + i`): changed only by an assignment or an increment.
@@ -1243,6 +1247,7 @@ class translation_unit_splitter {
       case CXCursor_CXXFunctionalCastExpr: {
         // Named in the type (an array's bound) it is read; cast it is changed only through a reference.
         if (p->children.empty() || p->children.back().get() != &ref) return false;
+        if (array) return true;
         const CXType type = clang_.clang_getCanonicalType(clang_.clang_getCursorType(p->cursor));
         return type.kind == CXType_LValueReference || type.kind == CXType_RValueReference;
       }
