@@ -1682,6 +1682,36 @@ class translation_unit_splitter {
     return assignment->children[1].get();
   }
 
+  // A lanes variant's parameters that its barriers' conditions read: tried
+  // as values every calling lane passes alike, which its callers are then
+  // held to (lanes_uniform_positions_). Asked for where a condition that
+  // differs between threads reads them, directly or through a local's
+  // initializer.
+  void ask_uniform_parameters(const node& e) {
+    if (!lanes_) return;
+    uniform_parameters_needed needed;
+    std::set<const variable*> seen;
+    std::function<void(const node&)> reach = [&](const node& n) {
+      if (n.kind == CXCursor_DeclRefExpr)
+        if (const variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor)); v && seen.insert(v).second) {
+          const std::size_t key = key_of(offset_of(clang_.clang_getCursorLocation(v->decl)), v->parameter);
+          if (v->parameter && !uniform_parameters_.count(key)) needed.keys.push_back(key);
+          if (!v->parameter && v->initializer) reach(*v->initializer);
+        }
+      for (const auto& c : n.children) reach(*c);
+    };
+    reach(e);
+    if (!needed.keys.empty()) throw needed;
+  }
+  // The positions of the parameters a variant holds its callers to.
+  std::vector<std::size_t> uniform_positions(const node& function) const {
+    std::vector<std::size_t> out;
+    const std::vector<const node*> parameters = parameters_of(function);
+    for (std::size_t i = 0; i < parameters.size(); ++i)
+      if (uniform_parameters_.count(key_of(offset_of(clang_.clang_getCursorLocation(parameters[i]->cursor)), true))) out.push_back(i);
+    return out;
+  }
+
   void decide_uniform(const std::vector<const node*>& block_level) {
     for (auto& [key, v] : variables_) {
       v.uniform = !v.static_storage && ((v.parameter && (!lanes_ || uniform_parameters_.count(key))) || v.sequence_level);
@@ -2619,9 +2649,9 @@ class translation_unit_splitter {
   // can vectorise the region's loop.
   void decide_recomputed() {
     for (auto& [key, v] : variables_)
-      v.recomputed = v.closure || !v.uniform && !v.static_storage && !v.parameter && v.sequence_level && v.declared_region >= 0 && v.initializer &&
-                                      std::none_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; }) &&
-                                      can_live_in_register(v) && !is_array(v) && !unnamed_type(type_of(v));
+      v.recomputed = v.closure || (!v.uniform && !v.static_storage && !v.parameter && v.sequence_level && v.declared_region >= 0 && v.initializer &&
+                                   std::none_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; }) &&
+                                   can_live_in_register(v) && !is_array(v) && !unnamed_type(type_of(v)));
     for (bool changed = true; changed;) {
       changed = false;
       for (auto& [key, v] : variables_)
@@ -3285,37 +3315,7 @@ class translation_unit_splitter {
   std::map<const node*, std::string> hoisted_;
   std::vector<std::pair<const node*, int>> returns_;
   std::size_t first_return_ = std::string::npos;  // where the kernel's first return is
-  // A lanes variant's parameters that its barriers' conditions read: tried
-  // as values every calling lane passes alike, which its callers are then
-  // held to (lanes_uniform_positions_). Asked for where a condition that
-  // differs between threads reads them, directly or through a local's
-  // initializer.
-  void ask_uniform_parameters(const node& e) {
-    if (!lanes_) return;
-    uniform_parameters_needed needed;
-    std::set<const variable*> seen;
-    std::function<void(const node&)> reach = [&](const node& n) {
-      if (n.kind == CXCursor_DeclRefExpr)
-        if (const variable* v = variable_for(clang_.clang_getCursorReferenced(n.cursor)); v && seen.insert(v).second) {
-          const std::size_t key = key_of(offset_of(clang_.clang_getCursorLocation(v->decl)), v->parameter);
-          if (v->parameter && !uniform_parameters_.count(key)) needed.keys.push_back(key);
-          if (!v->parameter && v->initializer) reach(*v->initializer);
-        }
-      for (const auto& c : n.children) reach(*c);
-    };
-    reach(e);
-    if (!needed.keys.empty()) throw needed;
-  }
-  // The positions of the parameters a variant holds its callers to.
-  std::vector<std::size_t> uniform_positions(const node& function) const {
-    std::vector<std::size_t> out;
-    const std::vector<const node*> parameters = parameters_of(function);
-    for (std::size_t i = 0; i < parameters.size(); ++i)
-      if (uniform_parameters_.count(key_of(offset_of(clang_.clang_getCursorLocation(parameters[i]->cursor)), true))) out.push_back(i);
-    return out;
-  }
-
-  std::vector<const node*> updates_;  // update steps, run once for the block
+  std::vector<const node*> updates_;              // update steps, run once for the block
   bool hoist_updates_ = true;
   std::set<std::size_t> kept_in_regions_;  // updates and loops (by offset) that differ between threads: not block steps
   bool interchange_ = true;                // loops without barriers are tried as block-level loops
