@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "emulator/host_source/host_source.h"
@@ -310,6 +311,7 @@ void compile_and_link(const nvcc_command& command, const std::vector<prepared_so
         std::string flag;
         if (in >> flag) argv.push_back(flag);
       }
+    std::optional<std::string> refused;  // the host compiler's output on a split source it refused
     if (!s.split_file.empty()) {
       std::vector<std::string> split = argv;
       split.insert(split.end(), {"-c", s.split_file.string(), "-o", object.string()});
@@ -322,15 +324,12 @@ void compile_and_link(const nvcc_command& command, const std::vector<prepared_so
       // The split is lockstep's doing: the kernels run on fibers, as written
       // (a source the host compiler refuses as written too fails with its own errors).
       emu::region_loops::log_failure(s.source.path.string(), r.output);
-      if (emu::region_loops::refusal_is_error()) {
-        std::vector<std::string> as_written = argv;
-        as_written.insert(as_written.end(), {"-c", s.compiled_file.string(), "-o", object.string()});
-        run_step(as_written, "compiling " + s.source.path.string());
-        throw build_failure(r.output + "lockstep nvcc: the host compiler refused the region loops of " + s.source.path.string());
-      }
+      refused = r.output;
     }
     argv.insert(argv.end(), {"-c", s.compiled_file.string(), "-o", object.string()});
     run_step(argv, "compiling " + s.source.path.string());
+    if (refused && emu::region_loops::refusal_is_error())
+      throw build_failure(*refused + "lockstep nvcc: the host compiler refused the region loops of " + s.source.path.string());
     objects.push_back(object.string());
   }
   if (command.compile_only) return;
