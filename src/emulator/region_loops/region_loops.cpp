@@ -79,6 +79,27 @@ const std::string rows_loop =
 const std::string row_start = "(__ls_z * __ls_block.extent_y() + __ls_y) * __ls_block.extent_x()";
 // The loop over one row's threads, with no body yet.
 const std::string row_threads = "for (int __ls_x = 0, __ls_t = " + row_start + "; __ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) ";
+// An interchanged loop's row (step::kind::loop, row_level) runs its threads
+// from __ls_x0: in chunks of row_chunk threads, __ls_k counting in the chunk,
+// where the row is short, then the rest.
+//
+// In a chunk the loop's per-thread scalars live in local arrays of
+// row_chunk elements (a vector register or two), across all of the loop's
+// steps; over the row's own threads they are loaded and stored in each
+// step, by a vector loop whose trip count the host compiler does not know.
+// The tiled matmul with a tile size chosen at launch (16 threads a row) ran
+// its product 6x faster so. A long row (blocks along x run as one) keeps
+// the plain row: its steps stream through memory row by row, which chunks
+// would walk column by column (the naive matmul ran 2-4x slower so).
+constexpr int row_chunk = 16;
+const std::string rest_of_row_threads =
+    "for (int __ls_x = __ls_x0, __ls_t = " + row_start + " + __ls_x0; __ls_x < __ls_block.extent_x(); ++__ls_x, ++__ls_t) ";
+// GCC would unroll a chunk's loop whole, and then not see that the
+// threads' loads are consecutive; rolled, its loop vectoriser takes it (the
+// product ran 6x slower unrolled). A #pragma line, not _Pragma: lockstep
+// nvcc compiles the split source preprocessed.
+const std::string chunk_threads = "\n#pragma GCC unroll 1\nfor (int __ls_x = __ls_x0, __ls_t = " + row_start + " + __ls_x0, __ls_k = 0; __ls_k < " +
+                                  std::to_string(row_chunk) + "; ++__ls_x, ++__ls_t, ++__ls_k) ";
 std::string thread_loop(std::string_view enter = "enter", bool row_only = false) {
   return (row_only ? "" : rows_loop) + row_threads + "{ __ls_block." + std::string(enter) + "(__ls_x, __ls_y, __ls_z, __ls_t);";
 }
@@ -891,7 +912,7 @@ class translation_unit_splitter {
     if (n.kind == CXCursor_ForStmt && !edits_.count(n.begin))
       if (const node* bound = constant_bound(n))
         if (const std::optional<long long> count = evaluated_integer(bound->cursor); count && *count >= 0 && *count <= max_unrolled_steps)
-          edit(n.begin, n.begin, "_Pragma(\"GCC unroll " + std::to_string(max_unrolled_steps) + "\") ");
+          edit(n.begin, n.begin, "\n#pragma GCC unroll " + std::to_string(max_unrolled_steps) + "\n");
     for (const auto& c : n.children) unroll_short_loops(*c);
   }
   bool compile_time_constant(const node& e) const {
@@ -1812,29 +1833,58 @@ class translation_unit_splitter {
           // rows' loops, around each row's threads: the row's accumulators
           // stay in cache lines (or registers) from one step to the next.
           const bool per_row = row_level(st);
-          if (per_row) out += rows_loop + "{" + row_masked_out(st.body->steps.front().mask);
-          out += line_directive(clang_.clang_getCursorLocation(loop.cursor));
-          if (loop.kind == CXCursor_ForStmt) {
-            const for_header h = header_of_for(loop);
-            if (auto kept = header_increments_.find(&loop); kept != header_increments_.end()) {
-              out += "for (" + edited(h.open + 1, h.second) + ";";
-              for (const node* part : kept->second) out += (part == kept->second.front() ? " " : ", ") + edited(part->begin, part->end);
-              out += ") {";
+          const auto write_loop = [&] {
+            out += line_directive(clang_.clang_getCursorLocation(loop.cursor));
+            if (loop.kind == CXCursor_ForStmt) {
+              const for_header h = header_of_for(loop);
+              if (auto kept = header_increments_.find(&loop); kept != header_increments_.end()) {
+                out += "for (" + edited(h.open + 1, h.second) + ";";
+                for (const node* part : kept->second) out += (part == kept->second.front() ? " " : ", ") + edited(part->begin, part->end);
+                out += ") {";
+              } else {
+                out += "for (" + edited(h.open + 1, h.close) + ") {";
+              }
+            } else if (loop.kind == CXCursor_WhileStmt) {
+              out += "while (" + edited(loop.children.front()->begin, loop.children.front()->end) + ") {";
             } else {
-              out += "for (" + edited(h.open + 1, h.close) + ") {";
+              out += "do {";
             }
-          } else if (loop.kind == CXCursor_WhileStmt) {
-            out += "while (" + edited(loop.children.front()->begin, loop.children.front()->end) + ") {";
-          } else {
-            out += "do {";
+            if (per_row)
+              write_region(st.body->steps.front(), out, true);
+            else
+              write_sequence(*st.body, out);
+            out += "}";
+            if (loop.kind == CXCursor_DoStmt) out += " while (" + edited(loop.children.back()->begin, loop.children.back()->end) + ");";
+          };
+          if (!per_row) {
+            write_loop();
+            break;
           }
-          if (per_row)
-            write_region(st.body->steps.front(), out, true);
-          else
-            write_sequence(*st.body, out);
-          out += "}";
-          if (loop.kind == CXCursor_DoStmt) out += " while (" + edited(loop.children.back()->begin, loop.children.back()->end) + ");";
-          if (per_row) out += "}";
+          const step& region = st.body->steps.front();
+          out += rows_loop + "{" + row_masked_out(region.mask) + " int __ls_x0 = 0;\n";
+          chunked_ = chunked_variables(region.region);
+          if (!chunked_.empty()) {
+            const std::string chunk = std::to_string(row_chunk);
+            out += "if (__ls_block.extent_x() <= " + std::to_string(2 * row_chunk) + ") for (; __ls_x0 + " + chunk +
+                   " <= __ls_block.extent_x(); __ls_x0 += " + chunk + ") {";
+            std::string load, store;
+            for (const variable* v : chunked_) {
+              const std::string i = std::to_string(v->index), element = "__ls_" + i + "[" + row_start + " + __ls_x0 + __ls_k]";
+              out += " ::std::remove_reference_t<decltype(*__ls_" + i + ")> __ls_c" + i + "[" + chunk + "];";
+              load += " __ls_c" + i + "[__ls_k] = " + element + ";";
+              store += " " + element + " = __ls_c" + i + "[__ls_k];";
+            }
+            const std::string each = " for (int __ls_k = 0; __ls_k < " + chunk + "; ++__ls_k) {";
+            out += each + load + " }\n";
+            in_chunk_ = true;
+            write_loop();
+            in_chunk_ = false;
+            out += each + store + " }\n}\n";
+          }
+          out += "if (__ls_x0 < __ls_block.extent_x()) {";
+          write_loop();
+          out += "}}";
+          chunked_.clear();
           break;
         }
         case step::kind::masked: {
@@ -1904,6 +1954,28 @@ class translation_unit_splitter {
     out += plan.answering;
   }
 
+  // Code whose returns (`goto label;`) jump to `to` instead.
+  static std::string jumps_retargeted(std::string code, const std::string& label, const std::string& to) {
+    const std::string jump = "goto " + label + ";";
+    for (std::size_t at = 0; (at = code.find(jump, at)) != std::string::npos; at += jump.size()) code.replace(at + 5, label.size(), to);
+    return code;
+  }
+  // The threads' loop of an interchanged loop's region (row_level), in the
+  // row's loop: over a chunk of the row, or the rest of it.
+  std::string row_loop(std::string_view enter) const {
+    return (in_chunk_ ? chunk_threads : rest_of_row_threads) + "{ __ls_block." + std::string(enter) + "(__ls_x, __ls_y, __ls_z, __ls_t);";
+  }
+  // The per-thread scalars an interchanged loop's region reads or writes,
+  // which a chunk of its row keeps in local arrays (row_chunk).
+  std::set<const variable*> chunked_variables(int region) const {
+    std::set<const variable*> chunked;
+    for (const auto& [key, v] : variables_)
+      if (v.per_thread && v.in_register && !is_array(v) &&
+          std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region == region; }))
+        chunked.insert(&v);
+    return chunked;
+  }
+
   // An interchanged loop whose body is one region without a guard, which
   // declares nothing a later region reads.
   bool row_level(const step& st) {
@@ -1957,7 +2029,8 @@ class translation_unit_splitter {
       const bool declared_here = v.declared_region == st.region;
       const bool used_here = std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region == st.region; });
       if (!declared_here && !used_here) continue;
-      const std::string slot = "__ls_" + std::to_string(v.index) + "[__ls_t]";
+      const std::string slot =
+          in_chunk_ && chunked_.count(&v) ? "__ls_c" + std::to_string(v.index) + "[__ls_k]" : "__ls_" + std::to_string(v.index) + "[__ls_t]";
       if (!v.in_register) {
         prologue += " auto& " + v.name + " = " + slot + ";";
         continue;
@@ -1987,7 +2060,7 @@ class translation_unit_splitter {
       for (const node* s : st.statements) unroll_short_loops(*s);
     }
     const std::string line = line_directive(clang_.clang_getCursorLocation(st.statements.front()->cursor));
-    const std::string next = "__ls_next_" + std::to_string(st.region);
+    std::string next = "__ls_next_" + std::to_string(st.region);
     const std::string label_end = ": __attribute__((unused));";  // where no return jumps to it
     // Locals declared here for later regions, which declare them again, are
     // said to be used (no -Wunused warnings in -Wall builds).
@@ -2004,14 +2077,18 @@ class translation_unit_splitter {
       code.clear();
       for (const node* e : st.statements) code += edited(e->begin, e->end) + ";";
     }
+    // A chunk's copy of the region has labels of its own (labels are the function's).
+    if (in_chunk_) {
+      code = jumps_retargeted(code, next, next + "_chunk");
+      next += "_chunk";
+    }
     if (!st.mask.empty()) {
       // A row whose threads all run the region runs it without asking.
-      std::string all = code;
-      for (std::size_t at = 0; (at = all.find("goto " + next + ";", at)) != std::string::npos;) all.replace(at + 5, next.size(), next + "_all");
+      const std::string all = jumps_retargeted(code, next, next + "_all");
       // Outside a row's loop, the row goes by segments of a warp's width:
       // one no thread of which runs the region (`if (warp == 0)` in a wide
       // block) is passed over.
-      std::string threads = thread_loop(enter, true);
+      std::string threads = row_only ? row_loop(enter) : thread_loop(enter, true);
       if (!row_only) {
         const std::string segment = "for (int __ls_x = __ls_x0, __ls_t = " + row_start + " + __ls_x0; __ls_x < __ls_x1; ++__ls_x, ++__ls_t) ";
         out += rows_loop +
@@ -2030,7 +2107,8 @@ class translation_unit_splitter {
     }
     const std::vector<select_arm> selects = guard || row_only ? std::vector<select_arm>{} : select_arms(st);
     if ((!guard || row_only) && selects.empty()) {
-      out += thread_loop(enter, row_only) + prologue + " {" + line + code + declared_for_later + "\n} " + next + label_end + write_back + " }\n";
+      out += (row_only ? row_loop(enter) : thread_loop(enter)) + prologue + " {" + line + code + declared_for_later + "\n} " + next + label_end +
+             write_back + " }\n";
       return;
     }
     // Each row of threads first asks whether all its threads pass a
@@ -3327,8 +3405,10 @@ class translation_unit_splitter {
   std::map<const node*, collective_plan> collective_plans_;
   std::set<const node*> answered_;  // the calls those steps answer (their statements read no record through them)
   bool exit_flags_ = false;
-  bool lanes_ = false;        // the function is given a lanes variant
-  bool lanes_block_ = false;  // and waits at a block barrier (its callers' calls stand where one may)
+  std::set<const variable*> chunked_;  // while an interchanged loop's row is written: its scalars that chunks keep (row_chunk)
+  bool in_chunk_ = false;              // while its chunks' loop is written
+  bool lanes_ = false;                 // the function is given a lanes variant
+  bool lanes_block_ = false;           // and waits at a block barrier (its callers' calls stand where one may)
 };
 
 }  // namespace
