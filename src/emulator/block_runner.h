@@ -90,6 +90,7 @@ class block_runner {
   void gather_into(loop_lane_call* calls, unsigned char* arrived);
   void answer_loop_warps(const loop_block& block, loop_lane_call* calls, const unsigned char* arrived);
   void replay_from(const loop_lane_call* calls);
+  bool gathering() const { return claimed_ && gather_calls_; }
   // Thrown where the loops meet what only the fibers can tell (a warp
   // collective misused): the executor runs the claimed blocks again on fibers.
   struct fibers_needed {};

@@ -398,6 +398,7 @@ void loop_answer_warps(const loop_block& block, loop_lane_call* calls, const uns
   current.block->answer_loop_warps(block, calls, arrived);
 }
 void loop_replay_from(const loop_lane_call* calls) { current.block->replay_from(calls); }
+bool loop_gathering() { return current.block && current.block->gathering(); }
 void loop_collective_misused() { throw block_runner::fibers_needed{}; }
 void grid_sync() { in_kernel("grid.sync()").block->grid_sync(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0))); }
 

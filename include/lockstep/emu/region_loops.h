@@ -138,6 +138,14 @@ class loop_block {
   uint3 index_{0, 0, 0};
 };
 
+// A mask array's element (a masked branch's condition, each thread's) as
+// its byte, 0 or 1: GCC vectorises a row's sum of these, not of the bools.
+inline unsigned char loop_mask_byte(const bool& in) {
+  unsigned char byte;
+  std::memcpy(&byte, &in, 1);
+  return byte;
+}
+
 // A warp collective in a split kernel (a shuffle, a vote, __activemask,
 // __syncwarp, __reduce_*_sync, __match_any_sync: each meets its warp once) is
 // a step of three parts: a region in which each thread makes its call as

@@ -6,6 +6,7 @@
 // The wrappers are always inlined, so the emulator sees the kernel's own
 // address as the caller (check mode's synccheck names that line).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -38,6 +39,11 @@ enum class warp_op : std::uint8_t {
   wmma_mma
 };  // nvcuda::wmma's *_sync functions (emu/wmma.h)
 std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, int lane_arg, int width);
+// Whether the block runs as region loops and a collective step is gathering
+// its lanes' calls, which warp_collective then records and answers with 0
+// (lockstep/emu/region_loops.h): a collective whose work needs its whole
+// warp (wmma's) does it when the step runs it again, answered.
+bool loop_gathering();
 // cooperative_groups' grid.sync(): the block's threads meet, then the block
 // waits for every other block of the grid. Only in a cooperative launch;
 // elsewhere the launch fails with an error saying so.
@@ -49,18 +55,34 @@ void device_yield();
 // Ends the launch with a kernel_error naming the calling thread: a misuse the GPU traps on.
 [[noreturn]] void kernel_misuse(const std::string& what);
 
+// A value of 1, 2, 4 or 8 bytes as the unsigned integer of its size: GCC's
+// vectoriser converts that to and from 64 bits, where it gives up on a
+// memcpy into part of a 64-bit value (region loops' shuffles ran 4x slower).
+template <std::size_t bytes>
+using bits_of_size = std::conditional_t<bytes == 1, std::uint8_t,
+                                        std::conditional_t<bytes == 2, std::uint16_t, std::conditional_t<bytes == 4, std::uint32_t, std::uint64_t>>>;
+
+// A value in the low bytes of 64 bits, the rest zero (warp collectives move these).
 template <class T>
 inline std::uint64_t to_bits(T v) {
   static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "warp shuffles move values of at most 8 bytes");
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &v, sizeof(T));
-  return bits;
+  if constexpr ((sizeof(T) & (sizeof(T) - 1)) == 0) {
+    return __builtin_bit_cast(bits_of_size<sizeof(T)>, v);
+  } else {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    return bits;
+  }
 }
 template <class T>
 inline T from_bits(std::uint64_t bits) {
-  T v;
-  std::memcpy(&v, &bits, sizeof(T));
-  return v;
+  if constexpr ((sizeof(T) & (sizeof(T) - 1)) == 0) {
+    return __builtin_bit_cast(T, static_cast<bits_of_size<sizeof(T)>>(bits));
+  } else {
+    T v;
+    std::memcpy(&v, &bits, sizeof(T));
+    return v;
+  }
 }
 
 }  // namespace lockstep::emu

@@ -23,6 +23,12 @@
 // the other lanes' stacks are not instrumented in check mode: they are the
 // hardware's register exchange, not memory the kernel accesses.
 //
+// In region loops (lockstep/emu/region_loops.h) each *_sync call is a
+// collective step that runs the call twice: gathering, a lane only records
+// its call (mma_sync publishes its fragments first), and the second run, its
+// warp answered, does the lane's work; mma_sync's lanes then read the
+// others' fragments in the block's per-thread arrays, which stay put.
+//
 // Every *_sync function is a warp rendezvous of its own kind (warp_op::wmma_*),
 // as the hardware requires all 32 lanes to execute it convergently: a lane that
 // skips it, exits first or reaches another one is reported like a divergent
@@ -228,6 +234,7 @@ template <typename Use, int m, int n, int k, typename T, typename Layout>
 requires(!std::is_same_v<Use, accumulator>) LOCKSTEP_SYNC_WRAPPER
     void load_matrix_sync(fragment<Use, m, n, k, T, Layout>& a, const typename helper_traits<T>::storage_element_type* p, unsigned ldm) {
   ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::wmma_load, 0xffffffffu, 0, 0, 32);
+  if (::lockstep::emu::loop_gathering()) return;
   detail::load_lane<fragment<Use, m, n, k, T, Layout>, Use, m, n, k>(a, p, ldm, std::is_same_v<Layout, row_major>);
 }
 
@@ -235,6 +242,7 @@ requires(!std::is_same_v<Use, accumulator>) LOCKSTEP_SYNC_WRAPPER
 template <int m, int n, int k, typename T>
 LOCKSTEP_SYNC_WRAPPER void load_matrix_sync(fragment<accumulator, m, n, k, T>& a, const T* p, unsigned ldm, layout_t layout) {
   ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::wmma_load, 0xffffffffu, 0, 0, 32);
+  if (::lockstep::emu::loop_gathering()) return;
   detail::load_lane<fragment<accumulator, m, n, k, T>, accumulator, m, n, k>(a, p, ldm, layout == mem_row_major);
 }
 
@@ -242,6 +250,7 @@ LOCKSTEP_SYNC_WRAPPER void load_matrix_sync(fragment<accumulator, m, n, k, T>& a
 template <int m, int n, int k, typename T>
 LOCKSTEP_SYNC_WRAPPER void store_matrix_sync(T* p, const fragment<accumulator, m, n, k, T>& a, unsigned ldm, layout_t layout) {
   ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::wmma_store, 0xffffffffu, 0, 0, 32);
+  if (::lockstep::emu::loop_gathering()) return;
   const int lane = static_cast<int>(detail::lane_id());
   for (int e = 0; e < a.num_storage_elements; ++e) {
     int r, c;
@@ -261,6 +270,7 @@ requires((std::is_same_v<TD, float> || (std::is_same_v<TD, __half> && std::is_sa
   const __frag_base<TAB, detail::lane_elements<matrix_b, m, n, k, TAB>>& b_elements = b;
   detail::publish(&a_elements, &b_elements);
   ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::wmma_mma, 0xffffffffu, 0, 0, 32);
+  if (::lockstep::emu::loop_gathering()) return;
   detail::mma_lane<m, n, k, TAB, TAB>(d, c);
   ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::wmma_mma, 0xffffffffu, 0, 0, 32);
 }

@@ -468,10 +468,18 @@ class translation_unit_splitter {
   // template's calls resolve to nothing until it is instantiated). Making a
   // tile (thread_block_tile, tiled_partition) waits for nothing.
   static bool warp_level_name(std::string_view name) {
-    static const std::set<std::string_view> names{
-        "__activemask",      "__syncwarp",       "__any_sync", "__all_sync", "__uni_sync",   "shfl",           "shfl_up",
-        "shfl_down",         "shfl_xor",         "ballot",     "match_any",  "match_all",    "wmma",           "coalesced_threads",
-        "labeled_partition", "binary_partition", "this_grid",  "grid_group", "memcpy_async", "inclusive_scan", "exclusive_scan"};
+    static const std::set<std::string_view> names{"__activemask",      "__syncwarp",
+                                                  "__any_sync",        "__all_sync",
+                                                  "__uni_sync",        "shfl",
+                                                  "shfl_up",           "shfl_down",
+                                                  "shfl_xor",          "ballot",
+                                                  "match_any",         "match_all",
+                                                  "load_matrix_sync",  "store_matrix_sync",
+                                                  "mma_sync",          "coalesced_threads",
+                                                  "labeled_partition", "binary_partition",
+                                                  "this_grid",         "grid_group",
+                                                  "memcpy_async",      "inclusive_scan",
+                                                  "exclusive_scan"};
     return name.starts_with("__shfl") || name.starts_with("__ballot") || name.starts_with("__match_") || name.starts_with("__reduce_") ||
            names.count(name) > 0;
   }
@@ -520,8 +528,16 @@ class translation_unit_splitter {
   // `match_any`, `sync`, a shuffle of at most 8 bytes; `coalesced_threads()`),
   // whose object and arguments write nothing: a collective step runs it again
   // with the lanes' answers (loop_replay_from).
+  //
+  // So is a call of the warp's matrix functions (nvcuda::wmma's
+  // load_matrix_sync, store_matrix_sync, mma_sync): gathering, each lane's
+  // call only records it (and mma_sync hands the warp its fragments'
+  // addresses), and the lanes do their work when it runs again
+  // (lockstep/emu/wmma.h). Their fragments live in the block's per-thread
+  // arrays across the step, so each lane's stays where its warp reads it.
   bool replayed_call(const node& n) const {
     if (n.kind != CXCursor_CallExpr) return false;
+    if (wmma_call(n)) return !writes_anything(n);
     static const std::set<std::string> members{"ballot", "any", "all", "match_any", "sync", "shfl", "shfl_down", "shfl_up", "shfl_xor"};
     const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
     if (clang_.clang_Cursor_isNull(callee)) {
@@ -546,6 +562,14 @@ class translation_unit_splitter {
     if (member.starts_with("shfl") && clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(n.cursor)) > 8) return false;  // in pieces
     return !writes_anything(n);
   }
+  // A call of lockstep's nvcuda::wmma load_matrix_sync, store_matrix_sync or
+  // mma_sync (a template's too, by its candidates).
+  bool wmma_call(const node& n) const {
+    static const std::set<std::string> names{"nvcuda::wmma::load_matrix_sync", "nvcuda::wmma::store_matrix_sync", "nvcuda::wmma::mma_sync"};
+    const std::vector<CXCursor> candidates = callees(n);
+    return !candidates.empty() &&
+           std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) { return lockstep_own(c) && names.count(qualified_name(c)); });
+  }
   // The name a member call is written with (a template's too, not resolved yet).
   std::string member_name(const node& member) const {
     return clang_.string(clang_.clang_getCursorSpelling(clang_.clang_getCursorReferenced(member.cursor)));
@@ -561,10 +585,30 @@ class translation_unit_splitter {
         return true;
       if (e.kind == CXCursor_CallExpr && &e != &n) {
         const CXCursor c = clang_.clang_getCursorReferenced(e.cursor);
-        if (clang_.clang_Cursor_isNull(c) || presumed(clang_.clang_getCursorLocation(c)).first.find("/lockstep/") == std::string::npos) return true;
+        if (clang_.clang_Cursor_isNull(c)) return !operator_of(e) || operator_writes(e);
+        if (presumed(clang_.clang_getCursorLocation(c)).first.find("/lockstep/") == std::string::npos) return true;
       }
       return false;
     });
+  }
+  // An operator a template leaves unresolved (`a + i` where a's type is a
+  // template parameter's): the child that names it (between its operands,
+  // or before or after its one operand), else null.
+  const node* operator_of(const node& call) const {
+    if (call.kind != CXCursor_CallExpr || !clang_.string(clang_.clang_getCursorSpelling(call.cursor)).empty() || call.children.size() < 2 ||
+        call.children.size() > 3)
+      return nullptr;
+    for (const auto& c : call.children) {
+      const std::string_view written = trimmed(text(c->begin, c->end));
+      if (c->kind == CXCursor_DeclRefExpr && !written.empty() && std::string_view("+-*/%^&|~!=<>[(,").find(written.front()) != std::string_view::npos)
+        return c.get();
+    }
+    return nullptr;
+  }
+  // Whether that operator changes its first operand (an assignment, an increment).
+  bool operator_writes(const node& call) const {
+    const std::string_view op = trimmed(text(operator_of(call)->begin, operator_of(call)->end));
+    return op == "++" || op == "--" || (op.ends_with("=") && op != "==" && op != "!=" && op != "<=" && op != ">=");
   }
   // cg::reduce(tile, value, op) over a tile of one warp with one of
   // cooperative groups' own operators, on a value of at most 8 bytes: the
@@ -982,7 +1026,11 @@ class translation_unit_splitter {
     region_of_statement_[&s] = region;
     if (!masks_.empty()) in_masked_arm_.insert(&s);
     collectives_.push_back(&s);
-    collective_plans_[&s] = {gather_region, !masks_.empty(), calls};
+    collective_plan plan;
+    plan.gather_region = gather_region;
+    plan.masked = !masks_.empty();
+    plan.calls = calls;
+    collective_plans_[&s] = std::move(plan);
     answered_.insert(calls.begin(), calls.end());
   }
 
@@ -1199,6 +1247,33 @@ class translation_unit_splitter {
 
   static std::size_t key_of(std::size_t decl_offset, bool parameter) { return decl_offset * 2 + parameter; }
 
+  // The canonical types of the parameters of a function, a member function, a
+  // constructor or a function template (whose types may name its parameters);
+  // none for anything else.
+  std::vector<CXType> parameter_types(CXCursor function) const {
+    std::vector<CXType> out;
+    const CXCursorKind kind = clang_.clang_getCursorKind(function);
+    if (kind == CXCursor_FunctionDecl || kind == CXCursor_CXXMethod || kind == CXCursor_Constructor) {
+      for (int i = 0; i < clang_.clang_Cursor_getNumArguments(function); ++i)
+        out.push_back(clang_.clang_getCanonicalType(clang_.clang_getCursorType(clang_.clang_Cursor_getArgument(function, unsigned(i)))));
+    } else if (kind == CXCursor_FunctionTemplate) {
+      struct collected {
+        const libclang_api& clang;
+        std::vector<CXType>& out;
+      } c{clang_, out};
+      clang_.clang_visitChildren(
+          function,
+          [](CXCursor child, CXCursor, CXClientData data) {
+            auto* c = static_cast<collected*>(data);
+            if (c->clang.clang_getCursorKind(child) == CXCursor_ParmDecl)
+              c->out.push_back(c->clang.clang_getCanonicalType(c->clang.clang_getCursorType(child)));
+            return CXChildVisit_Continue;
+          },
+          &c);
+    }
+    return out;
+  }
+
   // Whether a reference may change the variable (conservatively: anything
   // but a load through an implicit conversion, or a read of a member loaded so).
   bool may_write(const node& ref) const {
@@ -1233,13 +1308,13 @@ class translation_unit_splitter {
       case CXCursor_CallExpr: {  // an argument a template keeps an lvalue: read, where the callee takes values
         if (p->children.empty() || array) return true;
         const bool construction = clang_.clang_getCursorKind(clang_.clang_getCursorReferenced(p->cursor)) == CXCursor_Constructor;
-        if (p->children.front().get() == &ref && !construction) {
-          // An operator a template leaves unresolved (`a + i`): changed only by an assignment or an increment.
-          if (!clang_.string(clang_.clang_getCursorSpelling(p->cursor)).empty() || p->children.size() < 2) return true;
-          const std::string_view op = trimmed(text(ref.end, p->children.back()->begin));
-          return op == "++" || op == "--" || (op.ends_with("=") && op != "==" && op != "!=" && op != "<=" && op != ">=");
-        }
-        if (gathered_call(*p) || replayed_call(*p)) return false;
+        // An operator a template leaves unresolved (`a + i`): its first
+        // operand changed only by an assignment or an increment, the others never.
+        if (const node* op = operator_of(*p); op && !construction)
+          return operator_writes(*p) && (p->children.front().get() == op ? p->children[1] : p->children.front()).get() == &ref;
+        if (p->children.front().get() == &ref && !construction) return true;
+        // (wmma's calls write their fragments: their parameters say which.)
+        if (gathered_call(*p) || (replayed_call(*p) && !wmma_call(*p))) return false;
         const std::vector<CXCursor> candidates = callees(*p);
         if (candidates.empty()) return true;
         if (std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) { return lanes_variants_.count(variant_usr(c)) != 0; }))
@@ -1253,10 +1328,12 @@ class translation_unit_splitter {
             skipped;
         return !std::all_of(candidates.begin(), candidates.end(), [&](const CXCursor& c) {
           const CXCursorKind kind = clang_.clang_getCursorKind(c);
-          if ((kind != CXCursor_FunctionDecl && kind != CXCursor_CXXMethod && kind != CXCursor_Constructor) ||
-              clang_.clang_Cursor_getNumArguments(c) != int(p->children.size() - skipped))
+          if (kind != CXCursor_FunctionDecl && kind != CXCursor_CXXMethod && kind != CXCursor_Constructor && kind != CXCursor_FunctionTemplate)
             return false;
-          const CXType type = clang_.clang_getCanonicalType(clang_.clang_getCursorType(clang_.clang_Cursor_getArgument(c, unsigned(argument))));
+          // A candidate of fewer parameters than the call's arguments is not the callee (a template's overloads).
+          const std::vector<CXType> parameters = parameter_types(c);
+          if (parameters.size() < p->children.size() - skipped) return true;
+          const CXType type = parameters[argument];
           return (type.kind != CXType_LValueReference && type.kind != CXType_RValueReference) ||
                  clang_.clang_isConstQualifiedType(clang_.clang_getPointeeType(type));
         });
@@ -1990,7 +2067,24 @@ class translation_unit_splitter {
   // (then its threads are each asked; else none is).
   static std::string row_masked_out(const std::string& mask) {
     if (mask.empty()) return "";
-    return " int __ls_masked_out = 0; " + row_threads + "__ls_masked_out |= !(" + mask + ");\n";
+    return " int __ls_masked_out, __ls_masked_in; " + masks_summed(row_threads, mask) + " (void)__ls_masked_in;";
+  }
+  // Sets __ls_masked_out and __ls_masked_in: whether `threads` has a thread
+  // the mask leaves out, and one it lets in. The mask (current_mask: mask
+  // arrays' elements, some negated, joined by &&) is read as bytes, which
+  // GCC's vectoriser takes where it refuses bools' operators (the warp
+  // shuffle sum spent a third of its time here so).
+  static std::string masks_summed(const std::string& threads, const std::string& mask) {
+    std::string bytes;
+    for (std::size_t at = 0; at < mask.size();) {
+      const std::size_t end = std::min(mask.find(" && ", at), mask.size());
+      const std::string term = mask.substr(at, end - at);
+      bytes += std::string(bytes.empty() ? "" : " & ") + (term.starts_with("!") ? "(::lockstep::emu::loop_mask_byte(" + term.substr(1) + ") ^ 1)"
+                                                                                : "::lockstep::emu::loop_mask_byte(" + term + ")");
+      at = end + 4;
+    }
+    return "{ unsigned char __ls_all = 1, __ls_any = 0; " + threads + "{ const unsigned char __ls_in = " + bytes +
+           "; __ls_all &= __ls_in; __ls_any |= __ls_in; } __ls_masked_out = !__ls_all; __ls_masked_in = __ls_any; }\n";
   }
 
   // `assign_to`: the region is an expression (a masked branch's condition),
@@ -2093,9 +2187,8 @@ class translation_unit_splitter {
         const std::string segment = "for (int __ls_x = __ls_x0, __ls_t = " + row_start + " + __ls_x0; __ls_x < __ls_x1; ++__ls_x, ++__ls_t) ";
         out += rows_loop +
                "for (int __ls_x0 = 0; __ls_x0 < __ls_block.extent_x(); __ls_x0 += 32) { const int __ls_x1 = __ls_x0 + 32 < __ls_block.extent_x() ? "
-               "__ls_x0 + 32 : __ls_block.extent_x(); int __ls_masked_out = 0, __ls_masked_in = 0; " +
-               segment + "{ const bool __ls_in = " + st.mask + "; __ls_masked_out |= !__ls_in; __ls_masked_in |= __ls_in; }\n" +
-               "if (!__ls_masked_in) continue;\n";
+               "__ls_x0 + 32 : __ls_block.extent_x(); int __ls_masked_out, __ls_masked_in; " +
+               masks_summed(segment, st.mask) + "if (!__ls_masked_in) continue;\n";
         threads = segment + "{ __ls_block." + enter + "(__ls_x, __ls_y, __ls_z, __ls_t);";
       }
       out += "if (!__ls_masked_out) " + threads + prologue + " {" + line + all + declared_for_later + "\n} " + next + "_all" + label_end +
@@ -2795,6 +2888,11 @@ class translation_unit_splitter {
       return r.in_lambda || (p && p->kind == CXCursor_UnaryOperator && text(p->begin, r.ref->begin).starts_with("&"));
     });
   }
+  bool array_of_records(const variable& v) const {
+    CXType element = clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl));
+    while (element.kind == CXType_ConstantArray) element = clang_.clang_getCanonicalType(clang_.clang_getArrayElementType(element));
+    return element.kind == CXType_Record;
+  }
   bool is_array(const variable& v) const { return clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind == CXType_ConstantArray; }
   // An array of scalars (of any rank) that every reference subscripts down
   // to an element whose address is not taken, or hands whole to a call (a
@@ -3023,7 +3121,9 @@ class translation_unit_splitter {
       // consecutive threads on consecutive columns); a register tile lives
       // in a copy, and vectorises within its thread.
       v.in_register = is_array(v) ? bytes > max_per_thread_array_bytes && can_live_in_register(v) : can_live_in_register(v);
-      if (is_array(v) && bytes > max_per_thread_array_bytes && !v.in_register)
+      // (An array of objects, wmma's fragments, stays in the block's arrays:
+      // its warp reads each lane's there.)
+      if (is_array(v) && bytes > max_per_thread_array_bytes && !v.in_register && !array_of_records(v))
         throw declined{"'" + v.name + "' (" + std::to_string(bytes) +
                        " bytes) is an array each thread keeps across a barrier and reaches other than by its elements: in the block's "
                        "arrays its elements would stay memory, faster on fibers"};

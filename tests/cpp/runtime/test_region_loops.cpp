@@ -2245,4 +2245,77 @@ TEST_F(RegionLoopsRun, CooperativeGroupsTileCollectivesRunAsSteps) {
   }
 }
 
+// The warp matrix functions run as collective steps: each call recorded,
+// the warp answered, then the call again doing the lane's work; mma_sync's
+// lanes read each other's fragments in the block's per-thread arrays.
+// Inputs are multiples of 1/8 in [-2, 2]: exact in half, their products
+// and sums exact in float, so the product is exact.
+const char* warp_matrices = R"(
+#include <mma.h>
+using namespace nvcuda;
+// Each of the block's warps makes one 16x16 tile of c = a * b, k deep: a is
+// (warps * 16) x k row-major, b is k x 16 column-major (leading dimension k).
+template <class Operand>
+__global__ void warp_tiles(const float* a, const float* b, float* c, int k, float scale) {
+  extern __shared__ __align__(32) unsigned char shared[];
+  Operand* const staged = reinterpret_cast<Operand*>(shared);
+  const int warp = threadIdx.x / 32, rows = blockDim.x / 2;
+  for (int e = threadIdx.x; e < rows * k; e += blockDim.x) staged[e] = Operand(a[blockIdx.x * rows * k + e]);
+  for (int e = threadIdx.x; e < 16 * k; e += blockDim.x) staged[rows * k + e] = Operand(b[e]);
+  __syncthreads();
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2];
+  for (int h = 0; h < 2; ++h) wmma::fill_fragment(acc[h], 0.0f);
+  for (int kk = 0; kk < k; kk += 16) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, Operand, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, Operand, wmma::col_major> fb;
+    wmma::load_matrix_sync(fa, staged + warp * 16 * k + kk, k);
+    wmma::load_matrix_sync(fb, staged + rows * k + kk, k);
+    wmma::mma_sync(acc[kk / 16 % 2], fa, fb, acc[kk / 16 % 2]);
+  }
+  for (int e = 0; e < acc[0].num_elements; ++e) acc[0].x[e] = scale * (acc[0].x[e] + acc[1].x[e]);
+  __syncthreads();
+  wmma::store_matrix_sync(c + (blockIdx.x * rows + warp * 16) * 16, acc[0], 16, wmma::mem_row_major);
+}
+template __global__ void warp_tiles<__half>(const float*, const float*, float*, int, float);
+template __global__ void warp_tiles<__nv_bfloat16>(const float*, const float*, float*, int, float);
+)";
+
+TEST_F(RegionLoopsRun, WarpMatrixFunctionsRunAsStepsOverTheLanes) {
+  const auto decided = region_loops::split_kernels(
+      std::string("#include \"lockstep/cuda.h\"\n") + warp_matrices, "wmma.cu",
+      {"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR), "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR) + "/lockstep/cuda_include"});
+  EXPECT_EQ(decided.split, std::vector<std::string>{"warp_tiles"}) << (decided.notes.empty() ? "" : decided.notes.front());
+  lockstep::compile_options names;
+  names.names = {"warp_tiles<__half>", "warp_tiles<__nv_bfloat16>"};
+  const lockstep::module m = lockstep::compile(warp_matrices, names, cpu);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_int_distribution<int> eighths(-16, 16);
+  const int k = 64, warps = 4, blocks = 3, rows = warps * 16;
+  std::vector<float> a(blocks * rows * k), b(k * 16);
+  for (auto* v : {&a, &b})
+    for (float& x : *v) x = float(eighths(rng)) / 8.0f;
+  for (const char* kernel : {"warp_tiles<__half>", "warp_tiles<__nv_bfloat16>"}) {
+    auto run = [&](bool on) {
+      use_loops(on);
+      buffer da(cpu, a.size() * 4), db(cpu, b.size() * 4), dc(cpu, blocks * rows * 16 * 4);
+      da.copy_from_host(a.data(), a.size() * 4);
+      db.copy_from_host(b.data(), b.size() * 4);
+      dc.fill_bytes(0xff);
+      m.get(kernel)(dim3(blocks), dim3(warps * 32), (rows + 16) * k * 2, da.data_as<const float>(), db.data_as<const float>(), dc.data_as<float>(), k,
+                    0.5f);
+      std::vector<float> c(blocks * rows * 16);
+      dc.copy_to_host(c.data(), c.size() * 4);
+      return c;
+    };
+    const std::vector<float> loops = run(true), fibers = run(false);
+    ASSERT_EQ(0, std::memcmp(loops.data(), fibers.data(), loops.size() * 4)) << kernel;
+    for (int r = 0; r < blocks * rows; ++r)
+      for (int col = 0; col < 16; ++col) {
+        double want = 0;
+        for (int q = 0; q < k; ++q) want += double(a[r * k + q]) * b[col * k + q];
+        ASSERT_EQ(loops[r * 16 + col], float(0.5 * want)) << kernel << " " << r << ", " << col;
+      }
+  }
+}
+
 }  // namespace
