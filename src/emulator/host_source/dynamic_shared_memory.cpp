@@ -13,9 +13,11 @@ namespace {
 
 using toolchain::token_kind;
 
-// An alignment specifier, `__align__(16)` or `alignas(T)`: it may qualify the
-// declaration but not the type named in a cast.
-bool is_alignment(const token& t) { return t.is("__align__") || t.is("alignas"); }
+// An alignment specifier, `__align__(16)` or `alignas(T)`, or an attribute
+// (`__align__(16)` as lockstep nvcc's preprocessed source has it,
+// `__attribute__((aligned(16)))`): it may qualify the declaration but not the
+// type named in a cast.
+bool is_alignment(const token& t) { return t.is("__align__") || t.is("alignas") || t.is("__attribute__"); }
 
 // Whether tokens [first, last) can be the T of `T name[]`: a type, perhaps
 // with alignment specifiers, and no brackets, parentheses, initializer or comma

@@ -29,6 +29,12 @@ TEST(HostSource, DropsAlignmentFromTheCastOnly) {
   EXPECT_NE(out.find("__align__(16) unsigned char* const raw = reinterpret_cast<unsigned char" + pointer_to_dynamic), std::string::npos) << out;
 }
 
+// lockstep nvcc rewrites the preprocessed source, where `__align__(16)` is an attribute.
+TEST(HostSource, DropsAttributesFromTheCastOnly) {
+  const std::string out = host_source("void k() { extern __shared__ __attribute__((aligned(16))) float tiles[]; }");
+  EXPECT_NE(out.find("__attribute__((aligned(16))) float* const tiles = reinterpret_cast<float" + pointer_to_dynamic), std::string::npos) << out;
+}
+
 // At file scope (or in a namespace) no launch is running when the program
 // starts: the name reads the running block's buffer where a kernel uses it.
 TEST(HostSource, ExternSharedAtFileScopeReadsTheRunningBlocksBuffer) {
