@@ -419,6 +419,66 @@ def test_kernels_with_barriers_run_as_loops_and_waiting_kernels_on_fibers(tmp_pa
         assert ran.stdout.strip() == "bad=0 flags=7,7", engine
 
 
+# A kernel without barriers whose index is `blockIdx.x * blockDim.x +
+# threadIdx.x` runs its blocks along x several to a call (lockstep nvcc's test
+# for a call outside a launch, which starts every kernel, reads no thread's
+# coordinates), and dynamic shared memory declared with an alignment builds.
+ALONG_X_PROGRAM = textwrap.dedent(
+    r"""
+    #include <cstdio>
+    #include <vector>
+
+    __global__ void saxpy(const float* x, float* y, float a, int n) {
+      const int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) y[i] = a * x[i] + y[i];
+    }
+
+    __global__ void reverse_blocks(const float* in, float* out) {
+      extern __shared__ __align__(16) float staged[];
+      const int base = blockIdx.x * blockDim.x;
+      staged[threadIdx.x] = in[base + threadIdx.x];
+      __syncthreads();
+      out[base + threadIdx.x] = staged[blockDim.x - 1 - threadIdx.x];
+    }
+
+    int main() {
+      const int n = 1000, threads = 128, blocks = (n + threads - 1) / threads;
+      std::vector<float> x(blocks * threads), y(n), reversed(blocks * threads, -1.0f);
+      for (int i = 0; i < blocks * threads; ++i) x[i] = 0.25f * (i % 97);
+      for (int i = 0; i < n; ++i) y[i] = 1.0f + i % 13;
+      float *d_x, *d_y, *d_reversed;
+      cudaMalloc(&d_x, x.size() * sizeof(float));
+      cudaMalloc(&d_y, n * sizeof(float));
+      cudaMalloc(&d_reversed, x.size() * sizeof(float));
+      cudaMemcpy(d_x, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice);
+      cudaMemcpy(d_y, y.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+      saxpy<<<blocks, threads>>>(d_x, d_y, 2.0f, n);
+      reverse_blocks<<<blocks, threads, threads * sizeof(float)>>>(d_x, d_reversed);
+      std::vector<float> got(n);
+      cudaMemcpy(got.data(), d_y, n * sizeof(float), cudaMemcpyDeviceToHost);
+      cudaMemcpy(reversed.data(), d_reversed, x.size() * sizeof(float), cudaMemcpyDeviceToHost);
+      int bad = 0;
+      for (int i = 0; i < n; ++i) bad += got[i] != 2.0f * x[i] + y[i];
+      for (int i = 0; i < blocks * threads; ++i) bad += reversed[i] != x[i / threads * threads + threads - 1 - i % threads];
+      std::printf("bad=%d\n", bad);
+      return bad;
+    }
+    """
+)
+
+
+def test_index_only_kernels_run_blocks_along_x_and_aligned_dynamic_shared_memory_builds(tmp_path):
+    (tmp_path / "along.cu").write_text(ALONG_X_PROGRAM)
+    built = lockstep("nvcc", "along.cu", "-o", "along", cwd=tmp_path, env={"LOCKSTEP_REGION_LOOPS_LOG": "1", "LOCKSTEP_REGION_LOOPS_STRICT": "1"})
+    assert built.returncode == 0, built.stderr
+    assert "kernel saxpy runs as loops over threads, blocks along x several to a call" in built.stderr
+    assert "kernel reverse_blocks runs as loops over threads" in built.stderr
+    for engine in ("loops", "fibers"):
+        ran = subprocess.run([str(tmp_path / "along")], capture_output=True, text=True, timeout=120, env=dict(os.environ, LOCKSTEP_EMU_ENGINE=engine))
+        assert ran.returncode == 0, (engine, ran.stdout, ran.stderr)
+        assert ran.stdout.strip() == "bad=0", engine
+
+
 def test_check_finds_an_off_by_one_in_a_multi_file_program(project):
     root = project(guard="<=")
     checked = lockstep("check", "-DFACTOR=1", "-Iinclude", "kernels.cu", "main.cpp", cwd=root)

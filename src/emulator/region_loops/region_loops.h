@@ -85,6 +85,6 @@ bool refusal_is_error();
 bool available();
 
 // Changes whenever the code this writes changes (part of the JIT cache's key).
-inline constexpr int version = 34;
+inline constexpr int version = 35;
 
 }  // namespace lockstep::emu::region_loops
