@@ -1249,7 +1249,7 @@ class translation_unit_splitter {
 
   // The canonical types of the parameters of a function, a member function, a
   // constructor or a function template (whose types may name its parameters);
-  // none for anything else.
+  // none for anything else. A parameter pack is one parameter (its pattern's type).
   std::vector<CXType> parameter_types(CXCursor function) const {
     std::vector<CXType> out;
     const CXCursorKind kind = clang_.clang_getCursorKind(function);
@@ -1330,9 +1330,11 @@ class translation_unit_splitter {
           const CXCursorKind kind = clang_.clang_getCursorKind(c);
           if (kind != CXCursor_FunctionDecl && kind != CXCursor_CXXMethod && kind != CXCursor_Constructor && kind != CXCursor_FunctionTemplate)
             return false;
-          // A candidate of fewer parameters than the call's arguments is not the callee (a template's overloads).
+          // A candidate of fewer parameters than the call's arguments is not
+          // the callee (an overload; a C variadic's extra arguments are values),
+          // but a template with a parameter pack may be, taking references.
           const std::vector<CXType> parameters = parameter_types(c);
-          if (parameters.size() < p->children.size() - skipped) return true;
+          if (parameters.size() < p->children.size() - skipped) return kind != CXCursor_FunctionTemplate;
           const CXType type = parameters[argument];
           return (type.kind != CXType_LValueReference && type.kind != CXType_RValueReference) ||
                  clang_.clang_isConstQualifiedType(clang_.clang_getPointeeType(type));

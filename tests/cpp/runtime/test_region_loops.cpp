@@ -1654,6 +1654,45 @@ TEST_F(RegionLoopsRun, AConstructorThatReadsTheThreadMakesAPerThreadValue) {
   for (int t = 0; t < 64; ++t) EXPECT_EQ(loops[t], (7 + 63 - t) * 1000 + 7 + t + 21) << t;
 }
 
+// A template's call that resolves to a function template with a parameter
+// pack, which lists fewer parameters than the call has arguments, may write
+// any of them: `acc` and `other` here are changed between the barriers.
+const char* variadic = R"(
+template <class... T>
+__device__ void add_to(float v, T&... xs) { ((xs += v), ...); }
+template <class T>
+__global__ void bumped(T* out) {
+  __shared__ T staged[64];
+  T acc = T(threadIdx.x), other = T(2 * threadIdx.x);
+  staged[threadIdx.x] = acc;
+  __syncthreads();
+  add_to(2.0f, acc, other);
+  __syncthreads();
+  out[threadIdx.x] = acc + other + staged[63 - threadIdx.x];
+}
+template __global__ void bumped<float>(float*);
+)";
+
+TEST_F(RegionLoopsRun, ATemplatesCallOfAVariadicTemplateMayWriteItsArguments) {
+  const auto decided = split(variadic);
+  ASSERT_EQ(decided.split, std::vector<std::string>{"bumped"}) << (decided.notes.empty() ? "" : decided.notes.back());
+  lockstep::compile_options names;
+  names.names = {"bumped<float>"};
+  const lockstep::module m = lockstep::compile(variadic, names, cpu);
+  auto run = [&](bool on) {
+    use_loops(on);
+    buffer out(cpu, 64 * 4);
+    out.fill_bytes(0xff);
+    m.get("bumped<float>")(dim3(1), dim3(64), 0, out.data_as<float>());
+    std::vector<float> got(64);
+    out.copy_to_host(got.data(), 64 * 4);
+    return got;
+  };
+  const std::vector<float> loops = run(true), fibers = run(false);
+  EXPECT_EQ(loops, fibers);
+  for (int t = 0; t < 64; ++t) EXPECT_EQ(loops[t], float(2 * t + 67)) << t;
+}
+
 // Warp collectives as steps over the lanes: each lane's call gathered, the
 // warps answered as the fiber engine answers the lanes that meet, then the
 // statement with the answers. Shuffles in uniform loops and under a mask
