@@ -130,8 +130,9 @@ int build_and_run(const nvcc_command& command) {
   const work_folder work(false);
   const build_options options{.checked = false, .work_dir = work.path()};
   const std::vector<prepared_source> sources = prepare_sources(command, where, options);
-  std::string key = "lockstep run\n" + lockstep::toolchain::find_host_compiler().identity + "\n" + where.include_dir.string() + "\n" +
-                    where.library_dir.string() + "\n";
+  // (The processor too: the kernels are built for it, as the JIT's.)
+  std::string key = "lockstep run\n" + lockstep::toolchain::find_host_compiler().identity + "\nprocessor " +
+                    lockstep::toolchain::find_native_target().cpu + "\n" + where.include_dir.string() + "\n" + where.library_dir.string() + "\n";
   bool cacheable = true;
   for (const std::string& f : command.compiler_flags) key += f + "\n";
   for (const std::string& f : command.linker_flags) key += f + "\n";
