@@ -600,7 +600,7 @@ class translation_unit_splitter {
       return nullptr;
     for (const auto& c : call.children) {
       const std::string_view written = trimmed(text(c->begin, c->end));
-      if (c->kind == CXCursor_DeclRefExpr && !written.empty() && std::string_view("+-*/%^&|~!=<>[(,").find(written.front()) != std::string_view::npos)
+      if (c->kind == CXCursor_DeclRefExpr && !written.empty() && std::string_view("+-*/%^&|~!=<>").find(written.front()) != std::string_view::npos)
         return c.get();
     }
     return nullptr;
