@@ -607,7 +607,8 @@ class translation_unit_splitter {
   }
   // Whether that operator changes its first operand (an assignment, an increment).
   bool operator_writes(const node& call) const {
-    const std::string_view op = trimmed(text(operator_of(call)->begin, operator_of(call)->end));
+    const node* named = operator_of(call);
+    const std::string_view op = trimmed(text(named->begin, named->end));
     return op == "++" || op == "--" || (op.ends_with("=") && op != "==" && op != "!=" && op != "<=" && op != ">=");
   }
   // cg::reduce(tile, value, op) over a tile of one warp with one of
@@ -2184,10 +2185,6 @@ class translation_unit_splitter {
     if (!st.mask.empty()) {
       // A row whose threads all run the region runs it without asking.
       const std::string all = jumps_retargeted(code, next, next + "_all");
-      if (in_chunk_) {  // only such rows have chunks
-        out += row_loop(enter) + prologue + " {" + line + all + declared_for_later + "\n} " + next + "_all" + label_end + write_back + " }\n";
-        return;
-      }
       // Outside a row's loop, the row goes by segments of a warp's width:
       // one no thread of which runs the region (`if (warp == 0)` in a wide
       // block) is passed over.
@@ -2200,8 +2197,13 @@ class translation_unit_splitter {
                masks_summed(segment, st.mask) + "if (!__ls_masked_in) continue;\n";
         threads = segment + "{ __ls_block." + enter + "(__ls_x, __ls_y, __ls_z, __ls_t);";
       }
-      out += "if (!__ls_masked_out) " + threads + prologue + " {" + line + all + declared_for_later + "\n} " + next + "_all" + label_end +
-             write_back + " }\n";
+      const std::string all_threads =
+          threads + prologue + " {" + line + all + declared_for_later + "\n} " + next + "_all" + label_end + write_back + " }\n";
+      if (in_chunk_) {  // only such rows have chunks
+        out += all_threads;
+        return;
+      }
+      out += "if (!__ls_masked_out) " + all_threads;
       out += "else " + threads + prologue + " if (!(" + st.mask + ")) continue; {" + line + code + declared_for_later + "\n} " + next + label_end +
              write_back + " }\n";
       if (!row_only) out += "}\n";

@@ -31,6 +31,12 @@ region_loops::split_result split(const std::string& kernels) {
   return region_loops::split_kernels("#include \"lockstep/cuda.h\"\n" + kernels, "test.cu",
                                      {"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR)});
 }
+// The same, with lockstep's CUDA headers on the path (<cooperative_groups.h>, <mma.h>), as the JIT has them.
+region_loops::split_result split_with_cuda_headers(const std::string& kernels) {
+  return region_loops::split_kernels(
+      "#include \"lockstep/cuda.h\"\n" + kernels, "test.cu",
+      {"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR), "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR) + "/lockstep/cuda_include"});
+}
 
 bool notes_mention(const region_loops::split_result& r, const std::string& what) {
   for (const auto& n : r.notes)
@@ -374,9 +380,7 @@ __global__ void block_scan(const unsigned* in, unsigned* out) {
 )";
 
 TEST_F(RegionLoopsRun, CooperativeGroupsBlockSyncIsABarrier) {
-  const auto decided = region_loops::split_kernels(
-      std::string("#include \"lockstep/cuda.h\"\n") + group_scan, "scan.cu",
-      {"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR), "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR) + "/lockstep/cuda_include"});
+  const auto decided = split_with_cuda_headers(group_scan);
   EXPECT_EQ(decided.split, std::vector<std::string>{"block_scan"}) << (decided.notes.empty() ? "" : decided.notes.back());
   const lockstep::module m = lockstep::compile(group_scan, {}, cpu);
   const unsigned threads = 256, blocks = 5;
@@ -2178,9 +2182,7 @@ __global__ void tile_reduce(const float* x, float* out, int* largest, int n) {
 )";
 
 TEST_F(RegionLoopsRun, CooperativeGroupsTileCollectivesRunAsSteps) {
-  const auto decided = region_loops::split_kernels(
-      std::string("#include \"lockstep/cuda.h\"\n") + tiles, "tiles.cu",
-      {"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR), "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR) + "/lockstep/cuda_include"});
+  const auto decided = split_with_cuda_headers(tiles);
   EXPECT_EQ(decided.split, (std::vector<std::string>{"tile_ops", "tile_sum_of", "tile_reduce"}))
       << (decided.notes.empty() ? "" : decided.notes.front());
   lockstep::compile_options names;
@@ -2321,9 +2323,7 @@ template __global__ void warp_tiles<__nv_bfloat16>(const float*, const float*, f
 )";
 
 TEST_F(RegionLoopsRun, WarpMatrixFunctionsRunAsStepsOverTheLanes) {
-  const auto decided = region_loops::split_kernels(
-      std::string("#include \"lockstep/cuda.h\"\n") + warp_matrices, "wmma.cu",
-      {"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR), "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR) + "/lockstep/cuda_include"});
+  const auto decided = split_with_cuda_headers(warp_matrices);
   EXPECT_EQ(decided.split, std::vector<std::string>{"warp_tiles"}) << (decided.notes.empty() ? "" : decided.notes.front());
   lockstep::compile_options names;
   names.names = {"warp_tiles<__half>", "warp_tiles<__nv_bfloat16>"};
