@@ -9,7 +9,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # System packages, installed only if absent (apt-get update only then too);
-# OpenBLAS is the CPU BLAS behind the emulated cuBLAS (src/emulator/cublas);
+# OpenBLAS is the CPU BLAS behind the emulated cuBLAS (src/emulator/libraries/cublas);
 # libclang is the region-loop compiler's parser (src/emulator/region_loops),
 # and libclang 16 with its headers a second one its tests run under (LLVM 16
 # renumbered the cursor kinds);

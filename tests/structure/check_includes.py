@@ -17,13 +17,25 @@ import tempfile
 # Room of a path: the longest matching prefix wins.
 ROOMS = {
     "src/toolchain/": "toolchain",
-    "src/emulator/": "emulator",
-    "include/lockstep/emu/": "emulator",
-    "include/lockstep/cuda.h": "emulator",
-    "include/lockstep/cuda_include/": "emulator",
-    "include/lockstep/launch.h": "emulator",
-    "include/lockstep/launch_limits.h": "emulator",
-    "include/lockstep/errors.h": "emulator",
+    # The emulator by trade: the execution model (check mode is part of it:
+    # the runner reports to the checker, which reads the runner's records),
+    # the CUDA API surface over it, the libraries programs link, and the
+    # compile-time tools, which know nothing of the rest.
+    "src/emulator/execution/": "execution",
+    "src/emulator/check/": "execution",
+    "src/emulator/cuda_api/": "cuda api",
+    "src/emulator/libraries/": "libraries",
+    "src/emulator/compile_time/": "compile time",
+    "src/emulator/region_loops/": "compile time",
+    "src/emulator/host_source/": "compile time",
+    "src/host_build/": "host build",
+    # What the host compiler sees instead of CUDA.
+    "include/lockstep/emu/": "emulator headers",
+    "include/lockstep/cuda.h": "emulator headers",
+    "include/lockstep/cuda_include/": "emulator headers",
+    "include/lockstep/launch.h": "emulator headers",
+    "include/lockstep/launch_limits.h": "emulator headers",
+    "include/lockstep/errors.h": "emulator headers",
     "src/runtime/": "runtime",
     "include/lockstep/runtime.h": "runtime public",
     "include/lockstep/cuda_libraries.h": "runtime public",
@@ -41,21 +53,27 @@ ROOMS = {
     "tools/": "tools",
 }
 
+EMULATOR = {"execution", "cuda api", "emulator headers"}
 # Which rooms each room may include from, besides its own.
 MAY_USE = {
     "toolchain": set(),
-    "emulator": {"toolchain"},
-    "runtime public": {"emulator"},
-    "runtime": {"runtime public", "emulator", "toolchain"},
-    "jit": {"runtime", "runtime public", "emulator", "toolchain"},
+    "emulator headers": set(),
+    "execution": {"emulator headers", "toolchain"},
+    "cuda api": {"execution", "emulator headers", "toolchain"},
+    "libraries": {"cuda api", "execution", "emulator headers", "toolchain"},
+    "compile time": {"toolchain", "emulator headers"},
+    "host build": {"compile time", "toolchain", "emulator headers"},
+    "runtime public": {"emulator headers"},
+    "runtime": {"runtime public", "toolchain"} | EMULATOR,
+    "jit": {"runtime", "runtime public", "host build", "compile time", "toolchain"} | EMULATOR,
     "kernels public": set(),
-    "kernels": {"kernels public", "emulator"},
-    "tensor public": {"runtime public", "kernels public", "emulator"},
+    "kernels": {"kernels public", "emulator headers"},
+    "tensor public": {"runtime public", "kernels public", "emulator headers"},
     # The tensor layer uses only the runtime's public headers, never src/runtime.
-    "tensor": {"tensor public", "runtime public", "kernels public", "emulator"},
+    "tensor": {"tensor public", "runtime public", "kernels public", "emulator headers"},
     # So does the Python module.
-    "python": {"tensor public", "runtime public", "kernels public", "emulator"},
-    "tools": {"toolchain", "emulator", "runtime", "runtime public", "jit"},
+    "python": {"tensor public", "runtime public", "kernels public", "emulator headers"},
+    "tools": {"toolchain", "runtime", "runtime public", "jit", "host build", "compile time"} | EMULATOR,
     "nvrtc shims": set(),
 }
 
@@ -107,21 +125,28 @@ def self_test() -> int:
             "src/jit/cache.h": "",
             "include/lockstep/runtime.h": "",
             "src/tensor/ops.cpp": '#include "lockstep/runtime.h"\n#include "runtime/backend.h"\n',
-            "src/emulator/executor.cpp": '#include <vector>\n  #  include "jit/cache.h"\n',
+            "src/emulator/execution/executor.cpp": '#include <vector>\n  #  include "jit/cache.h"\n',
+            # The execution model below the API surface, the compile-time tools beside it.
+            "src/emulator/cuda_api/runtime_calls.h": "",
+            "src/emulator/execution/block_runner.cpp": '#include "cuda_api/runtime_calls.h"\n',
+            "src/emulator/compile_time/region_loops/emit.cpp": '#include "execution/block_runner.cpp"\n',
         }
         for name, text in files.items():
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).write_text(text)
         found = list(violations(root))
         expected = [
-            'src/emulator/executor.cpp:2: the emulator room includes "jit/cache.h" from the jit room',
+            'src/emulator/compile_time/region_loops/emit.cpp:1: the compile time room includes "execution/block_runner.cpp" from the execution room',
+            'src/emulator/execution/block_runner.cpp:1: the execution room includes "cuda_api/runtime_calls.h" from the cuda api room',
+            'src/emulator/execution/executor.cpp:2: the execution room includes "jit/cache.h" from the jit room',
             'src/tensor/ops.cpp:2: the tensor room includes "runtime/backend.h" from the runtime room',
         ]
         if found != expected:
             print("self-test: expected", expected, "found", found)
             return 1
         (root / "src/tensor/ops.cpp").write_text('#include "lockstep/runtime.h"\n')
-        (root / "src/emulator/executor.cpp").write_text("")
+        for name in ("src/emulator/execution/executor.cpp", "src/emulator/execution/block_runner.cpp", "src/emulator/compile_time/region_loops/emit.cpp"):
+            (root / name).write_text("")
         if list(violations(root)):
             print("self-test: a clean tree was reported:", list(violations(root)))
             return 1

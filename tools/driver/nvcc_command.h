@@ -34,7 +34,7 @@ struct nvcc_command {
   bool shared_library = false;                  // -shared, and the module options
   // -fatbin, -cubin, -ptx: ".fatbin", ".cubin", ".ptx". On the emulator each
   // builds a shared object of the kernels that the driver API's cuModuleLoad
-  // and cuModuleLoadData load (src/emulator/driver_modules.cpp).
+  // and cuModuleLoadData load (src/emulator/cuda_api/driver_modules.cpp).
   std::string module_extension;
   bool run_after_build = false;            // --run (nvcc's own option)
   std::vector<std::string> run_arguments;  // --run-args a,b

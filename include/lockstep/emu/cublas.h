@@ -1,7 +1,7 @@
 // cuBLAS (the v2 API of cublas_api.h and cublas_v2.h) for the host compiler:
 // CUDA's names, enum values and status codes, so a CUDA program that calls
 // cuBLAS builds unchanged for the emulator and links liblockstep_cublas, which
-// runs each call on a CPU BLAS (src/emulator/cublas). Device memory is host
+// runs each call on a CPU BLAS (src/emulator/libraries/cublas). Device memory is host
 // memory there, so device pointers (CUBLAS_POINTER_MODE_DEVICE scalars too)
 // are read directly; calls run synchronously, whatever the stream.
 // The commonly used subset: handles and their settings, vector and matrix

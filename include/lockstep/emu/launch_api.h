@@ -141,7 +141,7 @@ bool register_kernel(void (*kernel)(Params...)) {
                            {&launch_from_array<Params...>, {sizeof...(Params), parameter_sizes<Params...>, parameter_alignments<Params...>}});
 }
 
-// What NVRTC's name expressions become (src/emulator/nvrtc_emulation.cpp): a
+// What NVRTC's name expressions become (src/emulator/cuda_api/nvrtc_emulation.cpp): a
 // kernel, a template's instance included, is registered as it is named; a
 // variable is its address.
 template <class... Params>

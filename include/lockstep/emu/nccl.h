@@ -1,6 +1,6 @@
 // NCCL (nccl.h) for the host compiler: NCCL's names, enum values and result
 // codes, so a CUDA program that calls NCCL builds unchanged for the emulator
-// and links liblockstep_nccl (src/emulator/nccl). The ranks of a communicator
+// and links liblockstep_nccl (src/emulator/libraries/nccl). The ranks of a communicator
 // are emulated devices of one process (ncclCommInitAll, or one host thread per
 // rank) or processes of one machine (ncclCommInitRank with the unique id passed
 // over MPI, a pipe, a file): they meet in shared memory named by the unique id.

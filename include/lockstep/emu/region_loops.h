@@ -151,7 +151,7 @@ inline unsigned char loop_mask_byte(const bool& in) {
 // a step of three parts: a region in which each thread makes its call as
 // written, which warp_collective records as the lane's call instead of
 // waiting; the answers, warp by warp, by the rules the fiber engine applies
-// to the lanes that meet (src/emulator/warp_ops.h); then a region that runs
+// to the lanes that meet (src/emulator/execution/warp_ops.h); then a region that runs
 // the statement with the lane's answer in place of the call.
 struct loop_lane_call {
   std::uint64_t value, answer;

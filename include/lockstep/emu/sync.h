@@ -50,7 +50,7 @@ bool loop_gathering();
 void grid_sync();
 bool launch_is_cooperative();  // grid_group::is_valid()
 // Lets the block's other threads run before the caller goes on: a thread
-// waiting for them outside a barrier (src/emulator/thread_yield.cpp).
+// waiting for them outside a barrier (src/emulator/execution/thread_yield.cpp).
 void device_yield();
 // Ends the launch with a kernel_error naming the calling thread: a misuse the GPU traps on.
 [[noreturn]] void kernel_misuse(const std::string& what);

@@ -5,7 +5,7 @@
 // each also in the form that stores through a pointer; surf*read and
 // surf*write with their boundary modes, x in bytes as in CUDA.
 //
-// The sampling itself is the emulator's (src/emulator/texture_sampling.cpp),
+// The sampling itself is the emulator's (src/emulator/cuda_api/texture_sampling.cpp),
 // as the Programming Guide's texture-fetching appendix describes it: address
 // modes per texel, linear filtering with the half-texel offset and weights of
 // 8 fractional bits, normalized-float reads of 8- and 16-bit integers. It

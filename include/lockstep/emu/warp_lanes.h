@@ -1,5 +1,5 @@
 // Which lanes a warp has and which lane a shuffle reads: the rules the fiber
-// engine's warp rounds (src/emulator/warp_ops.h) and the region loops'
+// engine's warp rounds (src/emulator/execution/warp_ops.h) and the region loops'
 // collective steps (lockstep/emu/region_loops.h) both apply.
 #pragma once
 #include <cstdint>

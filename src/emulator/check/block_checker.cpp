@@ -6,10 +6,10 @@
 #include <cstring>
 #include <sstream>
 
-#include "dynamic_shared.h"
+#include "execution/dynamic_shared.h"
 #include "lockstep/emu/builtins.h"
-#include "message_text.h"
-#include "warp_ops.h"
+#include "execution/message_text.h"
+#include "execution/warp_ops.h"
 
 namespace lockstep::emu::check {
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "block_observer.h"
+#include "execution/block_observer.h"
 #include "check/finding.h"
 #include "check/global_races.h"
 #include "check/launch_session.h"

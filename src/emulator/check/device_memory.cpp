@@ -9,7 +9,7 @@
 #include <map>
 #include <mutex>
 
-#include "shared_pages.h"
+#include "execution/shared_pages.h"
 
 namespace lockstep::emu::check {
 namespace {

@@ -10,7 +10,7 @@
 #include "check/device_memory.h"
 #include "check/finding.h"
 #include "check/thread_memory.h"
-#include "kernel_info.h"
+#include "execution/kernel_info.h"
 #include "lockstep/emu/vector_types.h"
 
 namespace lockstep::emu::check {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "stack_pool.h"
+#include "execution/stack_pool.h"
 
 using lockstep::emu::stack_pool;
 

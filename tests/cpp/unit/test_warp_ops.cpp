@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "warp_ops.h"
+#include "execution/warp_ops.h"
 
 namespace ops = lockstep::emu::warp_ops;
 using lockstep::emu::warp_op;

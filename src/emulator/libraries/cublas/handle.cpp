@@ -8,7 +8,7 @@
 #include "cpu_blas.h"
 #include "lockstep/emu/check.h"
 #include "lockstep/emu/options.h"
-#include "message_text.h"
+#include "execution/message_text.h"
 
 namespace lockstep::emu::cublas {
 

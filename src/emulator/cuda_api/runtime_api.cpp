@@ -12,7 +12,7 @@
 #include "check/api_findings.h"
 #include "check/device_memory.h"
 #include "lockstep/emu/options.h"
-#include "message_text.h"
+#include "execution/message_text.h"
 #include "runtime_calls.h"
 
 namespace lockstep::emu {

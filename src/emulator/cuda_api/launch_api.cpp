@@ -7,7 +7,7 @@
 #include <new>
 #include <unordered_map>
 
-#include "kernel_info.h"
+#include "execution/kernel_info.h"
 #include "lockstep/emu/builtins.h"
 #include "lockstep/emu/check.h"
 #include "lockstep/errors.h"

@@ -12,9 +12,9 @@
 
 #include "check/device_memory.h"
 #include "lockstep/emu/runtime_ipc.h"
-#include "message_text.h"
+#include "execution/message_text.h"
 #include "runtime_calls.h"
-#include "shared_pages.h"
+#include "execution/shared_pages.h"
 
 namespace lockstep::emu {
 namespace {

@@ -8,7 +8,7 @@
 #include <set>
 #include <utility>
 
-#include "kernel_info.h"
+#include "execution/kernel_info.h"
 #include "lockstep/emu/options.h"
 #include "lockstep/emu/runtime_api.h"
 #include "lockstep/launch_limits.h"

@@ -14,7 +14,7 @@
 #include "check/device_memory.h"
 #include "lockstep/emu/runtime_ipc.h"
 #include "runtime_calls.h"
-#include "shared_pages.h"
+#include "execution/shared_pages.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include "check/device_memory.h"
 #include "lockstep/emu/runtime_api.h"
-#include "message_text.h"
+#include "execution/message_text.h"
 #include "runtime_calls.h"
 
 namespace lockstep::emu {
