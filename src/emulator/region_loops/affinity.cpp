@@ -141,8 +141,7 @@ variation translation_unit_splitter::in_coordinates(const node& n, int depth) {
       if (from.kind == CXCursor_BinaryOperator && from.children.size() == 2 && trimmed(text(from.children[0]->end, from.children[1]->begin)) == "+")
         for (const auto& term : from.children)
           if (const node* call = thread_idx_call(*term); (call && offset_term(*call)) || offset_local(*unwrapped(term.get())))
-            return in_coordinates(*from.children[term == from.children[0]], depth + 1) == variation::constant ? variation::affine
-                                                                                                              : variation::other;
+            return in_coordinates(*from.children[term == from.children[0]], depth + 1) == variation::constant ? variation::affine : variation::other;
       // A thread coordinate converted implicitly (`int tx = threadIdx.x;`), as cast below.
       if (thread_idx_call(*unwrapped(&from)))
         return clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(n.cursor)) >= 2 ? variation::affine : variation::other;
@@ -161,8 +160,7 @@ variation translation_unit_splitter::in_coordinates(const node& n, int depth) {
       // least as wide.
       if (n.children.empty()) return variation::other;
       const node& from = *unwrapped(n.children.back().get());  // the value before any implicit conversion
-      if (thread_idx_call(from))
-        return clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(n.cursor)) >= 2 ? variation::affine : variation::other;
+      if (thread_idx_call(from)) return clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(n.cursor)) >= 2 ? variation::affine : variation::other;
       return keeps_value(n, from) ? affine(in_coordinates(from, depth + 1)) : variation::other;
     }
     case CXCursor_BinaryOperator: {
@@ -216,7 +214,9 @@ const node* translation_unit_splitter::under_index_casts(const node* n) const {
 
 // The call to lockstep's built-in `builtin` (builtin_block_idx, ...) when
 // n reads its member x (integer casts of 32 bits or more around it), else null.
-const node* translation_unit_splitter::x_of(const node& n, std::string_view builtin) { return builtin_member_call(*under_index_casts(&n), builtin, true); }
+const node* translation_unit_splitter::x_of(const node& n, std::string_view builtin) {
+  return builtin_member_call(*under_index_casts(&n), builtin, true);
+}
 
 // For `threadIdx.x` (the MemberRefExpr) in `blockIdx.x * blockDim.x +
 // threadIdx.x` (either order, integer casts of 32 bits or more around any

@@ -103,7 +103,9 @@ bool translation_unit_splitter::block_lanes_call(const node& n) {
 // A statement that calls a function without barriers that has a block
 // variant (its loops interchanged), with arguments every thread passes
 // alike: the block calls the variant once, as it does one with barriers.
-bool translation_unit_splitter::loop_call(const node& statement) { return interchange_ && !kept_in_regions_.count(statement.begin) && block_call(statement, true); }
+bool translation_unit_splitter::loop_call(const node& statement) {
+  return interchange_ && !kept_in_regions_.count(statement.begin) && block_call(statement, true);
+}
 
 // A statement that is a call of a function of this file with barriers,
 // which the block then calls once, as its block variant: the call node.
@@ -206,6 +208,33 @@ bool translation_unit_splitter::body_reads_record(CXCursor c, int depth, bool bl
       },
       &s);
   return s.found;
+}
+
+// A value-returning device function that waits (a warp sum, a block
+// reduction) gets a lanes variant, `name__ls_lanes`: the block calls it
+// once, with each calling lane's arguments and a flag for the lanes that
+// call; it runs the body for those lanes and leaves each one's answer
+// (loop_lanes_call, lockstep/emu/region_loops.h; a caller's collective
+// step, lanes_call). Lanes that do not call are exited from its start.
+// One that waits at a block barrier is called only where a barrier may
+// stand (lanes_block_).
+void translation_unit_splitter::decide_lanes_variant(CXCursor function_cursor, const node& function, const node& body, bool kernel) {
+  const std::string result = result_type(function_cursor);
+  lanes_ = !kernel && result != "void";
+  lanes_block_ = false;
+  if (lanes_) {
+    const CXCursorKind kind = clang_.clang_getCursorKind(function_cursor);
+    if (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate)
+      throw declined{"a member function that returns a value and waits (free functions and their templates are called for the calling lanes)"};
+    if (result.find('&') != std::string::npos || result.find("auto") != std::string::npos || unnamed_type(result))
+      throw declined{"it waits and returns " + result + ", which the lanes' results cannot be kept as"};
+    for (const node* parameter : parameters_of(function)) {
+      const std::string type = clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorType(parameter->cursor)));
+      if (type.find('&') != std::string::npos || unnamed_type(type)) throw declined{"a parameter (" + type + ") that is not a value"};
+      if (clang_.string(clang_.clang_getCursorSpelling(parameter->cursor)).empty()) throw declined{"a parameter without a name"};
+    }
+    lanes_block_ = !waits_only_in_warps(body);
+  }
 }
 
 }  // namespace lockstep::emu::region_loops::compiler

@@ -42,8 +42,7 @@ bool translation_unit_splitter::replayed_call(const node& n) const {
   if (!lockstep_own(callee)) return false;
   const std::string name = qualified_name(callee);
   const std::size_t last = name.rfind("::");
-  const std::string group = last == std::string::npos ? "" : name.substr(0, last),
-                    member = last == std::string::npos ? name : name.substr(last + 2);
+  const std::string group = last == std::string::npos ? "" : name.substr(0, last), member = last == std::string::npos ? name : name.substr(last + 2);
   const bool tile_call =
       (group == "cooperative_groups::details::warp_tile" || group == "cooperative_groups::coalesced_group") && members.count(member);
   const bool tile_sync = name == "cooperative_groups::sync" && arguments_of(n).size() == 1 && one_warp_group(*arguments_of(n).front());
@@ -128,7 +127,9 @@ unsigned translation_unit_splitter::one_warp_tile(const node& e) const {
 }
 
 // Such a tile, or a coalesced group.
-bool translation_unit_splitter::one_warp_group(const node& e) const { return one_warp_tile(e) || canonical_type(e) == "cooperative_groups::coalesced_group"; }
+bool translation_unit_splitter::one_warp_group(const node& e) const {
+  return one_warp_tile(e) || canonical_type(e) == "cooperative_groups::coalesced_group";
+}
 
 // `__syncthreads_count(p)`, `_and`, `_or` (lockstep's): a barrier that
 // answers a vote of the block, a collective step where a barrier may

@@ -110,8 +110,8 @@ inline const std::string rest_of_row_threads =
 // threads' loads are consecutive; rolled, its loop vectoriser takes it (the
 // product ran 6x slower unrolled). A #pragma line, not _Pragma: lockstep
 // nvcc compiles the split source preprocessed.
-inline const std::string chunk_threads = "\n#pragma GCC unroll 1\nfor (int __ls_x = __ls_x0, __ls_t = " + row_start + " + __ls_x0, __ls_k = 0; __ls_k < " +
-                                  std::to_string(row_chunk) + "; ++__ls_x, ++__ls_t, ++__ls_k) ";
+inline const std::string chunk_threads = "\n#pragma GCC unroll 1\nfor (int __ls_x = __ls_x0, __ls_t = " + row_start +
+                                         " + __ls_x0, __ls_k = 0; __ls_k < " + std::to_string(row_chunk) + "; ++__ls_x, ++__ls_t, ++__ls_k) ";
 inline std::string thread_loop(std::string_view enter = "enter", bool row_only = false) {
   return (row_only ? "" : rows_loop) + row_threads + "{ __ls_block." + std::string(enter) + "(__ls_x, __ls_y, __ls_z, __ls_t);";
 }
@@ -251,6 +251,7 @@ class translation_unit_splitter {
   bool reads_record(CXCursor function, int depth = 0, bool block_idx_too = false);
   bool body_reads_record(CXCursor c, int depth, bool block_idx_too);
   bool region_reads_record(const node& n);
+  void decide_lanes_variant(CXCursor function_cursor, const node& function, const node& body, bool kernel);
 
   // synchronization.cpp: synchronisation
   bool is_barrier_call(const node& n) const;
@@ -291,6 +292,7 @@ class translation_unit_splitter {
   bool captures_by_reference_only(const node& lambda) const;
   static bool called(const node& ref);
   bool elements_written(const variable& v) const;
+  void collect_variables(const node& function);
 
   // uniformity.cpp: uniformity
   bool read_only_parameter(const node& n);
@@ -301,6 +303,7 @@ class translation_unit_splitter {
   void decide_uniform(const std::vector<const node*>& block_level);
   std::vector<const node*> header_of(const node* loop) const;
   std::vector<const node*> block_level_expressions() const;
+  void check_block_level_code(const std::vector<const node*>& block_level);
 
   // affinity.cpp: per-thread affinity
   x_step step_in_x(const node& n, int depth = 0);
@@ -329,6 +332,7 @@ class translation_unit_splitter {
   bool is_array(const variable& v) const;
   bool elements_only(const variable& v) const;
   unsigned bytes_per_thread(const sequence& top) const;
+  void decide_per_thread();
 
   // sequence.cpp: sequence building
   std::unique_ptr<sequence> build_sequence(const std::vector<const node*>& statements);
@@ -345,15 +349,21 @@ class translation_unit_splitter {
   void unroll_short_loops(const node& n);
   bool row_level(const step& st);
   std::set<const variable*> chunked_variables(int region) const;
+  void keep_scattered_loops_in_threads();
 
   // rewrites.cpp: rewrites of the kernel's text
   std::string edited(std::size_t begin, std::size_t end) const;
   void edit(std::size_t begin, std::size_t end, std::string replacement);
   bool cut_free(std::size_t at) const;
   void plan_region_statements(const node& n, int region, bool last_region, bool in_lambda, int loops_inside);
+  void plan_returns(const sequence& top);
+  void rewrite_declarations(bool kernel, std::string& moved_statics, std::vector<source_edit>& tu_edits);
+  void rewrite_coordinates(const node& body);
+  void rewrite_lanes_returns();
 
   // collective_steps.cpp: collective steps
   std::string collective_slot(const node* statement, std::size_t i) const;
+  void plan_collective_code();
 
   // emit_sequence.cpp: emission of sequences
   void write_sequence(const sequence& seq, std::string& out);
@@ -369,9 +379,15 @@ class translation_unit_splitter {
   std::vector<select_arm> select_arms(const step& st);
   static std::string per_thread_array(int index, const std::string& type);
 
+  // emit_function.cpp: emission of functions
+  std::string loop_body_opening(bool kernel, const node& function, const node& body, const sequence& top, const std::string& moved_statics,
+                                std::string& parameters, std::string& arguments);
+  std::vector<source_edit> variant_edits(CXCursor function_cursor, const node& function, const node& body, const std::string& out);
+
   // pipeline.cpp: the pipeline
   std::vector<source_edit> split_function(CXCursor function_cursor);
   std::vector<source_edit> split_function_once(CXCursor function_cursor);
+  void forget_function();
 
   const libclang_api& clang_;
   const std::string& text_;

@@ -88,8 +88,8 @@ void translation_unit_splitter::write_region(const step& st, std::string& out, b
     // the kernel's own arrays of the same type), written back if it changed.
     if (is_array(v)) {
       // A write to an element is not one to the variable: each region that uses it writes it back.
-      prologue += " std::remove_reference_t<decltype(" + slot + ")> " + v.name + "; __builtin_memcpy(&" + v.name + ", &" + slot + ", sizeof " +
-                  v.name + ");";
+      prologue +=
+          " std::remove_reference_t<decltype(" + slot + ")> " + v.name + "; __builtin_memcpy(&" + v.name + ", &" + slot + ", sizeof " + v.name + ");";
       write_back += " __builtin_memcpy(&" + slot + ", &" + v.name + ", sizeof " + v.name + ");";
       keeps_tile = true;
       continue;
@@ -312,8 +312,8 @@ std::vector<select_arm> translation_unit_splitter::select_arms(const step& st) {
 // A local array of one T per thread (lockstep/emu/region_loops.h), on the loop stack.
 std::string translation_unit_splitter::per_thread_array(int index, const std::string& type) {
   const std::string i = std::to_string(index);
-  return "::lockstep::emu::loop_slot<" + type + "> __ls_cells_" + i + "[__ls_block.threads()]; auto* __ls_" + i +
-         " = ::lockstep::emu::loop_slots<" + type + ">(__ls_cells_" + i + ");\n";
+  return "::lockstep::emu::loop_slot<" + type + "> __ls_cells_" + i + "[__ls_block.threads()]; auto* __ls_" + i + " = ::lockstep::emu::loop_slots<" +
+         type + ">(__ls_cells_" + i + ");\n";
 }
 
 }  // namespace lockstep::emu::region_loops::compiler

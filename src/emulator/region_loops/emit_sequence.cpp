@@ -77,7 +77,9 @@ void translation_unit_splitter::write_sequence(const sequence& seq, std::string&
           out += "if (__ls_block.extent_x() <= " + std::to_string(2 * row_chunk) + (region.mask.empty() ? "" : " && !__ls_masked_out") +
                  ") for (; __ls_x0 + " + chunk + " <= __ls_block.extent_x(); __ls_x0 += " + chunk + ") {";
           std::string load, store;
-          for (const variable* v : chunked_) {
+          for (const auto& [key, chunked] : variables_) {  // in the source's order, not chunked_'s (by address)
+            if (!chunked_.count(&chunked)) continue;
+            const variable* v = &chunked;
             const std::string i = std::to_string(v->index), element = "__ls_" + i + "[" + row_start + " + __ls_x0 + __ls_k]";
             out += " ::std::remove_reference_t<decltype(*__ls_" + i + ")> __ls_c" + i + "[" + chunk + "];";
             load += " __ls_c" + i + "[__ls_k] = " + element + ";";

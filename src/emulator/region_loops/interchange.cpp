@@ -78,4 +78,13 @@ bool translation_unit_splitter::row_level(const step& st) {
                       [&](const auto& kv) { return kv.second.per_thread && kv.second.declared_region == region; });
 }
 
+// Interchanged loops whose bodies reach memory scattered across a row's
+// threads stay whole in each thread (split again without them).
+void translation_unit_splitter::keep_scattered_loops_in_threads() {
+  per_thread_loops differing;
+  for (const node* loop : interchanged_)
+    if (scattered_across_threads(*loop->children.back())) differing.loops.push_back(loop->begin);
+  if (!differing.loops.empty()) throw differing;
+}
+
 }  // namespace lockstep::emu::region_loops::compiler

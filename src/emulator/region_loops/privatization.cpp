@@ -31,8 +31,8 @@ unsigned translation_unit_splitter::bytes_per_thread(const sequence& top) const 
 void translation_unit_splitter::decide_recomputed() {
   for (auto& [key, v] : variables_)
     v.recomputed = v.closure || (!v.uniform && !v.static_storage && !v.parameter && v.sequence_level && v.declared_region >= 0 && v.initializer &&
-                                 std::none_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; }) &&
-                                 can_live_in_register(v) && !is_array(v) && !unnamed_type(type_of(v)));
+                                 std::none_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; }) && can_live_in_register(v) &&
+                                 !is_array(v) && !unnamed_type(type_of(v)));
   for (bool changed = true; changed;) {
     changed = false;
     for (auto& [key, v] : variables_)
@@ -106,7 +106,9 @@ bool translation_unit_splitter::array_of_records(const variable& v) const {
   return element.kind == CXType_Record;
 }
 
-bool translation_unit_splitter::is_array(const variable& v) const { return clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind == CXType_ConstantArray; }
+bool translation_unit_splitter::is_array(const variable& v) const {
+  return clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl)).kind == CXType_ConstantArray;
+}
 
 // An array of scalars (of any rank) that every reference subscripts down
 // to an element whose address is not taken, or hands whole to a call (a
@@ -129,6 +131,37 @@ bool translation_unit_splitter::elements_only(const variable& v) const {
     if (at == r.ref || clang_.clang_getCanonicalType(clang_.clang_getCursorType(at->cursor)).kind == CXType_ConstantArray) return false;
     return !(p && p->kind == CXCursor_UnaryOperator && text(p->begin, at->begin).starts_with("&"));
   });
+}
+
+// Per-thread variables: a thread's values that a later region reads.
+void translation_unit_splitter::decide_per_thread() {
+  int next_index = 0;
+  for (auto& [key, v] : variables_) {
+    if (v.uniform || v.static_storage || v.recomputed) continue;
+    const bool crosses = std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region != v.declared_region; });
+    const bool written = std::any_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; });
+    if (v.parameter ? !(written || lanes_) || v.refs.empty() : !(v.sequence_level && crosses)) continue;
+    const std::string type = type_of(v);
+    if (type.find('&') != std::string::npos || unnamed_type(type) || type.find("auto") != std::string::npos)
+      throw declined{"'" + v.name + "' (" + type + ") keeps its value across a barrier and cannot be kept per thread"};
+    const long long bytes = clang_.clang_Type_getSizeOf(clang_.clang_getCursorType(v.decl));
+    if (bytes > max_per_thread_bytes)
+      throw declined{"'" + v.name + "' (" + std::to_string(bytes / 1024) + " KiB) keeps its value across a barrier: more than " +
+                     std::to_string(max_per_thread_bytes / 1024) + " KiB a thread is left to the fibers' stacks"};
+    v.per_thread = true;
+    // A small array stays in the block's arrays, where the threads' loop
+    // vectorises across threads (register_1d's 8 accumulators a thread,
+    // consecutive threads on consecutive columns); a register tile lives
+    // in a copy, and vectorises within its thread.
+    v.in_register = is_array(v) ? bytes > max_per_thread_array_bytes && can_live_in_register(v) : can_live_in_register(v);
+    // (An array of objects, wmma's fragments, stays in the block's arrays:
+    // its warp reads each lane's there.)
+    if (is_array(v) && bytes > max_per_thread_array_bytes && !v.in_register && !array_of_records(v))
+      throw declined{"'" + v.name + "' (" + std::to_string(bytes) +
+                     " bytes) is an array each thread keeps across a barrier and reaches other than by its elements: in the block's "
+                     "arrays its elements would stay memory, faster on fibers"};
+    v.index = next_index++;
+  }
 }
 
 }  // namespace lockstep::emu::region_loops::compiler

@@ -38,7 +38,9 @@ std::string translation_unit_splitter::line_directive(CXSourceLocation loc) cons
   return "\n# " + std::to_string(line) + " \"" + escaped + "\"\n";
 }
 
-std::string_view translation_unit_splitter::text(std::size_t begin, std::size_t end) const { return std::string_view(text_).substr(begin, end - begin); }
+std::string_view translation_unit_splitter::text(std::size_t begin, std::size_t end) const {
+  return std::string_view(text_).substr(begin, end - begin);
+}
 
 std::string translation_unit_splitter::line_of(const node& n) const { return where(clang_.clang_getCursorLocation(n.cursor)); }
 
@@ -293,7 +295,9 @@ const node* translation_unit_splitter::unwrapped(const node* e) {
   return e;
 }
 
-std::string translation_unit_splitter::result_type(CXCursor function) const { return clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorResultType(function))); }
+std::string translation_unit_splitter::result_type(CXCursor function) const {
+  return clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCursorResultType(function)));
+}
 
 // A function's (or function template's) parameters, in order.
 std::vector<const node*> translation_unit_splitter::parameters_of(const node& function) {

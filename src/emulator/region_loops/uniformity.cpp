@@ -43,8 +43,7 @@ bool translation_unit_splitter::uniform(const node& n, bool per_thread) {
       if (variable* v = variable_for(decl)) {
         // A __shared__ or static array: what it stands for is its address.
         const CXTypeKind type = clang_.clang_getCanonicalType(clang_.clang_getCursorType(decl)).kind;
-        return v->uniform || (per_thread && v->recomputed) ||
-               (v->static_storage && (type == CXType_ConstantArray || type == CXType_IncompleteArray));
+        return v->uniform || (per_thread && v->recomputed) || (v->static_storage && (type == CXType_ConstantArray || type == CXType_IncompleteArray));
       }
       const CXCursorKind k = clang_.clang_getCursorKind(decl);
       return k == CXCursor_VarDecl || k == CXCursor_EnumConstantDecl || k == CXCursor_NonTypeTemplateParameter || k == CXCursor_FunctionDecl ||
@@ -253,6 +252,52 @@ void translation_unit_splitter::decide_uniform(const std::vector<const node*>& b
       }
     }
   }
+}
+
+// Whether the block-level code reads only uniform values: update steps and
+// interchanged loops that do not are tried again in their regions (thrown),
+// a condition around a barrier that does not declines the function.
+void translation_unit_splitter::check_block_level_code(const std::vector<const node*>& block_level) {
+  decide_uniform(block_level);
+  per_thread_updates found;
+  for (const node* u : updates_)
+    if (!uniform(*u)) found.statements.push_back(u->begin);
+  if (!found.statements.empty()) throw found;
+  per_thread_loops differing;
+  for (const node* loop : interchanged_)
+    for (const node* e : header_of(loop))
+      if (!uniform(*e)) {
+        differing.loops.push_back(loop->begin);
+        break;
+      }
+  for (const node* call : loop_calls_)
+    for (std::size_t i = 1; i < call->children.size(); ++i)
+      if (!uniform(*call->children[i])) {
+        differing.loops.push_back(call->begin);
+        break;
+      }
+  if (!differing.loops.empty()) throw differing;
+  for (const node* e : block_level)
+    if (!uniform(*e)) {
+      ask_uniform_parameters(*e);
+      throw declined{"the condition at " + line_of(*e) + " may differ between the block's threads, and a barrier depends on it"};
+    }
+  // A lanes variant's barriers may depend on parameters its callers must pass alike.
+  for (const node* statement : collectives_)
+    for (const node* call : collective_plans_.at(statement).calls) {
+      if (!lanes_call(*call)) continue;
+      const std::vector<const node*> arguments = arguments_of(*call);
+      for (const CXCursor& callee : callees(*call)) {
+        const auto positions = lanes_uniform_positions_.find(variant_usr(callee));
+        if (positions == lanes_uniform_positions_.end()) continue;
+        for (const std::size_t position : positions->second)
+          if (position < arguments.size() && !uniform(*arguments[position])) {
+            ask_uniform_parameters(*arguments[position]);
+            throw declined{"the call at " + line_of(*call) + " passes a value that may differ between the block's threads where " +
+                           clang_.string(clang_.clang_getCursorSpelling(callee)) + "'s barriers need one value"};
+          }
+      }
+    }
 }
 
 }  // namespace lockstep::emu::region_loops::compiler

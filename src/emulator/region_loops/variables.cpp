@@ -13,8 +13,7 @@ bool translation_unit_splitter::may_write(const node& ref) const {
   if (!p) return true;
   // A const variable (not a reference) is never changed.
   const CXType declared = clang_.clang_getCursorType(clang_.clang_getCursorReferenced(ref.cursor));
-  if (declared.kind != CXType_LValueReference && declared.kind != CXType_RValueReference && clang_.clang_isConstQualifiedType(declared))
-    return false;
+  if (declared.kind != CXType_LValueReference && declared.kind != CXType_RValueReference && clang_.clang_isConstQualifiedType(declared)) return false;
   // An array handed on (to a call, a cast, an operator) decays to a pointer its elements may be changed through.
   const CXTypeKind canonical = clang_.clang_getCanonicalType(declared).kind;
   const bool array = canonical == CXType_ConstantArray || canonical == CXType_IncompleteArray || canonical == CXType_VariableArray ||
@@ -232,6 +231,24 @@ bool translation_unit_splitter::elements_written(const variable& v) const {
       return true;
   }
   return false;
+}
+
+// The function's declarations, their references (each with its region), closures.
+void translation_unit_splitter::collect_variables(const node& function) {
+  collect_declarations(function);
+  collect_references(function, false);
+  collect_closures();
+  // A collective step's statement names its calls again, for their type
+  // (loop_answer<decltype(call)>): what they read, its region reads too.
+  for (auto& [key, v] : variables_)
+    for (std::size_t i = 0, n = v.refs.size(); i < n; ++i)
+      for (const node* statement : collectives_)
+        if (v.refs[i].region == collective_plans_.at(statement).gather_region && v.refs[i].ref->begin >= statement->begin &&
+            v.refs[i].ref->end <= statement->end) {
+          reference again = v.refs[i];
+          again.region = region_of_statement_.at(statement);
+          v.refs.push_back(again);
+        }
 }
 
 }  // namespace lockstep::emu::region_loops::compiler
