@@ -189,6 +189,16 @@ struct select_arm {
   bool taken;
 };
 enum class variation { constant, affine, other };
+// A region's code as write_region puts it together (emit_region.cpp).
+struct region_parts {
+  std::size_t begin = 0, end = 0;   // the region's statements' characters
+  std::set<const variable*> again;  // the locals it computes again
+  std::string recomputed;           // their declarations (closures aside)
+  std::string prologue;             // each thread's: those, its views of its variables, closures
+  std::string write_back;           // the stores back of the register copies that changed
+  std::string line, next, label_end, declared_for_later, enter, code;
+};
+
 class translation_unit_splitter {
  public:
   translation_unit_splitter(const libclang_api& clang, const std::string& text, CXTranslationUnit tu)
@@ -367,10 +377,17 @@ class translation_unit_splitter {
 
   // emit_sequence.cpp: emission of sequences
   void write_sequence(const sequence& seq, std::string& out);
+  void write_call_step(const step& st, std::string& out);
+  void write_loop_step(const step& st, std::string& out);
+  void write_masked_step(const step& st, std::string& out);
   void write_gathering(const collective_plan& plan, const std::string& mask, std::string& out);
 
   // emit_region.cpp: emission of regions
   void write_region(const step& st, std::string& out, bool row_only = false, const std::string& assign_to = "");
+  region_parts region_prologue(const step& st, std::string& out, const std::string& assign_to);
+  void thread_views(const step& st, std::string& prologue, std::string& write_back, const std::string& closures);
+  void write_masked_region(const step& st, const region_parts& r, bool row_only, std::string& out);
+  void write_decided_region(const step& st, const region_parts& r, const node* guard, const std::vector<select_arm>& selects, std::string& out);
   static std::string jumps_retargeted(std::string code, const std::string& label, const std::string& to);
   std::string row_loop(std::string_view enter) const;
   static std::string row_masked_out(const std::string& mask);

@@ -42,9 +42,10 @@ std::string translation_unit_splitter::masks_summed(const std::string& threads, 
          "; __ls_all &= __ls_in; __ls_any |= __ls_in; } __ls_masked_out = !__ls_all; __ls_masked_in = __ls_any; }\n";
 }
 
-// `assign_to`: the region is an expression (a masked branch's condition),
-// whose value each thread stores there.
-void translation_unit_splitter::write_region(const step& st, std::string& out, bool row_only, const std::string& assign_to) {
+// The parts of a region's code (write_region): what goes before its loop
+// (hoisted declarations, the arrays of the variables it declares) straight
+// to `out`, the rest into the parts.
+region_parts translation_unit_splitter::region_prologue(const step& st, std::string& out, const std::string& assign_to) {
   // Declarations the block shares come out of the loop, in their order.
   const std::size_t begin = st.statements.front()->begin, end = statement_end(*st.statements.back());
   for (const node* s : st.statements)
@@ -66,12 +67,47 @@ void translation_unit_splitter::write_region(const step& st, std::string& out, b
   for (const auto& [key, v] : variables_)
     if (again.count(&v)) {
       const std::string init = edited(v.initializer->begin, v.initializer->end);
-      (v.closure ? closures : recomputed) +=
-          " " + (v.closure ? std::string("auto") : recomputed_type(v)) + " " + v.name + (init.starts_with("{") ? "" : " = ") + init + ";";
+      (v.closure ? closures : recomputed) += std::string(" ") + (v.closure ? std::string("auto") : recomputed_type(v)) + " " + v.name +
+                                             (init.starts_with("{") ? "" : " = ") + init + ";";
     }
   std::string prologue = recomputed;
   if (exit_flags_) prologue += " if (__ls_exited[__ls_t]) continue;";
   std::string write_back;
+  thread_views(st, prologue, write_back, closures);
+  const std::string line = line_directive(clang_.clang_getCursorLocation(st.statements.front()->cursor));
+  std::string next = "__ls_next_" + std::to_string(st.region);
+  const std::string label_end = ": __attribute__((unused));";  // where no return jumps to it
+  // Locals declared here for later regions, which declare them again, are
+  // said to be used (no -Wunused warnings in -Wall builds).
+  std::string declared_for_later;
+  for (const auto& [key, v] : variables_)
+    if (v.recomputed && v.declared_region == st.region) declared_for_later += " (void)" + v.name + ";";
+  // A collective step's gathering enters each thread: its calls record the lane's.
+  const std::string enter =
+      st.enters || std::any_of(st.statements.begin(), st.statements.end(), [&](const node* s) { return region_reads_record(*s); }) ? "enter"
+                                                                                                                                   : "move_to";
+  std::string code = !st.code.empty() ? st.code : assign_to.empty() ? edited(begin, end) : assign_to + " = (" + edited(begin, end) + ");";
+  if (st.expressions) {
+    code.clear();
+    for (const node* e : st.statements) code += edited(e->begin, e->end) + ";";
+  }
+  // A chunk's copy of the region has labels of its own (labels are the function's).
+  if (in_chunk_) {
+    code = jumps_retargeted(code, next, next + "_chunk");
+    next += "_chunk";
+  }
+  region_parts r;
+  r.begin = begin, r.end = end;
+  r.again = std::move(again);
+  r.recomputed = std::move(recomputed), r.prologue = std::move(prologue), r.write_back = std::move(write_back);
+  r.line = line, r.next = std::move(next), r.label_end = label_end, r.declared_for_later = std::move(declared_for_later);
+  r.enter = enter, r.code = std::move(code);
+  return r;
+}
+
+// Each thread's views of the per-thread variables the region uses (in the
+// prologue), and the stores back of those that live in a register copy.
+void translation_unit_splitter::thread_views(const step& st, std::string& prologue, std::string& write_back, const std::string& closures) {
   bool keeps_tile = false;
   for (const auto& [key, v] : variables_) {
     if (!v.per_thread) continue;
@@ -108,72 +144,74 @@ void translation_unit_splitter::write_region(const step& st, std::string& out, b
     prologue += " __asm__ volatile(\"\");";
     for (const node* s : st.statements) unroll_short_loops(*s);
   }
-  const std::string line = line_directive(clang_.clang_getCursorLocation(st.statements.front()->cursor));
-  std::string next = "__ls_next_" + std::to_string(st.region);
-  const std::string label_end = ": __attribute__((unused));";  // where no return jumps to it
-  // Locals declared here for later regions, which declare them again, are
-  // said to be used (no -Wunused warnings in -Wall builds).
-  std::string declared_for_later;
-  for (const auto& [key, v] : variables_)
-    if (v.recomputed && v.declared_region == st.region) declared_for_later += " (void)" + v.name + ";";
+}
+
+// `assign_to`: the region is an expression (a masked branch's condition),
+// whose value each thread stores there.
+void translation_unit_splitter::write_region(const step& st, std::string& out, bool row_only, const std::string& assign_to) {
+  const region_parts r = region_prologue(st, out, assign_to);
+  if (!st.mask.empty()) return write_masked_region(st, r, row_only, out);
   const node* guard = prefix_guard(st);
-  // A collective step's gathering enters each thread: its calls record the lane's.
-  const std::string enter =
-      st.enters || std::any_of(st.statements.begin(), st.statements.end(), [&](const node* s) { return region_reads_record(*s); }) ? "enter"
-                                                                                                                                   : "move_to";
-  std::string code = !st.code.empty() ? st.code : assign_to.empty() ? edited(begin, end) : assign_to + " = (" + edited(begin, end) + ");";
-  if (st.expressions) {
-    code.clear();
-    for (const node* e : st.statements) code += edited(e->begin, e->end) + ";";
-  }
-  // A chunk's copy of the region has labels of its own (labels are the function's).
-  if (in_chunk_) {
-    code = jumps_retargeted(code, next, next + "_chunk");
-    next += "_chunk";
-  }
-  if (!st.mask.empty()) {
-    // A row whose threads all run the region runs it without asking.
-    const std::string all = jumps_retargeted(code, next, next + "_all");
-    // Outside a row's loop, the row goes by segments of a warp's width:
-    // one no thread of which runs the region (`if (warp == 0)` in a wide
-    // block) is passed over.
-    std::string threads = row_only ? row_loop(enter) : thread_loop(enter, true);
-    if (!row_only) {
-      const std::string segment = "for (int __ls_x = __ls_x0, __ls_t = " + row_start + " + __ls_x0; __ls_x < __ls_x1; ++__ls_x, ++__ls_t) ";
-      out += rows_loop +
-             "for (int __ls_x0 = 0; __ls_x0 < __ls_block.extent_x(); __ls_x0 += 32) { const int __ls_x1 = __ls_x0 + 32 < __ls_block.extent_x() ? "
-             "__ls_x0 + 32 : __ls_block.extent_x(); int __ls_masked_out, __ls_masked_in; " +
-             masks_summed(segment, st.mask) + "if (!__ls_masked_in) continue;\n";
-      threads = segment + "{ __ls_block." + enter + "(__ls_x, __ls_y, __ls_z, __ls_t);";
-    }
-    const std::string all_threads =
-        threads + prologue + " {" + line + all + declared_for_later + "\n} " + next + "_all" + label_end + write_back + " }\n";
-    if (in_chunk_) {  // only such rows have chunks
-      out += all_threads;
-      return;
-    }
-    out += "if (!__ls_masked_out) " + all_threads;
-    out += "else " + threads + prologue + " if (!(" + st.mask + ")) continue; {" + line + code + declared_for_later + "\n} " + next + label_end +
-           write_back + " }\n";
-    if (!row_only) out += "}\n";
-    return;
-  }
+  const std::string &prologue = r.prologue, &write_back = r.write_back, &line = r.line, &next = r.next, &label_end = r.label_end,
+                    &declared_for_later = r.declared_for_later, &enter = r.enter, &code = r.code;
   const std::vector<select_arm> selects = guard || row_only ? std::vector<select_arm>{} : select_arms(st);
   if ((!guard || row_only) && selects.empty()) {
     out += (row_only ? row_loop(enter) : thread_loop(enter)) + prologue + " {" + line + code + declared_for_later + "\n} " + next + label_end +
            write_back + " }\n";
     return;
   }
-  // Each row of threads first asks whether all its threads pass a
-  // condition that reads no memory (a reduction, which vectorises), and if
-  // so runs a version of the region without the branches it decides, a
-  // loop the host compiler can vectorise; else the region as written.
-  // Threads run in the same order. The condition is
-  // - a guard: the region is `declarations; if (guard) body` (`if (i <
-  //   n)`), and the version is the body;
-  // - or the conditions of the region's selects (`x = i < n ? a[i] : 0`),
-  //   whose loads GCC does not vectorise under a mask where the index is
-  //   an int, and the version takes the arm every thread takes.
+  write_decided_region(st, r, guard, selects, out);
+}
+
+// A masked region: rows whose threads all run it run it without asking;
+// the others ask each thread's mask.
+void translation_unit_splitter::write_masked_region(const step& st, const region_parts& r, bool row_only, std::string& out) {
+  const std::string &prologue = r.prologue, &write_back = r.write_back, &line = r.line, &next = r.next, &label_end = r.label_end,
+                    &declared_for_later = r.declared_for_later, &enter = r.enter, &code = r.code;
+  // A row whose threads all run the region runs it without asking.
+  const std::string all = jumps_retargeted(code, next, next + "_all");
+  // Outside a row's loop, the row goes by segments of a warp's width:
+  // one no thread of which runs the region (`if (warp == 0)` in a wide
+  // block) is passed over.
+  std::string threads = row_only ? row_loop(enter) : thread_loop(enter, true);
+  if (!row_only) {
+    const std::string segment = "for (int __ls_x = __ls_x0, __ls_t = " + row_start + " + __ls_x0; __ls_x < __ls_x1; ++__ls_x, ++__ls_t) ";
+    out += rows_loop +
+           "for (int __ls_x0 = 0; __ls_x0 < __ls_block.extent_x(); __ls_x0 += 32) { const int __ls_x1 = __ls_x0 + 32 < __ls_block.extent_x() ? "
+           "__ls_x0 + 32 : __ls_block.extent_x(); int __ls_masked_out, __ls_masked_in; " +
+           masks_summed(segment, st.mask) + "if (!__ls_masked_in) continue;\n";
+    threads = segment + "{ __ls_block." + enter + "(__ls_x, __ls_y, __ls_z, __ls_t);";
+  }
+  const std::string all_threads =
+      threads + prologue + " {" + line + all + declared_for_later + "\n} " + next + "_all" + label_end + write_back + " }\n";
+  if (in_chunk_) {  // only such rows have chunks
+    out += all_threads;
+    return;
+  }
+  out += "if (!__ls_masked_out) " + all_threads;
+  out += "else " + threads + prologue + " if (!(" + st.mask + ")) continue; {" + line + code + declared_for_later + "\n} " + next + label_end +
+         write_back + " }\n";
+  if (!row_only) out += "}\n";
+  return;
+}
+
+// A region with a guard or selects decided per row (write_region).
+// Each row of threads first asks whether all its threads pass a
+// condition that reads no memory (a reduction, which vectorises), and if
+// so runs a version of the region without the branches it decides, a
+// loop the host compiler can vectorise; else the region as written.
+// Threads run in the same order. The condition is
+// - a guard: the region is `declarations; if (guard) body` (`if (i <
+//   n)`), and the version is the body;
+// - or the conditions of the region's selects (`x = i < n ? a[i] : 0`),
+//   whose loads GCC does not vectorise under a mask where the index is
+//   an int, and the version takes the arm every thread takes.
+void translation_unit_splitter::write_decided_region(const step& st, const region_parts& r, const node* guard, const std::vector<select_arm>& selects,
+                                                     std::string& out) {
+  const std::size_t begin = r.begin, end = r.end;
+  const std::string &prologue = r.prologue, &write_back = r.write_back, &line = r.line, &next = r.next, &label_end = r.label_end,
+                    &declared_for_later = r.declared_for_later, &enter = r.enter, &recomputed = r.recomputed;
+  const std::set<const variable*>& again = r.again;
   std::string condition, ask_declarations, fast;
   bool convex = true;
   std::string unused;  // locals the condition does not read, said to be used (no -Wunused warning for the asking loop)
@@ -212,7 +250,8 @@ void translation_unit_splitter::write_region(const step& st, std::string& out, b
     for (const auto& [key, v] : variables_)  // in the source's order, each after those its initializer reads
       if (ahead.count(&v)) {
         const std::string init = edited(v.initializer->begin, v.initializer->end);
-        ask_declarations += " " + recomputed_type(v) + " " + v.name + (init.starts_with("{") ? "" : " = ") + init + "; (void)" + v.name + ";";
+        ask_declarations +=
+            std::string(" ") + recomputed_type(v) + " " + v.name + (init.starts_with("{") ? "" : " = ") + init + "; (void)" + v.name + ";";
       }
   }
   for (std::size_t at = 0; (at = fast.find("goto " + next + ";", at)) != std::string::npos;) fast.replace(at + 5, next.size(), next + "_all");
