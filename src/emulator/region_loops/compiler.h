@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "libclang.h"
+#include "mask.h"
 #include "region_loops.h"
 #include "toolchain/lexer.h"
 
@@ -115,8 +116,6 @@ inline const std::string chunk_threads = "\n#pragma GCC unroll 1\nfor (int __ls_
 inline std::string thread_loop(std::string_view enter = "enter", bool row_only = false) {
   return (row_only ? "" : rows_loop) + row_threads + "{ __ls_block." + std::string(enter) + "(__ls_x, __ls_y, __ls_z, __ls_t);";
 }
-// A masked branch's array of each thread's condition; [__ls_t] its thread's.
-inline std::string mask_array(int region) { return "__ls_mask_" + std::to_string(region); }
 
 inline bool is_loop(CXCursorKind k) { return k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt; }
 
@@ -135,7 +134,7 @@ struct sequence;
 struct step {
   enum class kind { region, barrier, loop, branch, masked, scope, call, update, collective } k = kind::region;
   std::vector<const node*> statements;  // a region's; a masked branch's condition; a collective step's calls
-  std::string mask;                     // a region's or masked branch's: which threads run it, where not all
+  thread_mask mask;                     // a region's or masked branch's: which threads run it, where not all
   bool expressions = false;             // a region of expressions (a for loop's increments), each run as a statement
   std::string code;                     // a region's code where it is not its statements' text (a collective step's gathering)
   bool enters = false;                  // its threads' records are written (enter) whatever its code reads
@@ -347,7 +346,7 @@ class translation_unit_splitter {
   // sequence.cpp: sequence building
   std::unique_ptr<sequence> build_sequence(const std::vector<const node*>& statements);
   step masked_branch(const node& s);
-  std::string current_mask() const;
+  thread_mask current_mask() const;
   bool maskable(const node& s);
   bool holds_interchange(const node& s, bool calls);
   bool is_update(const node& s);
@@ -380,7 +379,7 @@ class translation_unit_splitter {
   void write_call_step(const step& st, std::string& out);
   void write_loop_step(const step& st, std::string& out);
   void write_masked_step(const step& st, std::string& out);
-  void write_gathering(const collective_plan& plan, const std::string& mask, std::string& out);
+  void write_gathering(const collective_plan& plan, const thread_mask& mask, std::string& out);
 
   // emit_region.cpp: emission of regions
   void write_region(const step& st, std::string& out, bool row_only = false, const std::string& assign_to = "");
@@ -390,8 +389,8 @@ class translation_unit_splitter {
   void write_decided_region(const step& st, const region_parts& r, const node* guard, const std::vector<select_arm>& selects, std::string& out);
   static std::string jumps_retargeted(std::string code, const std::string& label, const std::string& to);
   std::string row_loop(std::string_view enter) const;
-  static std::string row_masked_out(const std::string& mask);
-  static std::string masks_summed(const std::string& threads, const std::string& mask);
+  static std::string row_masked_out(const thread_mask& mask);
+  static std::string masks_summed(const std::string& threads, const thread_mask& mask);
   const node* prefix_guard(const step& st);
   std::vector<select_arm> select_arms(const step& st);
   static std::string per_thread_array(int index, const std::string& type);
@@ -449,7 +448,7 @@ class translation_unit_splitter {
   std::vector<const node*> interchanged_;  // those tried now
   std::vector<const node*> loop_calls_;    // calls of block variants of functions without barriers
   std::set<const node*> in_masked_arm_;    // statements of masked branches' arms
-  std::vector<std::string> masks_;         // while a masked branch's arm is built: the masks over it
+  thread_mask masks_;                      // while a masked branch's arm is built: the masks over it
   std::vector<const node*> collectives_;   // the statements of collective steps
   std::map<const node*, collective_plan> collective_plans_;
   std::set<const node*> answered_;  // the calls those steps answer (their statements read no record through them)

@@ -19,25 +19,16 @@ std::string translation_unit_splitter::row_loop(std::string_view enter) const {
 
 // In a rows' loop: whether a thread of the row is masked out of a region
 // (then its threads are each asked; else none is).
-std::string translation_unit_splitter::row_masked_out(const std::string& mask) {
+std::string translation_unit_splitter::row_masked_out(const thread_mask& mask) {
   if (mask.empty()) return "";
   return " int __ls_masked_out, __ls_masked_in; " + masks_summed(row_threads, mask) + " (void)__ls_masked_in;";
 }
 
 // Sets __ls_masked_out and __ls_masked_in: whether `threads` has a thread
-// the mask leaves out, and one it lets in. The mask (current_mask: mask
-// arrays' elements, some negated, joined by &&) is read as bytes, which
-// GCC's vectoriser takes where it refuses bools' operators (the warp
-// shuffle sum spent a third of its time here so).
-std::string translation_unit_splitter::masks_summed(const std::string& threads, const std::string& mask) {
-  std::string bytes;
-  for (std::size_t at = 0; at < mask.size();) {
-    const std::size_t end = std::min(mask.find(" && ", at), mask.size());
-    const std::string term = mask.substr(at, end - at);
-    bytes += std::string(bytes.empty() ? "" : " & ") + (term.starts_with("!") ? "(::lockstep::emu::loop_mask_byte(" + term.substr(1) + ") ^ 1)"
-                                                                              : "::lockstep::emu::loop_mask_byte(" + term + ")");
-    at = end + 4;
-  }
+// the mask leaves out, and one it lets in, from the mask read as bytes
+// (rendered_as_byte, mask.h).
+std::string translation_unit_splitter::masks_summed(const std::string& threads, const thread_mask& mask) {
+  const std::string bytes = rendered_as_byte(mask);
   return "{ unsigned char __ls_all = 1, __ls_any = 0; " + threads + "{ const unsigned char __ls_in = " + bytes +
          "; __ls_all &= __ls_in; __ls_any |= __ls_in; } __ls_masked_out = !__ls_all; __ls_masked_in = __ls_any; }\n";
 }
@@ -189,7 +180,7 @@ void translation_unit_splitter::write_masked_region(const step& st, const region
     return;
   }
   out += "if (!__ls_masked_out) " + all_threads;
-  out += "else " + threads + prologue + " if (!(" + st.mask + ")) continue; {" + line + code + declared_for_later + "\n} " + next + label_end +
+  out += "else " + threads + prologue + " if (!(" + rendered(st.mask) + ")) continue; {" + line + code + declared_for_later + "\n} " + next + label_end +
          write_back + " }\n";
   if (!row_only) out += "}\n";
   return;

@@ -60,7 +60,7 @@ void translation_unit_splitter::write_sequence(const sequence& seq, std::string&
 }
 
 // A collective step's arrays, its gathering region, the block's answers.
-void translation_unit_splitter::write_gathering(const collective_plan& plan, const std::string& mask, std::string& out) {
+void translation_unit_splitter::write_gathering(const collective_plan& plan, const thread_mask& mask, std::string& out) {
   out += plan.arrays;
   step gather;
   gather.statements = plan.calls;

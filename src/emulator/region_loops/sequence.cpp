@@ -31,11 +31,8 @@ bool translation_unit_splitter::holds_interchange(const node& s, bool calls) {
   return false;
 }
 
-std::string translation_unit_splitter::current_mask() const {
-  std::string out;
-  for (const std::string& m : masks_) out += (out.empty() ? "" : " && ") + m;
-  return out;
-}
+// The mask over the step being built: those of the masked branches' arms around it.
+thread_mask translation_unit_splitter::current_mask() const { return masks_; }
 
 // A collective step for statement (or condition) s, its calls gathered in
 // gather_region and s run in region.
@@ -69,11 +66,10 @@ step translation_unit_splitter::masked_branch(const node& s) {
   if (!masks_.empty()) in_masked_arm_.insert(s.children[0].get());
   if (std::vector<const node*> calls = gathered_collectives(*s.children[0]); !calls.empty())
     plan_collective(*s.children[0], calls, regions_++, st.region);
-  const std::string mask = mask_array(st.region) + "[__ls_t]";
   auto arm = [&](const node& a) { return build_sequence(a.kind == CXCursor_CompoundStmt ? children_of(a) : std::vector<const node*>{&a}); };
-  masks_.push_back(mask);
+  masks_.push_back({st.region, false});
   st.body = arm(*s.children[1]);
-  masks_.back() = "!" + mask;
+  masks_.back().negated = true;
   if (s.children.size() == 3) st.otherwise = arm(*s.children[2]);
   masks_.pop_back();
   return st;
