@@ -144,10 +144,10 @@ std::string translation_unit_splitter::block_vote(const node& n) const {
 
 // The warp_op of a shuffle intrinsic, else "".
 std::string translation_unit_splitter::shuffle_op(const std::string& name) {
-  if (name == "__shfl_sync") return "shfl_idx";
-  if (name == "__shfl_up_sync") return "shfl_up";
-  if (name == "__shfl_down_sync") return "shfl_down";
-  if (name == "__shfl_xor_sync") return "shfl_xor";
+#define LOCKSTEP_SHUFFLE_OP(intrinsic, shuffle) \
+  if (name == #intrinsic) return std::string_view(#shuffle) == "none" ? "" : #shuffle;
+  LOCKSTEP_GATHERED_WARP_COLLECTIVES(LOCKSTEP_SHUFFLE_OP)
+#undef LOCKSTEP_SHUFFLE_OP
   return "";
 }
 
