@@ -139,7 +139,11 @@ std::string translation_unit_splitter::block_vote(const node& n) const {
   const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
   if (!lockstep_own(callee)) return "";
   const std::string name = qualified_name(callee);
-  return name == "__syncthreads_count" ? "count" : name == "__syncthreads_and" ? "all" : name == "__syncthreads_or" ? "any" : "";
+#define LOCKSTEP_BLOCK_VOTE(barrier, reduce) \
+  if (name == #barrier) return #reduce;
+  LOCKSTEP_BLOCK_VOTES(LOCKSTEP_BLOCK_VOTE)
+#undef LOCKSTEP_BLOCK_VOTE
+  return "";
 }
 
 // The warp_op of a shuffle intrinsic, else "".

@@ -180,8 +180,8 @@ void translation_unit_splitter::write_masked_region(const step& st, const region
     return;
   }
   out += "if (!__ls_masked_out) " + all_threads;
-  out += "else " + threads + prologue + " if (!(" + rendered(st.mask) + ")) continue; {" + line + code + declared_for_later + "\n} " + next + label_end +
-         write_back + " }\n";
+  out += "else " + threads + prologue + " if (!(" + rendered(st.mask) + ")) continue; {" + line + code + declared_for_later + "\n} " + next +
+         label_end + write_back + " }\n";
   if (!row_only) out += "}\n";
   return;
 }

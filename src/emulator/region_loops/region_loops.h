@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lockstep/emu/warp_collectives.h"
+#include "lockstep/emu/collectives.h"
 
 namespace lockstep::emu::region_loops {
 
@@ -55,7 +55,7 @@ std::string libclang_version();
 
 // CUDA's warp intrinsics that meet their warp once (one warp_collective
 // call, lockstep/emu/sync.h), which the loops run as collective steps: the
-// table in lockstep/emu/warp_collectives.h, one line each; the others
+// table in lockstep/emu/collectives.h, one line each; the others
 // (__match_all_sync meets twice; tiles, wmma) stay on fibers.
 #define LOCKSTEP_GATHERED_NAME(name, shuffle) #name,
 inline constexpr std::string_view gathered_intrinsics[] = {LOCKSTEP_GATHERED_WARP_COLLECTIVES(LOCKSTEP_GATHERED_NAME)};
