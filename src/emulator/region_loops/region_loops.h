@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "lockstep/emu/collectives.h"
+
 namespace lockstep::emu::region_loops {
 
 struct split_result {
@@ -52,12 +54,12 @@ void precompile_prelude(const std::string& prelude, const std::vector<std::strin
 std::string libclang_version();
 
 // CUDA's warp intrinsics that meet their warp once (one warp_collective
-// call, lockstep/emu/sync.h), which the loops run as collective steps; the
-// others (__match_all_sync meets twice; tiles, wmma) stay on fibers.
-inline constexpr std::string_view gathered_intrinsics[] = {"__shfl_sync",       "__shfl_up_sync",    "__shfl_down_sync",  "__shfl_xor_sync",
-                                                           "__ballot_sync",     "__any_sync",        "__all_sync",        "__activemask",
-                                                           "__syncwarp",        "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
-                                                           "__reduce_and_sync", "__reduce_or_sync",  "__reduce_xor_sync", "__match_any_sync"};
+// call, lockstep/emu/sync.h), which the loops run as collective steps: the
+// table in lockstep/emu/collectives.h, one line each; the others
+// (__match_all_sync meets twice; tiles, wmma) stay on fibers.
+#define LOCKSTEP_GATHERED_NAME(name, shuffle) #name,
+inline constexpr std::string_view gathered_intrinsics[] = {LOCKSTEP_GATHERED_WARP_COLLECTIVES(LOCKSTEP_GATHERED_NAME)};
+#undef LOCKSTEP_GATHERED_NAME
 
 // Whether the source may have a block barrier or a warp collective at all
 // (the cheap test before a parse): __syncthreads, a cooperative-groups
