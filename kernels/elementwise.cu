@@ -10,101 +10,27 @@
 // integer-array indexing, and the fills behind arange, linspace and the
 // random numbers.
 #pragma once
-#include <type_traits>
-
 #include "lockstep/cuda.h"
 #include "lockstep/kernels/op_codes.h"
+#include "lockstep/kernels/op_functions.h"
 #include "strided.cuh"
 #include "unary_ops.cuh"  // apply_unary
 #include "vector16.cuh"
 
 namespace lockstep::kernels {
 
-// Integer division by zero gives 0 (NumPy's answer) and the one overflowing
-// quotient, MIN / -1, wraps to MIN as the GPU's integer division does,
-// instead of trapping the host; floating division is IEEE.
-template <class C>
-__host__ __device__ inline C divide(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    if (b == C(0)) return C(0);
-    if (std::is_signed_v<C> && b == C(-1)) return static_cast<C>(std::make_unsigned_t<C>(0) - static_cast<std::make_unsigned_t<C>>(a));
-  }
-  return a / b;
-}
-
-// Integer powers by repeated squaring, exact where pow() in double could land
-// one ulp under an integer and truncate; negative exponents give 0 unless the
-// base is 1 or -1 (NumPy raises; a kernel cannot).
-template <class C>
-__host__ __device__ inline C power(C base, C exponent) {
-  if constexpr (std::is_integral_v<C>) {
-    if (exponent < C(0)) return base == C(1) ? C(1) : (base == C(-1) ? ((exponent % 2) ? C(-1) : C(1)) : C(0));
-    C result = 1;
-    for (; exponent > C(0); exponent /= 2, base *= base)
-      if (exponent % 2) result *= base;
-    return result;
-  } else {
-    return static_cast<C>(pow(static_cast<double>(base), static_cast<double>(exponent)));
-  }
-}
-
-// Python's floor division and remainder (the remainder has the divisor's
-// sign), as PyTorch's floor_divide and remainder; integer division by zero
-// gives 0 as divide does.
-template <class C>
-__host__ __device__ inline C floor_divide(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    const C q = divide(a, b);
-    if constexpr (std::is_signed_v<C>)
-      if (b != C(0) && q * b != a && ((a < C(0)) != (b < C(0)))) return q - C(1);
-    return q;
-  } else {
-    return static_cast<C>(floor(static_cast<double>(a) / static_cast<double>(b)));
-  }
-}
-template <class C>
-__host__ __device__ inline C remainder(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    if (b == C(0)) return C(0);
-    if (std::is_signed_v<C> && b == C(-1)) return C(0);
-    C r = a % b;
-    if constexpr (std::is_signed_v<C>)
-      if (r != C(0) && ((r < C(0)) != (b < C(0)))) r += b;
-    return r;
-  } else {
-    const double x = static_cast<double>(a), y = static_cast<double>(b);
-    double r = fmod(x, y);
-    if (r != 0 && ((r < 0) != (y < 0))) r += y;
-    return static_cast<C>(r);
-  }
-}
-// NaN wins, as in PyTorch's maximum and minimum.
-template <class C>
-__host__ __device__ inline C maximum(C a, C b) {
-  if constexpr (!std::is_integral_v<C>)
-    if (a != a || b != b) return a != a ? a : b;
-  return a > b ? a : b;
-}
-template <class C>
-__host__ __device__ inline C minimum(C a, C b) {
-  if constexpr (!std::is_integral_v<C>)
-    if (a != a || b != b) return a != a ? a : b;
-  return a < b ? a : b;
-}
-// and (0), or (1), xor (2); the tensor layer refuses floating-point operands.
-template <class C>
-__host__ __device__ inline C bitwise(C a, C b, int which) {
-  if constexpr (std::is_integral_v<C>) return which == 0 ? C(a & b) : which == 1 ? C(a | b) : C(a ^ b);
-  return a;
-}
-
-// The op's row of LOCKSTEP_BINARY_OPS (lockstep/kernels/op_codes.h).
+// The op's function (lockstep/kernels/op_functions.h) in the compute type C,
+// except that the in_double rows compute floating operands in double, their
+// result rounded once to C.
 template <class C>
 __host__ __device__ inline C apply_binary(binary_op op, C a, C b) {
   switch (op) {
-#define LOCKSTEP_BINARY_CASE(name, ...) \
-  case binary_op::name:                 \
-    return __VA_ARGS__;
+#define LOCKSTEP_BINARY_CASE(name, gives_bool, integers_only, in_double, ...)                       \
+  case binary_op::name:                                                                             \
+    if constexpr (in_double && !arithmetic::is_integer<C>())                                        \
+      return static_cast<C>(binary_##name<double>(static_cast<double>(a), static_cast<double>(b))); \
+    else                                                                                            \
+      return binary_##name<C>(a, b);
     LOCKSTEP_BINARY_OPS(LOCKSTEP_BINARY_CASE)
 #undef LOCKSTEP_BINARY_CASE
   }

@@ -1,13 +1,15 @@
 // What kernels written in Python (lockstep.cuda, numba's CUDA kernel language)
 // compile to: numba's arrays (shape and byte strides, negative indices counted
 // from the end, views by integer and slice), Python's arithmetic where it
-// differs from C++ (floor division, modulo and powers), and numba's atomics
-// over CUDA's. The translator (python/lockstep/cuda/_translate.py) writes
-// plain CUDA C++ over this header, for the host compiler and NVRTC alike, so
-// it uses nothing from the C++ library.
+// differs from C++ (floor division, modulo, powers and rounding, from
+// lockstep/python_arithmetic.h), and numba's atomics over CUDA's. The
+// translator (python/lockstep/cuda/_translate.py) writes plain CUDA C++ over
+// this header, for the host compiler and NVRTC alike, so it uses nothing from
+// the C++ library.
 #pragma once
 
 #include "lockstep/cuda.h"
+#include "lockstep/python_arithmetic.h"
 #if defined(__CUDACC_RTC__) && defined(LOCKSTEP_PY_FLOAT16)
 // numba's float16 under NVRTC, from the CUDA toolkit's headers (the
 // dispatcher adds their folder); nvcc and the emulator have it from cuda.h.
@@ -22,10 +24,6 @@ using u64 = unsigned long long;
 template <class T>
 struct is_unsigned {
   static constexpr bool value = T(0) < T(-1);
-};
-template <class T>
-struct is_float {
-  static constexpr bool value = T(0.5) != T(0);
 };
 
 // A Python slice: absent bounds are flagged; the step is never 0 (checked
@@ -219,15 +217,6 @@ __device__ __forceinline__ tuple<i64, N> shape_of(const T (&extents)[N]) {
   return out;
 }
 
-__device__ __forceinline__ float floor_of(float x) { return floorf(x); }
-__device__ __forceinline__ double floor_of(double x) { return floor(x); }
-__device__ __forceinline__ float fmod_of(float a, float b) { return fmodf(a, b); }
-__device__ __forceinline__ double fmod_of(double a, double b) { return fmod(a, b); }
-__device__ __forceinline__ float pow_of(float a, float b) { return powf(a, b); }
-__device__ __forceinline__ double pow_of(double a, double b) { return ::pow(a, b); }
-__device__ __forceinline__ float rint_of(float x) { return rintf(x); }
-__device__ __forceinline__ double rint_of(double x) { return rint(x); }
-
 template <class T>
 __device__ __forceinline__ T abs_of(T x) {
   return x < 0 ? static_cast<T>(-x) : x;
@@ -258,52 +247,21 @@ __device__ __forceinline__ unsigned activemask_at(int call_site) {
 #endif
 }
 
-// Python's integer floor division and modulo (the result takes the divisor's
-// sign); division by zero gives 0 as numba's kernels do.
+// Python's //, % and ** (lockstep/python_arithmetic.h, shared with the
+// eager tensor ops and fusion): division by zero gives 0 as numba's kernels
+// do, MIN // -1 gives MIN, and a negative integer exponent gives 0 unless the
+// base is 1 or -1.
 template <class T>
 __device__ __forceinline__ T floordiv(T a, T b) {
-  if constexpr (is_float<T>::value) {
-    return floor_of(a / b);
-  } else {
-    if (b == 0) return 0;
-    T q = a / b;
-    if constexpr (!is_unsigned<T>::value)
-      if (a % b != 0 && ((a < 0) != (b < 0))) --q;
-    return q;
-  }
+  return arithmetic::floor_divide(a, b);
 }
-
 template <class T>
 __device__ __forceinline__ T mod(T a, T b) {
-  if constexpr (is_float<T>::value) {
-    T r = fmod_of(a, b);
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-  } else {
-    if (b == 0) return 0;
-    T r = a % b;
-    if constexpr (!is_unsigned<T>::value)
-      if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-  }
+  return arithmetic::remainder(a, b);
 }
-
-// Integer powers by squaring; a negative exponent gives 0 unless the base is 1 or -1.
 template <class T>
 __device__ __forceinline__ T pow(T base, T exponent) {
-  if constexpr (is_float<T>::value) {
-    return pow_of(base, exponent);
-  } else {
-    if constexpr (!is_unsigned<T>::value)
-      if (exponent < 0) return base == 1 ? 1 : base == -1 ? ((-exponent) % 2 ? -1 : 1) : 0;
-    T result = 1;
-    while (exponent) {
-      if (exponent & 1) result *= base;
-      base *= base;
-      exponent >>= 1;
-    }
-    return result;
-  }
+  return arithmetic::power(base, exponent);
 }
 
 // math.modf: (fractional part, integral part).
@@ -336,34 +294,9 @@ __device__ __forceinline__ record<T, int> frexp_record(T x) {
   return record<T, int>{mantissa, {exponent, {}}};
 }
 
-// round(x, ndigits) for floats, as numba (and CPython's fallback) computes it.
-__device__ __forceinline__ double round_digits(double x, i64 ndigits) {
-  if (isinf(x) || isnan(x)) return x;
-  double pow1, pow2 = 1.0, y;
-  if (ndigits >= 0) {
-    if (ndigits > 22) {
-      pow1 = ::pow(10.0, static_cast<double>(ndigits - 22));
-      pow2 = 1e22;
-    } else {
-      pow1 = ::pow(10.0, static_cast<double>(ndigits));
-    }
-    y = (x * pow1) * pow2;
-    if (isinf(y)) return x;
-  } else {
-    pow1 = ::pow(10.0, static_cast<double>(-ndigits));
-    y = x / pow1;
-  }
-  double z = rint(y);
-  if (fabs(y - z) == 0.5) z = 2.0 * rint(y / 2.0);
-  z = ndigits >= 0 ? (z / pow2) / pow1 : z * pow1;
-  return isinf(z) ? x : z;
-}
-
-// Python's round(): halves to even.
-template <class T>
-__device__ __forceinline__ i64 round_half_even(T x) {
-  return static_cast<i64>(rint_of(x));
-}
+// round(x, ndigits) and round(x) with Python's rules (lockstep/python_arithmetic.h).
+using arithmetic::round_digits;
+using arithmetic::round_half_even;
 
 // ---- atomics: numba's cuda.atomic.* for every type it allows, over CUDA's ----
 

@@ -32,6 +32,7 @@ import numpy as np
 from . import _core, _ops
 from ._core import Tensor
 from ._kernels import compile as compile_source
+from ._op_codes import BINARY, UNARY
 from ._promotion import DEFAULT_FLOAT, ITEMSIZE, is_floating, result_type
 from ._tensor import asarray, dtype_name
 from .cuda._dispatcher import _toolkit_include_dirs
@@ -63,59 +64,22 @@ _THREADS = 256
 # thread, a few bytes spilled; on an H100 softmax over rows of 4096 ran at 0.93 of copy bandwidth so, 0.87 with 40
 # registers, 0.75 with 4 elements a thread, 0.47 with 16 (150 registers, one block an SM).
 _ROW_ITEMS = 8
-_UNARY = {
-    "copy": "{x}",
-    "neg": "-{x}",
-    "abs": "({x} < 0 ? -{x} : {x})",
-    "exp": "exp({x})",
-    "log": "log({x})",
-    "sqrt": "sqrt({x})",
-    "relu": "({x} > 0 ? {x} : static_cast<{T}>(0))",
-    "sigmoid": "static_cast<{T}>(1) / (static_cast<{T}>(1) + exp(-{x}))",
-    "tanh": "tanh({x})",
-    "gelu": "static_cast<{T}>(0.5) * {x} * (static_cast<{T}>(1) + erf({x} * static_cast<{T}>(0.7071067811865476)))",
-    "gelu_tanh": "static_cast<{T}>(0.5) * {x} * (static_cast<{T}>(1) + "
-    "tanh(static_cast<{T}>(0.7978845608028654) * ({x} + static_cast<{T}>(0.044715) * {x} * {x} * {x})))",
-    "square": "{x} * {x}",
-    "reciprocal": "static_cast<{T}>(1) / {x}",
-}
-_BINARY = {
-    "add": "{a} + {b}",
-    "sub": "{a} - {b}",
-    "mul": "{a} * {b}",
-    "div": "fused_divide({a}, {b})",
-    "floor_divide": "fused_floor_divide({a}, {b})",
-    "remainder": "fused_remainder({a}, {b})",
-    "maximum": "fused_maximum({a}, {b})",
-    "minimum": "fused_minimum({a}, {b})",
-    "pow": "fused_pow({a}, {b})",
-    "bitwise_and": "{a} & {b}",
-    "bitwise_or": "{a} | {b}",
-    "bitwise_xor": "{a} ^ {b}",
-    "eq": "{a} == {b}",
-    "ne": "{a} != {b}",
-    "lt": "{a} < {b}",
-    "le": "{a} <= {b}",
-    "gt": "{a} > {b}",
-    "ge": "{a} >= {b}",
-    "logical_and": "({a} != 0) && ({b} != 0)",
-    "logical_or": "({a} != 0) || ({b} != 0)",
-    "logical_xor": "({a} != 0) != ({b} != 0)",
-}
 # The reductions that have no value for no elements (eager ops refuse them with ShapeError too).
 _NEED_ELEMENTS = ("max", "min", "mean")
-_GIVES_BOOL = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
 # Each reduction: the accumulator's start and how it takes the next value `v`.
 _REDUCE = {
     "sum": ("0", "acc + v"),
     "mean": ("0", "acc + v"),
     "prod": ("1", "acc * v"),
-    "max": ("fused_lowest<A>()", "fused_maximum(acc, v)"),
-    "min": ("fused_highest<A>()", "fused_minimum(acc, v)"),
+    "max": ("fused_lowest<A>()", "lockstep::kernels::binary_maximum<A>(acc, v)"),
+    "min": ("fused_highest<A>()", "lockstep::kernels::binary_minimum<A>(acc, v)"),
 }
 
-# Helpers the generated kernels call: Python's // and %, NaN-propagating maximum and minimum, division, integer powers.
-_PRELUDE = r"""#include "lockstep/kernels/strided_layout.h"
+# What the generated kernels call: each op's function, lockstep::kernels::unary_<op> and binary_<op>
+# (lockstep/kernels/op_functions.h, from op_codes.h's rows, as the eager kernels compute), in the dtype's compute
+# type; the strided offset, vectors and the reductions' identities.
+_PRELUDE = r"""#include "lockstep/kernels/op_functions.h"
+#include "lockstep/kernels/strided_layout.h"
 using lockstep::kernels::strided_layout;
 
 // The memory offset of row-major element i of `shape` in a layout over it.
@@ -127,58 +91,28 @@ __device__ inline long long fused_offset(long long i, const strided_layout& shap
   }
   return offset;
 }
-template <class T> __device__ inline T fused_floor_divide(T a, T b) {
-  if constexpr (T(1) / T(2) == T(0)) {  // integers: division by zero gives 0, as lockstep's eager ops
-    if (b == T(0)) return T(0);
-    const T q = a / b;
-    return (q * b != a && ((a < T(0)) != (b < T(0)))) ? q - T(1) : q;
-  } else {
-    return floor(a / b);
-  }
-}
-template <class T> __device__ inline T fused_remainder(T a, T b) {
-  if constexpr (T(1) / T(2) == T(0)) {
-    if (b == T(0)) return T(0);
-    const T r = a % b;
-    return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
-  } else {
-    const T r = fmod(a, b);
-    return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
-  }
-}
-template <class T> __device__ inline T fused_maximum(T a, T b) { return a != a ? a : b != b ? b : a > b ? a : b; }
-template <class T> __device__ inline T fused_minimum(T a, T b) { return a != a ? a : b != b ? b : a < b ? a : b; }
-template <class T> __device__ inline T fused_divide(T a, T b) { return a / b; }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 // On a GPU, float division within 2 units in the last place over the whole range (div.full.f32, as Triton
 // divides), and max and min that pass NaN on in one instruction: the IEEE division and the compares cost a row
-// kernel 3-4% of its time on an H100.
-template <> __device__ inline float fused_divide<float>(float a, float b) {
+// kernel 3-4% of its time on an H100. Fused kernels only: the eager ops divide as IEEE.
+namespace lockstep::kernels {
+template <> __host__ __device__ inline float binary_div<float>(float a, float b) {
   float q;
   asm("div.full.f32 %0, %1, %2;" : "=f"(q) : "f"(a), "f"(b));
   return q;
 }
-template <> __device__ inline float fused_maximum<float>(float a, float b) {
+template <> __host__ __device__ inline float binary_maximum<float>(float a, float b) {
   float r;
   asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
   return r;
 }
-template <> __device__ inline float fused_minimum<float>(float a, float b) {
+template <> __host__ __device__ inline float binary_minimum<float>(float a, float b) {
   float r;
   asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
   return r;
 }
+}  // namespace lockstep::kernels
 #endif
-template <class T> __device__ inline T fused_pow(T base, T exponent) {
-  if constexpr (T(1) / T(2) == T(0)) {
-    T result = 1;
-    for (; exponent > T(0); exponent /= 2, base *= base)
-      if (exponent % 2) result *= base;
-    return exponent < T(0) ? T(0) : result;
-  } else {
-    return pow(base, exponent);
-  }
-}
 // Four consecutive elements, for one vector access.
 template <class T> struct alignas(4 * sizeof(T)) fused_vector { T lane[4]; };
 template <class A> __device__ inline A fused_lowest() {
@@ -263,9 +197,9 @@ class Traced:
     # -- the ops _ops hands over (lockstep.exp(t), t + 1, lockstep.where(...), t.sum(...))
     def map(self, op: str) -> Traced:
         self._checked()
-        if op not in _UNARY:
+        if op not in UNARY:
             raise self.graph.unsupported(f"the unary op {op}")
-        x = self.cast(DEFAULT_FLOAT) if op in _ops._FLOATING_MAPS and not is_floating(self.dtype) else self
+        x = self.cast(DEFAULT_FLOAT) if UNARY[op].floating_only and not is_floating(self.dtype) else self
         if op == "neg" and x.dtype == "bool":
             raise TypeError("negation (-) of a bool tensor is not supported; use ~ or lockstep.logical_not")
         return self.graph.add(_Node("unary", x.dtype, (x.index,), op))
@@ -275,14 +209,14 @@ class Traced:
         anchor = a if isinstance(a, Traced) else b
         a, b = anchor._constant(a), anchor._constant(b)
         a._checked(), b._checked()
-        if op not in _BINARY:
+        if op not in BINARY:
             raise anchor.graph.unsupported(f"the binary op {op}")
         dtype = out_dtype or result_type(_operand_view(a), _operand_view(b))
         if op == "div" and not is_floating(dtype):
             dtype = DEFAULT_FLOAT
-        if op.startswith("bitwise") and is_floating(dtype):
+        if BINARY[op].integers_only and is_floating(dtype):
             raise TypeError(f"{op} needs integer or bool tensors, got {dtype}")
-        return anchor.graph.add(_Node("binary", "bool" if op in _GIVES_BOOL else dtype, (a.cast(dtype).index, b.cast(dtype).index), op))
+        return anchor.graph.add(_Node("binary", "bool" if BINARY[op].gives_bool else dtype, (a.cast(dtype).index, b.cast(dtype).index), op))
 
     @staticmethod
     def where(condition: Any, a: Any, b: Any) -> Traced:
@@ -457,10 +391,11 @@ def _element_lines(nodes: list[_Node], order: list[int], load: Callable[[int, st
         elif n.kind == "cast":
             lines.append(f"const {T} v{i} = {_rounded(f'v{n.args[0]}', n.dtype)};  // to {n.dtype}, {n.line}")
         elif n.kind == "unary":
-            expression = _UNARY[n.op].format(x=f"v{n.args[0]}", T=T)
+            expression = f"lockstep::kernels::unary_{n.op}<{T}>(v{n.args[0]})"
             lines.append(f"const {T} v{i} = {_rounded(expression, n.dtype)};  // {n.op}, {n.line}")
-        elif n.kind == "binary":
-            expression = _BINARY[n.op].format(a=f"v{n.args[0]}", b=f"v{n.args[1]}")
+        elif n.kind == "binary":  # in the operands' compute type (a comparison's result is bool)
+            operands = _compute(nodes[n.args[0]].dtype)
+            expression = f"lockstep::kernels::binary_{n.op}<{operands}>(v{n.args[0]}, v{n.args[1]})"
             lines.append(f"const {T} v{i} = {_rounded(expression, n.dtype)};  // {n.op}, {n.line}")
         elif n.kind == "where":
             c, a, b = n.args

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import lockstep
+from lockstep import _ops
+from lockstep._op_codes import BINARY, UNARY
 
 # Relative tolerance by result dtype: the fused kernel and the eager ops round differently (one rounding per
 # op in both, but reductions accumulate in another order).
@@ -359,6 +361,28 @@ def test_gelu_matches_its_definitions(rng, device):
     assert_same(fused(x), lockstep.gelu(x) + lockstep.gelu(x, approximate="tanh"))
     with pytest.raises(ValueError, match="approximate must be"):
         lockstep.gelu(x, approximate="fast")
+
+
+# Every unary and binary op of lockstep/kernels/op_codes.h's rows (as fusion reads them), by name: a row added
+# there is fused with no edit to the tracer. (Two kernels: a kernel takes at most 32 parameters.)
+def every_unary_op(x):
+    return tuple(_ops.map(op, x) for op in UNARY)
+
+
+def every_binary_op(x, y):
+    floating = x.dtype.startswith("float")
+    return tuple(_ops.zip(op, x, y) for op, flags in BINARY.items() if not (flags.integers_only and floating))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_every_op_of_the_op_table_fuses_as_eager(rng, device, dtype):
+    x, y = tensor(rng, device, (300,), dtype, -20, 20), tensor(rng, device, (300,), dtype, -5, 5)
+    assert len(UNARY) >= 13 and len(BINARY) >= 21  # the rows were read
+    unary, binary = lockstep.fuse(every_unary_op), lockstep.fuse(every_binary_op)
+    with np.errstate(all="ignore"):
+        assert_same(*run_both(unary, x))
+        assert_same(*run_both(binary, x, y))
+    assert all(f"lockstep::kernels::unary_{op}<" in unary.inspect_cuda(x) for op in UNARY)
 
 
 def test_errors_are_clear(rng):

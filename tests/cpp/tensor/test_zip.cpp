@@ -213,6 +213,22 @@ TEST_P(ZipEdgeCases, DivisionByZero) {
   }
 }
 
+TEST_P(ZipEdgeCases, PythonArithmeticAtTheEdges) {
+  // lockstep/python_arithmetic.h: MIN // -1 wraps to MIN and MIN % -1 is 0 (a CPU's division would trap),
+  // division by zero gives 0, quotients round toward minus infinity and remainders take the divisor's sign; a
+  // negative exponent gives 0 unless the base is 1 or -1.
+  for (dtype t : {dtype::int32, dtype::int64}) {
+    SCOPED_TRACE(lockstep::dtype_name(t));
+    const double min = t == dtype::int32 ? -2147483648.0 : -9223372036854775808.0;
+    const known_tensor a = tensor_of({min, min, min, 7, -7, 7, -7, 5, 0}, {9}, t, dev());
+    const known_tensor b = tensor_of({-1, 0, 1, 2, 2, -2, -2, 0, -3}, {9}, t, dev());
+    EXPECT_TRUE(all_equal(read_back(lockstep::zip(binary_op::floor_divide, a.t, b.t)), {min, 0, min, 3, -4, -4, 3, 0, 0}, {9}));
+    EXPECT_TRUE(all_equal(read_back(lockstep::zip(binary_op::remainder, a.t, b.t)), {0, 0, 0, 1, 1, -1, -1, 0, 0}, {9}));
+    const known_tensor base = tensor_of({1, -1, -1, 2, 0, -2, 3}, {7}, t, dev()), exponent = tensor_of({-5, -3, -4, -1, -2, 3, 4}, {7}, t, dev());
+    EXPECT_TRUE(all_equal(read_back(lockstep::zip(binary_op::pow, base.t, exponent.t)), {1, -1, 1, 0, 0, -8, 81}, {7}));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, ZipEdgeCases, ::testing::ValuesIn(devices_here()), device_param_name());
 
 }  // namespace
