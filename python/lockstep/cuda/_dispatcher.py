@@ -19,6 +19,7 @@ from .._kernels import _extents, _stream_handle, compile
 from .._output import _stdout_is_fd1, kernel_output_to_sys_stdout
 from .._toolkit import toolkit_include_dirs
 from ._arrays import ArrayArgument, array_argument, array_device, current_device, tuple_argument
+from ._device_functions import JitFunction
 from ._translate import TypingError, translate_kernel
 from ._types import Array, Scalar, Type, parse_signature, scalar_named, typeof_number
 
@@ -53,7 +54,7 @@ class _Specialization:
         self.functions: dict[tuple[str, str], _core.Function] = {}  # per device and check mode
 
 
-class Dispatcher:
+class Dispatcher(JitFunction):
     """A @cuda.jit function. Kernels launch as ``kernel[grid, block]`` or
     ``kernel[grid, block, stream, shared_bytes]`` (numba's order);
     ``inspect_cuda(*args)`` gives the CUDA C++ written for those arguments.

@@ -30,7 +30,6 @@ from ._types import (
     TypeConflict,
     boolean,
     comparison_operand,
-    int32,
     int64,
     none,
     numeric_result,
@@ -712,21 +711,6 @@ class FunctionTranslator(CallTranslator):
         if t is None:
             return Value(f"{base.code}.{node.attr}", None)
         self.fail(node, f"a {t} has no attribute {node.attr!r} in kernels")
-        raise AssertionError
-
-    @staticmethod
-    def is_intrinsic_value(c: intr.Intrinsic) -> bool:
-        """cuda.threadIdx.x, cuda.laneid, cuda.warpsize: values, not functions."""
-        return c.name in ("laneid", "warpsize") or c.name.split(".")[0] in ("threadIdx", "blockIdx", "blockDim", "gridDim")
-
-    def intrinsic_value(self, c: intr.Intrinsic, node: ast.AST) -> Value:
-        if "." in c.name and c.name.split(".")[0] in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
-            return Value(f"static_cast<int>({c.name})", int32)
-        if c.name == "laneid":
-            return Value("lockstep::py::lane_id()", int32)
-        if c.name == "warpsize":
-            return Value("static_cast<int>(warpSize)", int32)
-        self.fail(node, f"cuda.{c.name} is a function: call it")
         raise AssertionError
 
     def truth(self, v: Value) -> str:
