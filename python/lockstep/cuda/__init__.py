@@ -26,16 +26,7 @@ from typing import Any
 
 from .. import _core
 from .._devices import Device
-from ._arrays import (
-    DeviceNDArray,
-    as_cuda_array,
-    current_device,
-    device_array,
-    device_array_like,
-    is_cuda_array,
-    select_device,
-    to_device,
-)
+from ._arrays import DeviceNDArray, as_cuda_array, current_device, device_array, device_array_like, is_cuda_array, select_device, to_device
 from ._dispatcher import Dispatcher, jit
 from ._intrinsics import KERNEL_LANGUAGE
 from ._translate import TypingError

@@ -16,22 +16,7 @@ from . import _intrinsics as intr
 from ._device_functions import python_function
 from ._registry import IntrinsicCall, Known
 from ._supported import definition_of, shown_name
-from ._types import (
-    Array,
-    NoneType,
-    Record,
-    Scalar,
-    Tuple,
-    Type,
-    boolean,
-    float32,
-    float64,
-    int32,
-    int64,
-    none,
-    scalar_named,
-    unify,
-)
+from ._types import Array, NoneType, Record, Scalar, Tuple, Type, boolean, float32, float64, int32, int64, none, scalar_named, unify
 from ._values import ConstArgument, Value, cast, record_item
 
 
