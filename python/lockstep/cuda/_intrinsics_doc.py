@@ -8,12 +8,12 @@ from ._registry import IntrinsicDefinition
 from ._supported import INTRINSICS, is_library_function, shown_name
 
 _SECTIONS = (
-    ("Thread indices and warp values", "read as values, not called"),
-    ("Barriers, warps and bits", "cuda.* functions"),
-    ("Arrays", "cuda.shared, cuda.local, cuda.const: shape and dtype known when the kernel is translated"),
-    ("cuda.fp16", "half precision: the arguments are converted to float16"),
-    ("cuda.atomic", "``cuda.atomic.op(ary, idx, val)`` on one element of an array argument, shared or local array; each gives the old value"),
-    ("math and NumPy", "float32 when every argument is float32 (or float16), else float64"),
+    ("Thread indices and warp values", "Read as values, not called (``cuda.threadIdx.x``, ``cuda.laneid``)."),
+    ("Barriers, warps and bits", "Functions of ``cuda``; a predicate is any number or bool, a mask an integer."),
+    ("Arrays", "``cuda.shared``, ``cuda.local`` and ``cuda.const``: shape and dtype known when the kernel is translated."),
+    ("cuda.fp16", "Half precision: the arguments are converted to float16."),
+    ("cuda.atomic", "``cuda.atomic.op(ary, idx, val)`` on one element of an array argument, shared or local array; each gives the old value."),
+    ("math and NumPy", "In float32 when every argument is float32 (or float16), else in float64."),
 )
 
 
@@ -56,7 +56,7 @@ def render_intrinsics_page() -> str:
     ]
     for title, summary in _SECTIONS:
         rows = [d for d in definitions if _section(d) == title]
-        out += ["", f"## {title}", "", summary[0].upper() + summary[1:] + ".", "", "| Name | What it is | Notes |", "| --- | --- | --- |"]
+        out += ["", f"## {title}", "", summary, "", "| Name | What it is | Notes |", "| --- | --- | --- |"]
         out += [f"| {_shown(d)} | {_cell(d.doc)} | {_cell(d.notes)} |" for d in rows]
     return "\n".join(out) + "\n"
 
