@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+import lockstep
 from lockstep import cuda
 from lockstep.cuda import _intrinsics, _registry
 from lockstep.cuda._intrinsics_doc import render_intrinsics_page
@@ -140,3 +141,44 @@ def test_a_value_of_the_kernel_language_refuses_a_call():
 
     with pytest.raises(cuda.TypingError, match="cuda.warpsize is a value, not a function"):
         calls_warpsize[1, 1](np.zeros(1, np.int32))
+
+
+# ---- the intrinsic added through the registry: cuda.nanosleep ----
+
+
+@cuda.jit
+def _handoff(flag, out):
+    # Thread 0 polls until thread 32 (another warp) raises the flag, sleeping between polls.
+    i = cuda.threadIdx.x
+    if i == 0:
+        while cuda.atomic.add(flag, 0, 0) == 0:
+            cuda.nanosleep(100)
+        out[0] = out[1] + 1
+    elif i == 32:
+        out[1] = 41
+        cuda.threadfence()
+        cuda.atomic.exch(flag, 0, 1)
+
+
+def test_nanosleep_lets_a_polling_thread_wait_for_another_warp(device):
+    flag = lockstep.asarray(np.zeros(1, np.int32), device=device)
+    out = lockstep.asarray(np.zeros(2, np.int32), device=device)
+    _handoff[1, 64](flag, out)
+    assert out.to("cpu").numpy().tolist() == [42, 41]
+    assert "__nanosleep(static_cast<unsigned int>(100LL));" in _handoff.inspect_cuda(flag, out)
+
+
+def test_nanosleep_takes_one_number():
+    @cuda.jit
+    def sleeps_on_an_array(a):
+        cuda.nanosleep(a)
+
+    with pytest.raises(cuda.TypingError, match="cuda.nanosleep takes numbers, not a array"):
+        sleeps_on_an_array[1, 1](np.zeros(1, np.int32))
+
+    @cuda.jit
+    def sleeps_twice(a):
+        cuda.nanosleep(1, 2)
+
+    with pytest.raises(cuda.TypingError, match="cuda.nanosleep takes 1 argument, 2 given"):
+        sleeps_twice[1, 1](np.zeros(1, np.int32))

@@ -70,6 +70,17 @@ define(
     typing=none,
     emit="__threadfence_system()",
 )
+define(
+    "nanosleep",
+    "Sleeps the thread for about ``ns`` nanoseconds (`__nanosleep`), as in a polling loop.",
+    notes="On the emulator it lets the block's other threads run instead.",
+    arity=1,
+    numbers=True,
+    typing=none,
+    emit=lambda call, result: f"__nanosleep({cast(call.args[0], uint32)})",
+)
+
+
 # ---- warp shuffles ----
 _SHUFFLED = ("int32", "int64", "uint32", "uint64", "float32", "float64")
 
