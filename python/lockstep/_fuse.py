@@ -35,7 +35,7 @@ from ._kernels import compile as compile_source
 from ._op_codes import BINARY, UNARY
 from ._promotion import DEFAULT_FLOAT, ITEMSIZE, is_floating, result_type
 from ._tensor import asarray, dtype_name
-from .cuda._dispatcher import _toolkit_include_dirs
+from ._toolkit import toolkit_include_dirs as _toolkit_include_dirs
 
 # Each dtype's C type in memory; the 16-bit floats compute in float, rounded to 16 bits after each op as eager
 # ops round (_compute, _rounded).

@@ -26,49 +26,13 @@ from typing import Any
 
 from .. import _core
 from .._devices import Device
-from ._arrays import (
-    DeviceNDArray,
-    as_cuda_array,
-    current_device,
-    device_array,
-    device_array_like,
-    is_cuda_array,
-    select_device,
-    to_device,
-)
+from ._arrays import DeviceNDArray, as_cuda_array, current_device, device_array, device_array_like, is_cuda_array, select_device, to_device
 from ._dispatcher import Dispatcher, jit
-from ._intrinsics import atomic, blockDim, blockIdx, const, fp16, functions, gridDim, laneid, local, shared, threadIdx, warpsize
+from ._intrinsics import KERNEL_LANGUAGE
 from ._translate import TypingError
 
-grid = functions["grid"]
-gridsize = functions["gridsize"]
-syncthreads = functions["syncthreads"]
-syncthreads_count = functions["syncthreads_count"]
-syncthreads_and = functions["syncthreads_and"]
-syncthreads_or = functions["syncthreads_or"]
-syncwarp = functions["syncwarp"]
-threadfence = functions["threadfence"]
-threadfence_block = functions["threadfence_block"]
-threadfence_system = functions["threadfence_system"]
-shfl_sync = functions["shfl_sync"]
-shfl_up_sync = functions["shfl_up_sync"]
-shfl_down_sync = functions["shfl_down_sync"]
-shfl_xor_sync = functions["shfl_xor_sync"]
-all_sync = functions["all_sync"]
-any_sync = functions["any_sync"]
-eq_sync = functions["eq_sync"]
-ballot_sync = functions["ballot_sync"]
-match_any_sync = functions["match_any_sync"]
-match_all_sync = functions["match_all_sync"]
-activemask = functions["activemask"]
-lanemask_lt = functions["lanemask_lt"]
-popc = functions["popc"]
-brev = functions["brev"]
-clz = functions["clz"]
-ffs = functions["ffs"]
-fma = functions["fma"]
-cbrt = functions["cbrt"]
-selp = functions["selp"]
+# cuda.syncthreads, cuda.threadIdx, cuda.shared, cuda.atomic, cuda.fp16, ...: the registry's markers.
+globals().update(KERNEL_LANGUAGE)
 
 
 def is_available() -> bool:
@@ -129,58 +93,19 @@ __all__ = [
     "DeviceNDArray",
     "Stream",
     "TypingError",
-    "activemask",
-    "all_sync",
     "as_cuda_array",
-    "any_sync",
-    "atomic",
-    "ballot_sync",
-    "blockDim",
-    "blockIdx",
-    "brev",
-    "cbrt",
-    "clz",
-    "const",
     "default_stream",
     "device_array",
     "device_array_like",
-    "eq_sync",
     "external_stream",
-    "ffs",
-    "fma",
-    "fp16",
     "get_current_device",
-    "grid",
-    "gridDim",
     "is_cuda_array",
-    "gridsize",
     "is_available",
     "jit",
-    "laneid",
-    "lanemask_lt",
-    "local",
-    "match_all_sync",
-    "match_any_sync",
     "pinned_array",
-    "popc",
     "select_device",
-    "selp",
-    "shared",
-    "shfl_down_sync",
-    "shfl_sync",
-    "shfl_up_sync",
-    "shfl_xor_sync",
     "stream",
     "synchronize",
-    "syncthreads",
-    "syncthreads_and",
-    "syncthreads_count",
-    "syncthreads_or",
-    "syncwarp",
-    "threadIdx",
-    "threadfence",
-    "threadfence_block",
-    "threadfence_system",
     "to_device",
-    "warpsize",
+    *KERNEL_LANGUAGE,
 ]

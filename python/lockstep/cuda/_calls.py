@@ -1,7 +1,7 @@
-"""Calls in kernels: the kernel language's intrinsics (cuda.*), atomics,
-math and NumPy scalar functions, Python's built-ins, print, shared, local and
-constant arrays, and device functions. A mixin of FunctionTranslator
-(_translate.py), whose expression and statement methods it uses."""
+"""Calls in kernels: the registry's intrinsics and math functions (typed,
+then written, through their definitions), Python's built-ins, print, NumPy's
+and numba's dtype casts, and device functions. A mixin of FunctionTranslator
+(_function.py), whose expression and statement methods it uses."""
 
 from __future__ import annotations
 
@@ -13,73 +13,11 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _intrinsics as intr
-from ._types import (
-    Array,
-    NoneType,
-    Record,
-    Scalar,
-    Tuple,
-    Type,
-    boolean,
-    float32,
-    float64,
-    int32,
-    int64,
-    none,
-    scalar_named,
-    uint32,
-    unify,
-)
-from ._values import ConstArgument, NotConstant, Value, cast, float_literal, literal, record_item
-
-# math.* and numpy's scalar functions: name -> C function for float64 (float32 adds "f").
-_FLOAT_FUNCTIONS = {
-    "sqrt": "sqrt",
-    "exp": "exp",
-    "exp2": "exp2",
-    "expm1": "expm1",
-    "log2": "log2",
-    "log10": "log10",
-    "log1p": "log1p",
-    "sin": "sin",
-    "cos": "cos",
-    "tan": "tan",
-    "asin": "asin",
-    "acos": "acos",
-    "atan": "atan",
-    "arcsin": "asin",
-    "arccos": "acos",
-    "arctan": "atan",
-    "sinh": "sinh",
-    "cosh": "cosh",
-    "tanh": "tanh",
-    "asinh": "asinh",
-    "acosh": "acosh",
-    "atanh": "atanh",
-    "arcsinh": "asinh",
-    "arccosh": "acosh",
-    "arctanh": "atanh",
-    "erf": "erf",
-    "erfc": "erfc",
-    "gamma": "tgamma",
-    "lgamma": "lgamma",
-    "fabs": "fabs",
-    "cbrt": "cbrt",
-}
-_BINARY_FLOAT_FUNCTIONS = {
-    "atan2": "atan2",
-    "arctan2": "atan2",
-    "hypot": "hypot",
-    "copysign": "copysign",
-    "fmod": "fmod",
-    "pow": "pow",
-    "power": "pow",
-    "remainder": "remainder",
-    "nextafter": "nextafter",
-}
-_FLOAT_PREDICATES = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
-# Python's math.floor/ceil/trunc give ints; NumPy's give floats.
-_ROUNDING = {"floor": "floor", "ceil": "ceil", "trunc": "trunc"}
+from ._device_functions import python_function
+from ._registry import IntrinsicCall, Known
+from ._supported import definition_of, shown_name
+from ._types import Array, NoneType, Record, Scalar, Tuple, Type, boolean, float32, float64, int32, int64, none, scalar_named, unify
+from ._values import ConstArgument, Value, cast, record_item
 
 
 def _math_name(obj: Any) -> tuple[str, str] | None:
@@ -88,36 +26,6 @@ def _math_name(obj: Any) -> tuple[str, str] | None:
         name = getattr(obj, "__name__", None)
         if isinstance(name, str) and getattr(module, name, None) is obj:
             return kind, name
-    return None
-
-
-_ATOMICS = {
-    "add": "atomic_add",
-    "sub": "atomic_sub",
-    "max": "atomic_max",
-    "min": "atomic_min",
-    "nanmax": "atomic_max",
-    "nanmin": "atomic_min",
-    "exch": "atomic_exch",
-    "inc": "atomic_inc",
-    "dec": "atomic_dec",
-    "and_": "atomic_and",
-    "or_": "atomic_or",
-    "xor": "atomic_xor",
-}
-_SHUFFLES = {"shfl_sync": "__shfl_sync", "shfl_up_sync": "__shfl_up_sync", "shfl_down_sync": "__shfl_down_sync", "shfl_xor_sync": "__shfl_xor_sync"}
-
-
-def python_function(obj: Any) -> Callable[..., Any] | None:
-    """The Python function behind a device function: ours, numba's, or a plain function."""
-    from ._dispatcher import Dispatcher  # (a cycle: dispatchers translate)
-
-    if isinstance(obj, Dispatcher):
-        return obj.py_func
-    if type(obj).__module__.startswith("numba") and hasattr(obj, "py_func"):
-        return obj.py_func
-    if inspect.isfunction(obj):
-        return obj
     return None
 
 
@@ -140,7 +48,7 @@ class CallTranslator:
             return Value(cast(arg, dtype), dtype)
         named = _math_name(f)
         if named is not None:
-            return self.call_math(named[0], named[1], node)
+            return self.call_intrinsic(f"{named[0]}.{named[1]}", node)
         func = python_function(f)
         if func is not None:
             return self.call_device_function(func, node, getattr(f, "_declared", None))
@@ -297,264 +205,41 @@ class CallTranslator:
             code = f"lockstep::py::{f.__name__}_of<{t.cpp}>({code}, {cast(a, t)})"
         return Value(code, t)
 
-    def call_math(self, module: str, name: str, node: ast.Call) -> Value:
-        if name in _ROUNDING or (name in ("floor", "ceil", "trunc") and module == "numpy"):
-            (a,) = self.scalar_args(node, 1)
-            if a.type is None:
-                return a
-            t = a.type
-            assert isinstance(t, Scalar)
-            if not t.is_float:
-                return Value(cast(a, int64), int64) if module == "math" else Value(cast(a, float64), float64)
-            code = f"{_ROUNDING[name]}{'f' if t == float32 else ''}({a.code})"
-            return Value(f"static_cast<long long>({code})", int64) if module == "math" else Value(code, t)
-        if name in ("abs", "absolute"):
-            return self.call_builtin(abs, node)
-        if name in ("minimum", "maximum", "fmin", "fmax"):
-            return self.call_builtin(min if name in ("minimum", "fmin") else max, node)
-        if name in ("radians", "degrees", "deg2rad", "rad2deg"):
-            (a,) = self.scalar_args(node, 1)
-            t = self.float_type(a)
-            factor = math.pi / 180 if name in ("radians", "deg2rad") else 180 / math.pi
-            return Value(f"({cast(a, t)} * {float_literal(factor, t)})", t)
-        if name == "log":
-            args = self.scalar_args(node, None)  # type: ignore[arg-type]
-            if len(args) == 2:
-                t = self.float_type(*args)
-                f = "logf" if t == float32 else "log"
-                return Value(f"({f}({cast(args[0], t)}) / {f}({cast(args[1], t)}))", t)
-            (a,) = args
-            t = self.float_type(a)
-            return Value(f"log{'f' if t == float32 else ''}({cast(a, t)})", t)
-        if name in _FLOAT_FUNCTIONS:
-            (a,) = self.scalar_args(node, 1)
-            t = self.float_type(a)
-            return Value(f"{_FLOAT_FUNCTIONS[name]}{'f' if t == float32 else ''}({cast(a, t)})", t)
-        if name in _BINARY_FLOAT_FUNCTIONS:
-            a, b = self.scalar_args(node, 2)
-            if name in ("pow", "power") and module == "numpy":
-                return self.binary(ast.Pow(), a, b, node)
-            t = self.float_type(a, b)
-            return Value(f"{_BINARY_FLOAT_FUNCTIONS[name]}{'f' if t == float32 else ''}({cast(a, t)}, {cast(b, t)})", t)
-        if name == "ldexp":
-            a, e = self.scalar_args(node, 2)
-            t = self.float_type(a)
-            return Value(f"ldexp{'f' if t == float32 else ''}({cast(a, t)}, {cast(e, int32)})", t)
-        if name == "frexp":
-            (a,) = self.scalar_args(node, 1)
-            t = self.float_type(a)
-            return Value(f"lockstep::py::frexp_record<{t.cpp}>({cast(a, t)})", Record((t, int32)))
-        if name == "modf":
-            (a,) = self.scalar_args(node, 1)
-            t = self.float_type(a)
-            return Value(f"lockstep::py::modf_tuple<{t.cpp}>({cast(a, t)})", Tuple(t, 2))
-        if name in _FLOAT_PREDICATES:
-            (a,) = self.scalar_args(node, 1)
-            if isinstance(a.type, Scalar) and not a.type.is_float:
-                return Value(None, None, name == "isfinite")
-            return Value(f"static_cast<bool>({_FLOAT_PREDICATES[name]}({a.code}))", boolean)
-        self.fail(node, f"{module}.{name} is not supported in kernels")
-        raise AssertionError
-
-    def float_type(self, *args: Value) -> Scalar:
-        """The floating type a math function computes in: float32 only when every argument is float32 (or float16)."""
-        if all(isinstance(a.type, Scalar) and a.type.name in ("float32", "float16") for a in args):
-            return float32
-        return float64
-
     # ---- the kernel language ----
     def call_intrinsic(self, name: str, node: ast.Call) -> Value:
-        if name in ("grid", "gridsize"):
-            (n,) = node.args if len(node.args) == 1 and not node.keywords else (None,)
-            ndim = self.const_int(n) if n is not None else None
-            if ndim not in (1, 2, 3):
-                self.fail(node, f"cuda.{name}(ndim) takes the constant 1, 2 or 3")
-            axes = "xyz"[:ndim]
-            parts = [
-                f"(static_cast<long long>(threadIdx.{a}) + static_cast<long long>(blockIdx.{a}) * blockDim.{a})"
-                if name == "grid"
-                else f"(static_cast<long long>(blockDim.{a}) * gridDim.{a})"
-                for a in axes
-            ]
-            if ndim == 1:
-                return Value(parts[0], int64)
-            return Value(f"{Tuple(int64, ndim).cpp}{{{{{', '.join(parts)}}}}}", Tuple(int64, ndim), items=parts)  # type: ignore[arg-type]
-        if name == "syncthreads":
-            self.call_args(node, 0)
-            return Value("__syncthreads()", none)
-        if name in ("syncthreads_count", "syncthreads_and", "syncthreads_or"):
-            (p,) = self.scalar_args(node, 1)
-            return Value(f"__{name}({self.truth(p)})", int32)
-        if name == "syncwarp":
-            args = self.call_args(node, None, ("mask",))
-            mask = cast(args[0], uint32) if args else "0xffffffffu"
-            return Value(f"__syncwarp({mask})", none)
-        if name in ("threadfence", "threadfence_block", "threadfence_system"):
-            self.call_args(node, 0)
-            return Value(f"__{name}()", none)
-        if name in _SHUFFLES:
-            args = self.call_args(node, None, ("mask", "value", "src_lane" if name == "shfl_sync" else "delta", "width"))
-            if len(args) not in (3, 4):
-                self.fail(node, f"cuda.{name}(mask, value, {'src_lane' if name == 'shfl_sync' else 'delta'}) takes 3 arguments")
-            mask, value, lane = args[:3]
-            t = value.type
-            if isinstance(t, Scalar) and t.is_bool:
-                value, t = Value(cast(value, int32), int32), int32
-            if t is not None and not (isinstance(t, Scalar) and t.name in ("int32", "int64", "uint32", "uint64", "float32", "float64")):
-                self.fail(node, f"shuffles move int32, int64, uint32, uint64, float32 and float64 values, not {t}")
-            width = f", {cast(args[3], int32)}" if len(args) == 4 else ""
-            lane_type = uint32 if name != "shfl_sync" else int32
-            return Value(f"{_SHUFFLES[name]}({cast(mask, uint32)}, {value.code}, {cast(lane, lane_type)}{width})", t)
-        if name in ("all_sync", "any_sync", "eq_sync", "ballot_sync"):
-            mask, predicate = self.call_args(node, 2)
-            if isinstance(mask.type, Scalar) and not mask.type.is_integer:
-                self.fail(node, f"Mask type must be an integer: a warp mask is an integer, not {mask.type}")
-            if isinstance(predicate.type, Scalar) and predicate.type.is_float:
-                self.fail(node, f"Predicate must be an integer or boolean, not {predicate.type}")
-            p = self.truth(predicate)
-            if name == "ballot_sync":
-                return Value(f"__ballot_sync({cast(mask, uint32)}, {p})", uint32)
-            if name == "eq_sync":
-                m = cast(mask, uint32)
-                return Value(f"static_cast<int>(__all_sync({m}, {p}) || !__any_sync({m}, {p}))", int32)
-            return Value(f"__{name}({cast(mask, uint32)}, {p})", int32)
-        if name == "match_any_sync":
-            mask, value = self.call_args(node, 2)
-            return Value(f"__match_any_sync({cast(mask, uint32)}, {value.code})", uint32)
-        if name == "match_all_sync":
-            mask, value = self.call_args(node, 2)
-            return Value(f"lockstep::py::match_all({cast(mask, uint32)}, {value.code})", Record((uint32, boolean)))
-        if name == "activemask":
-            self.call_args(node, 0)
-            return Value(f"lockstep::py::activemask_at({self.line_of(node) * 1000 + node.col_offset})", uint32)
-        if name == "lanemask_lt":
-            self.call_args(node, 0)
-            return Value("((1u << lockstep::py::lane_id()) - 1u)", uint32)
-        if name in ("popc", "clz", "ffs", "brev"):
-            (a,) = self.scalar_args(node, 1)
-            wide = isinstance(a.type, Scalar) and a.type.bits == 64
-            suffix = "ll" if wide else ""
-            if name == "brev":
-                t = Scalar("uint64") if wide else uint32
-                return Value(f"__brev{suffix}({cast(a, t)})", t)
-            operand = cast(a, Scalar("uint64") if wide else uint32) if name == "popc" else cast(a, int64 if wide else int32)
-            return Value(f"__{name}{suffix}({operand})", int32)
-        if name == "fma":
-            a, b, c = self.scalar_args(node, 3)
-            t = self.float_type(a, b, c)
-            return Value(f"fma{'f' if t == float32 else ''}({cast(a, t)}, {cast(b, t)}, {cast(c, t)})", t)
-        if name == "cbrt":
-            (a,) = self.scalar_args(node, 1)
-            t = self.float_type(a)
-            return Value(f"cbrt{'f' if t == float32 else ''}({cast(a, t)})", t)
-        if name == "selp":
-            p, a, b = self.call_args(node, 3)
-            t = unify(a.type, b.type)
-            return Value(f"({self.truth(p)} ? {cast(a, t) if t else a.code} : {cast(b, t) if t else b.code})", t)
-        if name in ("shared.array", "local.array"):
-            return self.declare_array(name.split(".")[0], node)
-        if name == "const.array_like":
-            if len(node.args) != 1:
-                self.fail(node, "cuda.const.array_like(ary) takes one NumPy array")
-            v = self.expr(node.args[0])
-            if not (v.is_const and isinstance(v.const, np.ndarray)):
-                self.fail(node, "cuda.const.array_like takes a NumPy array known when the kernel is compiled (a global or closure variable)")
-            return self.runtime(v, node)
-        if name.startswith("fp16."):
-            return self.call_fp16(name.split(".", 1)[1], node)
-        if name.startswith("atomic."):
-            return self.call_atomic(name.split(".", 1)[1], node)
-        if name in ("threadIdx.x", "laneid"):
-            self.fail(node, f"cuda.{name} is a value, not a function")
-        self.fail(node, f"cuda.{name} is not supported in kernels")
-        raise AssertionError
-
-    def declare_array(self, space: str, node: ast.Call) -> Value:
-        names = ("shape", "dtype")
-        given: dict[str, ast.expr] = dict(zip(names, node.args))
-        for kw in node.keywords:
-            if kw.arg not in names:
-                self.fail(node, f"cuda.{space}.array(shape, dtype) has no argument {kw.arg!r}")
-            given[kw.arg] = kw.value  # type: ignore[index]
-        if set(given) != set(names):
-            self.fail(node, f"cuda.{space}.array takes shape and dtype")
-        if isinstance(given["shape"], ast.List):
-            self.fail(node, f"cuda.{space}.array's shape is an int or a tuple of ints, not a list")
-        try:
-            shape = self.const_value(given["shape"])
-            dtype_obj = self.const_value(given["dtype"])
-        except NotConstant:
-            self.fail(node, f"cuda.{space}.array needs a shape and dtype known when the kernel is compiled (numbers, globals, closure variables)")
-        if isinstance(shape, list):
-            self.fail(node, f"cuda.{space}.array's shape is an int or a tuple of ints, not a list")
-        shape = tuple(shape) if isinstance(shape, tuple) else (shape,)
-        if not shape or not all(isinstance(s, (int, np.integer)) and s >= 0 for s in shape):
-            self.fail(node, f"cuda.{space}.array's shape must be non-negative integers, got {shape}")
-        dtype = scalar_named(dtype_obj)
-        if dtype is None:
-            self.fail(node, f"cuda.{space}.array's dtype {dtype_obj!r} is not a numeric type (numba.float32, numpy.float32, 'float32', ...)")
-        assert dtype is not None
-        storage = self.local_unique(f"{self.name_hint or space}_storage")
-        count = int(np.prod(shape))
-        extents = ", ".join(str(int(s)) for s in shape)
-        if space == "shared" and shape == (0,):
-            # Dynamic shared memory: the launch's shared_bytes; every such array starts at its beginning, as in numba.
-            self.prologue.append(f"  extern __shared__ __align__(16) unsigned char {storage}[];")
-            return Value(f"lockstep::py::over<{dtype.cpp}, 1>(reinterpret_cast<{dtype.cpp}*>({storage}), {{1LL << 40}})", Array(dtype, 1, True))
-        if count == 0:
-            self.fail(node, f"cuda.{space}.array of no elements; use shape 0 (one dimension) for dynamic shared memory")
-        qualifier = "__shared__ " if space == "shared" else ""
-        align = "__align__(16) " if space == "shared" else ""
-        self.prologue.append(f"  {qualifier}{align}{dtype.cpp} {storage}[{count}];")
-        return Value(f"lockstep::py::over<{dtype.cpp}, {len(shape)}>({storage}, {{{extents}}})", Array(dtype, len(shape), True))
-
-    def call_fp16(self, op: str, node: ast.Call) -> Value:
-        """cuda.fp16.hadd and friends: CUDA's __half intrinsics, arguments converted to float16."""
-        half = Scalar("float16")
-        if op == "hfma":
-            args = self.scalar_args(node, 3)
-            return Value(f"__hfma({', '.join(cast(a, half) for a in args)})", half)
-        if op in intr.FP16_BINARY or op in intr.FP16_COMPARISONS:
-            a, b = self.scalar_args(node, 2)
-            return Value(f"__{op}({cast(a, half)}, {cast(b, half)})", boolean if op in intr.FP16_COMPARISONS else half)
-        (a,) = self.scalar_args(node, 1)
-        function = f"__{op}" if op in ("hneg", "habs") else op
-        return Value(f"{function}({cast(a, half)})", half)
-
-    def call_atomic(self, op: str, node: ast.Call) -> Value:
-        if op == "compare_and_swap":
-            array, old, value = self.call_args(node, 3)
-            index_values: list[Value] = [literal(0)] * (array.type.ndim if isinstance(array.type, Array) else 1)
-        elif op == "cas":
-            array, index, old, value = self.call_args(node, 4)
-            index_values = self.atomic_index(index, node)
+        """A call of a registered intrinsic or math function: its arguments read,
+        then typed by its typing rule, then written by its emission."""
+        definition = definition_of(name)
+        if definition is None:
+            self.fail(node, f"{shown_name(name)} is not supported in kernels")
+        assert definition is not None
+        if definition.kind == "value":
+            self.fail(node, f"{shown_name(name)} is a value, not a function")
+        if definition.translate is not None:
+            return definition.translate(self, node)
+        assert definition.typing is not None and definition.emit is not None
+        if definition.numbers:
+            args = self.scalar_args(node, definition.arity)  # type: ignore[arg-type]
         else:
-            array, index, value = self.call_args(node, 3)
-            index_values = self.atomic_index(index, node)
-        if array.type is None:
-            return Value("atomic(...)", None)
-        if not isinstance(array.type, Array) or array.type.readonly:
-            self.fail(node, f"cuda.atomic.{op} works on an array argument, shared or local array")
-        assert isinstance(array.type, Array)
-        t = array.type.dtype
-        if len(index_values) != array.type.ndim:
-            self.fail(node, f"cuda.atomic.{op} on a {array.type.ndim}-d array needs {array.type.ndim} indices")
-        place = f"&{array.code}({', '.join(cast(i, int64) if i.type else (i.code or '') for i in index_values)})"
-        if op in ("cas", "compare_and_swap"):
-            if not t.is_integer:
-                self.fail(node, "cuda.atomic.cas works on integer arrays (int32, int64, uint32, uint64)")
-            return Value(f"lockstep::py::atomic_cas<{t.cpp}>({place}, {cast(old, t)}, {cast(value, t)})", t)
-        if op not in _ATOMICS:
-            self.fail(node, f"cuda.atomic.{op} does not exist; numba has add, sub, max, min, exch, cas, inc, dec, and_, or_, xor")
-        if op in ("and_", "or_", "xor", "inc", "dec") and not t.is_integer:
-            self.fail(node, f"cuda.atomic.{op} works on integer arrays, not {t}")
-        if t.bits < 32 or t.name == "float16":
-            self.fail(node, f"atomics work on 32- and 64-bit elements, not {t}")
-        return Value(f"lockstep::py::{_ATOMICS[op]}<{t.cpp}>({place}, {cast(value, t)})", t)
+            args = self.call_args(node, definition.arity, definition.keywords)
+        call = IntrinsicCall(name, node, args, self)
+        result = definition.typing(call)
+        if isinstance(result, Known):
+            return Value(None, None, result.value)
+        return Value(definition.emit(call, result), result)  # type: ignore[arg-type]
 
-    def atomic_index(self, index: Value, node: ast.AST) -> list[Value]:
-        if isinstance(index.type, Record):
-            return [Value(record_item(index.code or "", k), t) for k, t in enumerate(index.type.items)]
-        if isinstance(index.type, Tuple):
-            return [Value(f"{index.code}.item[{k}]", index.type.item) for k in range(index.type.count)]
-        return [index]
+    def intrinsic_value(self, marker: intr.Intrinsic, node: ast.AST) -> Value:
+        """cuda.threadIdx.x, cuda.laneid, cuda.warpsize read as values."""
+        definition = definition_of(marker.name)
+        assert definition is not None
+        if definition.kind != "value":
+            self.fail(node, f"cuda.{marker.name} is a function: call it")
+        call = IntrinsicCall(marker.name, node, [], self)  # type: ignore[arg-type]
+        result = definition.typing(call)  # type: ignore[misc]
+        return Value(definition.emit(call, result), result)  # type: ignore[arg-type, misc]
+
+    @staticmethod
+    def is_intrinsic_value(marker: intr.Intrinsic) -> bool:
+        """cuda.threadIdx.x, cuda.laneid, cuda.warpsize: values, not functions."""
+        definition = definition_of(marker.name)
+        return definition is not None and definition.kind == "value"

@@ -17,7 +17,9 @@ from .. import _core
 from .._emulator import emulator_options
 from .._kernels import _extents, _stream_handle, compile
 from .._output import _stdout_is_fd1, kernel_output_to_sys_stdout
+from .._toolkit import toolkit_include_dirs
 from ._arrays import ArrayArgument, array_argument, array_device, current_device, tuple_argument
+from ._device_functions import JitFunction
 from ._translate import TypingError, translate_kernel
 from ._types import Array, Scalar, Type, parse_signature, scalar_named, typeof_number
 
@@ -52,7 +54,7 @@ class _Specialization:
         self.functions: dict[tuple[str, str], _core.Function] = {}  # per device and check mode
 
 
-class Dispatcher:
+class Dispatcher(JitFunction):
     """A @cuda.jit function. Kernels launch as ``kernel[grid, block]`` or
     ``kernel[grid, block, stream, shared_bytes]`` (numba's order);
     ``inspect_cuda(*args)`` gives the CUDA C++ written for those arguments.
@@ -227,21 +229,11 @@ class _Launch:
                 a.copy_back()
 
 
-def _toolkit_include_dirs() -> list[str]:
-    """The CUDA toolkit's header folders (cuda_fp16.h and the CCCL it includes), or none found."""
-    import os
-
-    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if root and os.path.isfile(os.path.join(root, "include", "cuda_fp16.h")):
-            return [os.path.join(root, "include")] + [os.path.join(root, "include", "cccl")] * os.path.isdir(os.path.join(root, "include", "cccl"))
-    return []
-
-
 def _float16_options(spec: _Specialization, device: str) -> dict[str, Any]:
     """NVRTC has no cuda_fp16.h of its own: a float16 kernel on a GPU compiles with the toolkit's."""
     if device == "cpu" or "__half" not in spec.source:
         return {}
-    folders = _toolkit_include_dirs()
+    folders = toolkit_include_dirs()
     if not folders:
         raise TypingError("float16 kernels on a GPU need the CUDA toolkit's cuda_fp16.h; set CUDA_HOME to the toolkit's folder")
     return {"defines": ["LOCKSTEP_PY_FLOAT16"], "include_dirs": folders}

@@ -1,10 +1,13 @@
 """The names of numba's CUDA kernel language (cuda.threadIdx, cuda.syncthreads,
-cuda.shared.array, cuda.atomic.add, ...) as markers: the translator knows each
-by its ``name``; called outside a kernel they say where they belong."""
+cuda.shared.array, cuda.atomic.add, ...) as markers, one per registry entry
+(_registry.py, gathered in _supported.py): the translator knows each by its
+``name``; called outside a kernel they say where they belong."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from ._supported import INTRINSICS, is_library_function
 
 
 class Intrinsic:
@@ -21,87 +24,40 @@ class Intrinsic:
         return f"<lockstep.cuda intrinsic {self.name}>"
 
 
-class Dim3:
-    """threadIdx, blockIdx, blockDim, gridDim: ``.x``, ``.y``, ``.z`` in kernels."""
+class Namespace:
+    """cuda.shared, cuda.local, cuda.const, cuda.fp16 and cuda.atomic: groups of intrinsics."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, members: dict[str, Intrinsic]):
         self.name = name
-        self.x, self.y, self.z = (Intrinsic(f"{name}.{axis}") for axis in "xyz")
+        for member, marker in members.items():
+            setattr(self, member, marker)
 
     def __repr__(self) -> str:
         return f"<lockstep.cuda {self.name}>"
 
 
-class Namespace:
-    """cuda.shared, cuda.local, cuda.const and cuda.atomic: groups of intrinsics."""
-
-    def __init__(self, prefix: str, names: tuple[str, ...]):
-        for n in names:
-            setattr(self, n, Intrinsic(f"{prefix}.{n}"))
+class Dim3(Namespace):
+    """threadIdx, blockIdx, blockDim, gridDim: ``.x``, ``.y``, ``.z`` in kernels."""
 
 
-threadIdx, blockIdx, blockDim, gridDim = (Dim3(n) for n in ("threadIdx", "blockIdx", "blockDim", "gridDim"))
-laneid = Intrinsic("laneid", "The thread's lane in its warp, 0 to 31.")
-warpsize = Intrinsic("warpsize", "32.")
-shared = Namespace("shared", ("array",))
-local = Namespace("local", ("array",))
-const = Namespace("const", ("array_like",))
-# cuda.fp16: numba's half-precision intrinsics.
-FP16_BINARY = ("hadd", "hsub", "hmul", "hdiv", "hmax", "hmin")
-FP16_COMPARISONS = ("heq", "hne", "hgt", "hge", "hlt", "hle")
-FP16_UNARY = (
-    "hneg",
-    "habs",
-    "hsin",
-    "hcos",
-    "hlog",
-    "hlog10",
-    "hlog2",
-    "hexp",
-    "hexp10",
-    "hexp2",
-    "hsqrt",
-    "hrsqrt",
-    "hfloor",
-    "hceil",
-    "hrcp",
-    "hrint",
-    "htrunc",
-)
-fp16 = Namespace("fp16", FP16_BINARY + FP16_COMPARISONS + FP16_UNARY + ("hfma",))
-atomic = Namespace("atomic", ("add", "sub", "max", "min", "nanmax", "nanmin", "exch", "cas", "compare_and_swap", "inc", "dec", "and_", "or_", "xor"))
+def _markers() -> dict[str, Any]:
+    """cuda's attribute -> its marker: an Intrinsic, or a Namespace of them (a Dim3 where it holds x, y and z values)."""
+    top: dict[str, Any] = {}
+    groups: dict[str, dict[str, Intrinsic]] = {}
+    for name, definition in INTRINSICS.items():
+        if is_library_function(name):
+            continue
+        prefix, _, member = name.rpartition(".")
+        marker = Intrinsic(name, definition.doc)
+        if prefix:
+            groups.setdefault(prefix, {})[member] = marker
+        else:
+            top[name] = marker
+    for prefix, members in groups.items():
+        values = all(INTRINSICS[f"{prefix}.{m}"].kind == "value" for m in members)
+        top[prefix] = Dim3(prefix, members) if values and set(members) == set("xyz") else Namespace(prefix, members)
+    return top
 
-# Functions: the translator's table in _translate.py says what each becomes.
-FUNCTIONS = (
-    "grid",
-    "gridsize",
-    "syncthreads",
-    "syncthreads_count",
-    "syncthreads_and",
-    "syncthreads_or",
-    "syncwarp",
-    "threadfence",
-    "threadfence_block",
-    "threadfence_system",
-    "shfl_sync",
-    "shfl_up_sync",
-    "shfl_down_sync",
-    "shfl_xor_sync",
-    "all_sync",
-    "any_sync",
-    "eq_sync",
-    "ballot_sync",
-    "match_any_sync",
-    "match_all_sync",
-    "match_all_sync",
-    "activemask",
-    "lanemask_lt",
-    "popc",
-    "brev",
-    "clz",
-    "ffs",
-    "fma",
-    "cbrt",
-    "selp",
-)
-functions = {name: Intrinsic(name) for name in FUNCTIONS}
+
+KERNEL_LANGUAGE: dict[str, Any] = _markers()
+"""Every name of ``cuda`` a kernel uses: syncthreads, laneid, threadIdx, shared, atomic, fp16, ..."""
