@@ -2,10 +2,11 @@
 
 #include "lockstep/emu/check.h"
 
+#include "host_build/flags.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -101,12 +102,8 @@ unsigned parse_checks(const std::string& text) {
   return checks;
 }
 
-std::vector<std::string> check_compile_flags() {
-  std::vector<std::string> flags;
-  std::istringstream words(LOCKSTEP_CHECK_FLAGS);  // from cmake/lockstep.cmake's LOCKSTEP_CHECK_COMPILE_OPTIONS
-  for (std::string flag; words >> flag;) flags.push_back(flag);
-  return flags;
-}
+// One home for the flags: the build room that the JIT and lockstep check compile with.
+std::vector<std::string> check_compile_flags() { return host_build::check_flags(); }
 
 std::string checks_to_string(unsigned checks) {
   std::string out;
