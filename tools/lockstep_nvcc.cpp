@@ -21,10 +21,9 @@
 
 #include "driver/nvcc_command.h"
 #include "driver/program_build.h"
-#include "emulator/region_loops/region_loops.h"
+#include "host_build/flags.h"
+#include "host_build/region_loops_build.h"
 #include "jit/cache.h"
-#include "toolchain/hash.h"
-#include "toolchain/host_compiler.h"
 #include "toolchain/process.h"
 
 namespace fs = std::filesystem;
@@ -131,15 +130,15 @@ int build_and_run(const nvcc_command& command) {
   const build_options options{.checked = false, .work_dir = work.path()};
   const std::vector<prepared_source> sources = prepare_sources(command, where, options);
   // (The processor too: the kernels are built for it, as the JIT's.)
-  std::string key = "lockstep run\n" + lockstep::toolchain::find_host_compiler().identity + "\nprocessor " +
-                    lockstep::toolchain::find_native_target().cpu + "\n" + where.include_dir.string() + "\n" + where.library_dir.string() + "\n";
+  std::string key =
+      "lockstep run\n" + lockstep::host_build::host_key() + "\n" + where.include_dir.string() + "\n" + where.library_dir.string() + "\n";
   bool cacheable = true;
   for (const std::string& f : command.compiler_flags) key += f + "\n";
   for (const std::string& f : command.linker_flags) key += f + "\n";
   for (const prepared_source& s : sources) {
     if (!s.source.cuda) cacheable = false;  // its includes are not in the key
     key += "source " + s.source.path.string() + "\n" + s.text + "\n";
-    if (!s.split_file.empty()) key += "region loops " + std::to_string(lockstep::emu::region_loops::version) + "\n";
+    if (!s.split_file.empty()) key += lockstep::host_build::region_loops_key() + "\n";
   }
   if (!command.link_inputs.empty()) cacheable = false;
   fs::path program = work.path() / "program";

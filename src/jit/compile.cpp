@@ -2,21 +2,22 @@
 // library's prebuilt kernels) to a loaded module, through the disk cache.
 #include <dlfcn.h>
 
-#include <algorithm>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "cache.h"
+#include "cpu_module_key.h"
 #include "emulator/region_loops/region_loops.h"
-#include "lockstep/emu/check.h"
+#include "host_build/flags.h"
+#include "host_build/headers.h"
+#include "host_build/region_loops_build.h"
 #include "lockstep/emu/options.h"
 #include "nvrtc.h"
 #include "runtime/backend.h"
-#include "toolchain/hash.h"
 #include "toolchain/host_compiler.h"
 #include "toolchain/process.h"
 #include "translation_unit.h"
@@ -38,50 +39,23 @@ fs::path library_directory() {
 const fs::path& include_directory() {
   static const fs::path dir = [] {
     std::vector<fs::path> candidates;
-    if (const char* env = std::getenv("LOCKSTEP_INCLUDE_DIR")) candidates.emplace_back(env);
+    if (const char* env = std::getenv(host_build::include_dir_variable)) candidates.emplace_back(env);
     candidates.push_back(library_directory() / "include");
 #ifdef LOCKSTEP_SOURCE_INCLUDE_DIR
     candidates.emplace_back(LOCKSTEP_SOURCE_INCLUDE_DIR);
 #endif
-    for (const fs::path& c : candidates)
-      if (fs::exists(c / "lockstep" / "cuda.h")) return c;
-    throw device_unavailable("lockstep's headers (lockstep/cuda.h) were not found beside " + library_directory().string() +
-                             "; set LOCKSTEP_INCLUDE_DIR to the folder that contains lockstep/cuda.h");
+    fs::path found = host_build::first_with_lockstep_headers(candidates);
+    if (found.empty())
+      throw device_unavailable("lockstep's headers (lockstep/cuda.h) were not found beside " + library_directory().string() + "; set " +
+                               host_build::include_dir_variable + " to the folder that contains lockstep/cuda.h");
+    return found;
   }();
   return dir;
 }
 
-std::vector<fs::path> header_files() {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::recursive_directory_iterator(include_directory() / "lockstep"))
-    if (entry.is_regular_file()) files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-// A fingerprint of every lockstep header: kernels compiled against older
-// headers are not reused.
 const std::string& headers_fingerprint() {
-  static const std::string fingerprint = [] {
-    std::string all;
-    for (const fs::path& f : header_files()) {
-      std::ifstream in(f, std::ios::binary);
-      all += f.filename().string() + "\n" + std::string(std::istreambuf_iterator<char>(in), {});
-    }
-    return toolchain::hash_hex(all);
-  }();
+  static const std::string fingerprint = host_build::headers_fingerprint(include_directory());
   return fingerprint;
-}
-
-// Clang refuses a precompiled prelude whose headers were written after it
-// (the same bytes installed again, too): their times are part of its key.
-const std::string& headers_written() {
-  static const std::string stamp = [] {
-    std::string all;
-    for (const fs::path& f : header_files()) all += std::to_string(fs::last_write_time(f).time_since_epoch().count()) + "\n";
-    return toolchain::hash_hex(all);
-  }();
-  return stamp;
 }
 
 // The region-loop compiler's parse of a JIT translation unit reads lockstep's
@@ -89,15 +63,11 @@ const std::string& headers_written() {
 // with (kept in the cache); "" where that cannot be had, and the parse reads
 // them as text, about 0.4 s more.
 std::string precompiled_prelude(const std::vector<std::string>& parse_flags, std::shared_ptr<const jit::checked_directory>& keep) {
-  std::ostringstream key;
-  key << "lockstep-jit region-loops prelude\n"
-      << emu::region_loops::libclang_version() << "\nheaders " << headers_fingerprint() << " " << headers_written() << "\nflags";
-  for (const auto& f : parse_flags) key << ' ' << f;
-  key << "\n" << jit::host_prelude;
+  static const std::string written = host_build::headers_written(include_directory());
+  const std::string prelude(jit::host_prelude);
   try {
-    const auto artifact = jit::cache_lookup_or_build(key.str(), ".pch", [&](const fs::path& out) {
-      emu::region_loops::precompile_prelude(std::string(jit::host_prelude), parse_flags, out.string());
-    });
+    const auto artifact = jit::cache_lookup_or_build(host_build::prelude_key(prelude, parse_flags, headers_fingerprint(), written), ".pch",
+                                                     [&](const fs::path& out) { host_build::write_prelude(prelude, parse_flags, out.string()); });
     keep = artifact.directory;
     return artifact.loadable_path;
   } catch (const std::exception&) {
@@ -124,96 +94,79 @@ auto with_runtime_errors(F&& build) {
   }
 }
 
-// The emulator's headers need C++20: an older dialect asked for is raised to
-// it (C++20 accepts the CUDA code C++17 does).
-std::string host_dialect(const std::string& std) {
-  for (const char* old : {"98", "03", "11", "14", "17"})
-    if (std.size() >= 2 && std.compare(std.size() - 2, 2, old) == 0) return std.substr(0, std.size() - 2) + "20";
-  return std;
+// How the JIT's sources come to the region-loop split (host_build::split_policy):
+// a translation unit begins with lockstep's headers, whose precompiled prelude
+// makes every parse cheap; the engine of this process is known when it builds.
+constexpr host_build::split_policy jit_split_policy{.parse_only_if_mentions_barrier = false, .honour_engine_option = true};
+
+// Builds `tu` as a shared object at `out` (one step: compile and link): split
+// into region loops where `split`, as written where not or where the host
+// compiler refuses the split.
+void build_one_step(const std::string& tu, const compile_options& o, const std::vector<std::string>& flags, const std::vector<std::string>& one_step,
+                    bool split, const fs::path& out) {
+  auto as_written = [&] { toolchain::compile_shared_object(tu, o.source_name, one_step, out); };
+  if (!split) return as_written();
+  const std::vector<std::string> parse_flags = host_build::parse_flags_of(flags);
+  std::shared_ptr<const jit::checked_directory> prelude_directory;
+  const std::string prelude = tu.starts_with(jit::host_prelude) ? precompiled_prelude(parse_flags, prelude_directory) : "";
+  const auto result = emu::region_loops::split_kernels(tu, o.source_name, parse_flags, prelude);
+  emu::region_loops::log(o.source_name, result);
+  if (result.split.empty()) return as_written();
+  std::exception_ptr refusal;
+  const auto build_split = [&]() -> std::optional<std::string> {
+    try {
+      toolchain::compile_shared_object(result.source, o.source_name, one_step, out);
+      return std::nullopt;
+    } catch (const toolchain::compile_failure& e) {
+      refusal = std::current_exception();
+      return e.log();
+    }
+  };
+  if (host_build::build_split_else_as_written(o.source_name, build_split, as_written)) std::rethrow_exception(refusal);
+}
+
+// Check mode: compile and link are two steps, so that the sanitizer's own
+// runtime is not linked (the instrumentation's hooks are liblockstep's).
+void build_checked(const std::string& tu, const compile_options& o, const std::vector<std::string>& flags,
+                   const std::vector<std::string>& link_inputs, const fs::path& out) {
+  const fs::path object = out.string() + ".o";
+  std::vector<std::string> compile_only = flags;
+  compile_only.push_back("-c");
+  toolchain::compile_shared_object(tu, o.source_name, compile_only, object);
+  std::vector<std::string> link{toolchain::find_host_compiler().path, "-shared", "-o", out.string(), object.string()};
+  link.insert(link.end(), link_inputs.begin(), link_inputs.end());
+  const toolchain::process_result linked = toolchain::run_process(link);
+  fs::remove(object);
+  if (linked.exit_code != 0) throw compile_error("the host compiler could not link " + o.source_name, linked.output);
 }
 
 std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const compile_options& o, const device& d, bool& hit) {
-  // -g1: line tables only, so a fault's report names the kernel's line (about 15% more compile time, on a cache miss).
-  // -O3, as CMake's Release builds of the library's kernels: at -O2 GCC
-  // vectorises only loops whose trip count it knows to be a multiple of the
-  // vector width, which a loop over a block's threads never is (same compile
-  // time, measured with jit_bench --cold).
-  // lockstep's CUDA headers (<cooperative_groups.h>, <cuda_fp16.h>, ...) come
-  // first, so that they win over an installed toolkit's in the default paths.
-  std::vector<std::string> flags{"-std=" + host_dialect(o.std), "-O3", "-g1", "-fPIC",
-                                 "-I" + (include_directory() / "lockstep" / "cuda_include").string()};
+  // The JIT's own flags are first, so that compile_options::flags, last, win.
+  std::vector<std::string> flags{"-std=" + host_build::cxx20_dialect(o.std, host_build::older_dialect::same_family_cxx20)};
+  for (auto& f : host_build::optimisation_defaults({}, /*position_independent=*/true)) flags.push_back(f);
+  flags.push_back(host_build::cuda_headers_first(include_directory()));
   flags.insert(flags.end(), std::begin(toolchain::kernel_code_flags), std::end(toolchain::kernel_code_flags));
-  // For this machine's CPU, as PoCL builds OpenCL kernels: the region loops
-  // vectorise across threads with its widest vectors. The key names the CPU.
-  const toolchain::native_target& native = toolchain::find_native_target();
-  flags.insert(flags.end(), native.flags.begin(), native.flags.end());
-  // In check mode the kernels are instrumented (src/emulator/check), with debug
-  // information for the source lines of reports. The instrumentation's hooks
-  // are liblockstep's, so the sanitizer's own runtime must not be linked:
-  // compile and link are then two steps.
+  for (auto& f : host_build::native_target_flags(/*user_names_a_target=*/false)) flags.push_back(f);
   const bool checked = o.checked;
   if (checked)
-    for (const auto& f : emu::check_compile_flags()) flags.push_back(f);
+    for (const auto& f : host_build::check_flags()) flags.push_back(f);
   for (auto& f : common_flags(o)) flags.push_back(f);
   for (auto& f : o.flags) flags.push_back(f);
   // The module links liblockstep.so, so it shares this process's emulator;
   // --no-as-needed keeps that link where the compiler defaults to --as-needed.
   const std::vector<std::string> link_inputs{"-Wl,--no-as-needed", (library_directory() / "liblockstep.so").string()};
-  const toolchain::host_compiler& cxx = toolchain::find_host_compiler();
-  std::ostringstream key;
-  key << "lockstep-jit cpu\ncompiler " << cxx.identity << "\nprocessor " << native.cpu << "\nheaders " << headers_fingerprint() << "\nflags";
-  for (auto& f : flags) key << ' ' << f;
-  for (auto& f : link_inputs) key << ' ' << f;
-  key << "\n" << tu;
-  // A source is parsed and its kernels split into region loops (not in check
-  // mode, nor with the fiber engine chosen, which run every kernel on
-  // fibers). Without the precompiled prelude (a source that does not begin
-  // with lockstep's headers) the parse costs almost as much as the compile,
-  // so such a source is parsed only where it names a barrier.
-  const bool split = !checked && emu::get_options().region_loops &&
-                     (emu::region_loops::mentions_synchronization(tu) || (tu.starts_with(jit::host_prelude) && emu::region_loops::available()));
-  if (split) key << "\nregion loops " << emu::region_loops::version << (emu::region_loops::available() ? "" : " (no libclang)");
-  const auto artifact = jit::cache_lookup_or_build(key.str(), ".so", [&](const fs::path& out) {
-    if (!checked) {
-      std::vector<std::string> one_step = flags;
-      one_step.push_back("-shared");
-      one_step.insert(one_step.end(), link_inputs.begin(), link_inputs.end());
-      if (split) {
-        std::vector<std::string> parse_flags;
-        for (const auto& f : flags)
-          if (f.rfind("-I", 0) == 0 || f.rfind("-D", 0) == 0 || f.rfind("-U", 0) == 0 || f.rfind("-std=", 0) == 0) parse_flags.push_back(f);
-        std::shared_ptr<const jit::checked_directory> prelude_directory;
-        const std::string prelude = tu.starts_with(jit::host_prelude) ? precompiled_prelude(parse_flags, prelude_directory) : "";
-        const auto result = emu::region_loops::split_kernels(tu, o.source_name, parse_flags, prelude);
-        emu::region_loops::log(o.source_name, result);
-        if (!result.split.empty()) {
-          try {
-            toolchain::compile_shared_object(result.source, o.source_name, one_step, out);
-            return;
-          } catch (const toolchain::compile_failure& e) {
-            // The split source is lockstep's doing: the kernels run on fibers,
-            // as written (a source the host compiler refuses as written too
-            // fails with its own errors).
-            emu::region_loops::log_failure(o.source_name, e.log());
-            if (emu::region_loops::refusal_is_error()) {
-              toolchain::compile_shared_object(tu, o.source_name, one_step, out);
-              throw;
-            }
-          }
-        }
-      }
-      toolchain::compile_shared_object(tu, o.source_name, one_step, out);
-      return;
-    }
-    const fs::path object = out.string() + ".o";
-    std::vector<std::string> compile_only = flags;
-    compile_only.push_back("-c");
-    toolchain::compile_shared_object(tu, o.source_name, compile_only, object);
-    std::vector<std::string> link{cxx.path, "-shared", "-o", out.string(), object.string()};
-    link.insert(link.end(), link_inputs.begin(), link_inputs.end());
-    const toolchain::process_result linked = toolchain::run_process(link);
-    fs::remove(object);
-    if (linked.exit_code != 0) throw compile_error("the host compiler could not link " + o.source_name, linked.output);
+  const bool split = host_build::should_split({.checked = checked,
+                                               .engine_allows_loops = emu::get_options().region_loops,
+                                               .has_precompiled_prelude = tu.starts_with(jit::host_prelude),
+                                               .own_text = tu},
+                                              jit_split_policy);
+  const std::string key = jit::cpu_module_key(host_build::host_key(), headers_fingerprint(), flags, link_inputs, tu, split);
+  const auto artifact = jit::cache_lookup_or_build(key, ".so", [&](const fs::path& out) {
+    if (checked) return build_checked(tu, o, flags, link_inputs, out);
+    std::vector<std::string> one_step = flags;
+    one_step.push_back("-shared");
+    one_step.insert(one_step.end(), link_inputs.begin(), link_inputs.end());
+    build_one_step(tu, o, flags, one_step, split, out);
   });
   hit = artifact.hit;
   // Loaded through the checked cache folder's descriptor, which the module keeps open.

@@ -7,17 +7,19 @@
 
 namespace lockstep::detail {
 
-const function& builtin_function(const device& d, const std::string& name) {
+bool ops_run_checked() { return emu::get_options().checks != 0; }
+
+const function& builtin_function(const device& d, const std::string& name, bool checked) {
   static std::mutex mutex;
   static std::map<std::pair<std::string, std::string>, function> functions;
   std::lock_guard lock(mutex);
-  // The library's ops run instrumented kernels while checks are on, as kernels compiled then do.
-  const bool checked = emu::get_options().checks != 0;
   const auto key = std::make_pair(d.str() + (checked ? " checked" : ""), name);
   auto it = functions.find(key);
   if (it == functions.end()) it = functions.emplace(key, builtin_kernels(d, checked).get("lockstep::kernels::" + name)).first;
   return it->second;
 }
+
+const function& builtin_function(const device& d, const std::string& name) { return builtin_function(d, name, ops_run_checked()); }
 
 const function& builtin_function(const device& d, const std::string& family, dtype t) {
   return builtin_function(d, family + "<" + kernel_type_name(t) + ">");

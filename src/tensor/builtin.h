@@ -9,9 +9,18 @@
 
 namespace lockstep::detail {
 
-// `lockstep::kernels::<name>` in the built-in module of `d`.
+// `lockstep::kernels::<name>` in the built-in module of `d`; `checked`: its
+// build instrumented for check mode (builtin_kernels(d, checked)).
+const function& builtin_function(const device& d, const std::string& name, bool checked);
+
+// Whether the tensor ops run the instrumented kernels: while the emulator's
+// checks are on (emu::options::checks), as kernels compiled then are. The
+// one place the tensor layer reads that setting; the ops below pass it.
+bool ops_run_checked();
+
+// For the tensor ops: `lockstep::kernels::<name>`, checked as ops_run_checked().
 const function& builtin_function(const device& d, const std::string& name);
-// `lockstep::kernels::<family><T>` for the dtype's element type T.
+// `lockstep::kernels::<family><T>` for the dtype's element type T, checked as ops_run_checked().
 const function& builtin_function(const device& d, const std::string& family, dtype t);
 
 kernel_arg pointer_arg(const tensor& t, bool writable);

@@ -62,7 +62,8 @@ MAY_USE = {
     "cuda api": {"execution", "emulator headers", "toolchain"},
     "libraries": {"cuda api", "execution", "emulator headers", "toolchain"},
     "compile time": {"toolchain", "emulator headers"},
-    "host build": {"compile time", "toolchain", "emulator headers"},
+    # The build room reads the runner's rule for when blocks run as loops.
+    "host build": {"compile time", "execution", "toolchain", "emulator headers"},
     "runtime public": {"emulator headers"},
     "runtime": {"runtime public", "toolchain"} | EMULATOR,
     "jit": {"runtime", "runtime public", "host build", "compile time", "toolchain"} | EMULATOR,

@@ -11,6 +11,9 @@
 
 #include "emulator/host_source/host_source.h"
 #include "emulator/region_loops/region_loops.h"
+#include "host_build/flags.h"
+#include "host_build/headers.h"
+#include "host_build/region_loops_build.h"
 #include "toolchain/host_compiler.h"
 #include "toolchain/process.h"
 #include "unsupported_features.h"
@@ -80,9 +83,7 @@ std::string compiler_of(const nvcc_command& command) {
 // lockstep's headers need C++20; an older standard asked for is raised to it
 // (code written for C++17 compiles as C++20 but for a few corner cases).
 std::string standard_flag(const nvcc_command& command) {
-  for (const char* newer : {"c++2", "gnu++2"})
-    if (starts_with(command.language_standard, newer)) return "-std=" + command.language_standard;
-  return "-std=c++20";
+  return "-std=" + host_build::cxx20_dialect(command.language_standard, host_build::older_dialect::plain_cxx20);
 }
 
 // A program of an older standard first sees what keeps its names its own under C++20.
@@ -91,22 +92,20 @@ std::vector<std::string> older_standard_includes(const nvcc_command& command) {
   return {"-include", "lockstep/emu/cxx17_names.h"};
 }
 
-bool has_flag_starting(const std::vector<std::string>& flags, const std::string& prefix) {
-  for (const std::string& f : flags)
-    if (starts_with(f, prefix)) return true;
-  return false;
-}
+using host_build::has_flag_starting;
 
-// The compiler proper's flags: the user's, plus line tables (fault messages
-// name lines) and optimisation (the kernels are host code here, and nvcc
-// optimises device code by default, ptxas at -O3) when the user chose none.
-// -O3 as the JIT's: at -O2 GCC's cost model vectorises no loop over a
-// block's threads (region loops, lockstep/emu/region_loops.h).
+// How a program's sources come to the region-loop split (host_build::split_policy):
+// preprocessed program text has no precompiled prelude, so only a source whose
+// own lines name a barrier is parsed; the program is built once for either
+// engine, which its run chooses (the block runner declines the loops then).
+constexpr host_build::split_policy driver_split_policy{.parse_only_if_mentions_barrier = true, .honour_engine_option = false};
+
+// The compiler proper's flags: the user's, plus the emulator's defaults where
+// the user chose none (the kernels are host code here, and nvcc optimises
+// device code by default, ptxas at -O3).
 std::vector<std::string> code_generation_flags(const nvcc_command& command) {
   std::vector<std::string> flags = command.compiler_flags;
-  if (!has_flag_starting(flags, "-g")) flags.push_back("-g1");
-  if (!has_flag_starting(flags, "-O")) flags.push_back("-O3");
-  if (command.shared_library) flags.push_back("-fPIC");
+  for (const std::string& f : host_build::optimisation_defaults(command.compiler_flags, command.shared_library)) flags.push_back(f);
   flags.insert(flags.end(), std::begin(toolchain::kernel_code_flags), std::end(toolchain::kernel_code_flags));
   // Thrust's CUDA backend is CUB's device code for the GPU, which the emulator
   // cannot build; its C++ backend runs the same algorithms over device memory,
@@ -172,14 +171,35 @@ std::string link_hint(const std::string& output) {
   return "";
 }
 
+// Compiles one prepared source to `object` with `argv` (the compiler and its
+// flags): its region loops where it has them, as written where it has none or
+// the host compiler refuses them (host_build::build_split_else_as_written).
+void compile_object(const std::vector<std::string>& argv, const prepared_source& s, const fs::path& object) {
+  auto compile = [&](const fs::path& file) {
+    std::vector<std::string> step = argv;
+    step.insert(step.end(), {"-c", file.string(), "-o", object.string()});
+    return step;
+  };
+  auto as_written = [&] { run_step(compile(s.compiled_file), "compiling " + s.source.path.string()); };
+  if (s.split_file.empty()) return as_written();
+  const auto build_split = [&]() -> std::optional<std::string> {
+    const toolchain::process_result r = toolchain::run_process(compile(s.split_file));
+    if (r.exit_code != 0) return r.output;
+    if (!r.output.empty()) std::cerr << r.output;  // warnings
+    return std::nullopt;
+  };
+  if (const std::optional<std::string> refused = host_build::build_split_else_as_written(s.source.path.string(), build_split, as_written))
+    throw build_failure(*refused + "lockstep nvcc: the host compiler refused the region loops of " + s.source.path.string());
+}
+
 }  // namespace
 
 installation find_installation() {
-  const std::string include = environment("LOCKSTEP_INCLUDE_DIR"), library = environment("LOCKSTEP_LIBRARY_DIR");
+  const std::string include = environment(host_build::include_dir_variable), library = environment("LOCKSTEP_LIBRARY_DIR");
   if (!include.empty() && !library.empty()) return {include, library};
   std::error_code ignored;
   const fs::path here = fs::read_symlink("/proc/self/exe", ignored).parent_path();
-  if (fs::exists(here / "include" / "lockstep" / "cuda.h")) return {here / "include", here};
+  if (host_build::holds_lockstep_headers(here / "include")) return {here / "include", here};
   return {LOCKSTEP_SOURCE_INCLUDE_DIR, LOCKSTEP_LIBRARY_DIR};
 }
 
@@ -210,15 +230,10 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
       written = options.work_dir / (std::to_string(i) + "-" + source.path.filename().string());
       write_file(written, "#line 1 \"" + fs::absolute(source.path).string() + "\"\n" + device_pass);
     }
-    // lockstep's CUDA headers first, so they win over an installed toolkit's;
-    // lockstep's own as system headers (no warnings from them in -Wall builds).
-    std::vector<std::string> argv{compiler,
-                                  "-E",
-                                  "-x",
-                                  "c++",
-                                  standard_flag(command),
-                                  "-DLOCKSTEP_KEEP_KEYWORDS",
-                                  "-I" + (where.include_dir / "lockstep" / "cuda_include").string()};
+    // lockstep's CUDA headers first (host_build::cuda_headers_first); lockstep's
+    // own as system headers (no warnings from them in -Wall builds).
+    std::vector<std::string> argv{
+        compiler, "-E", "-x", "c++", standard_flag(command), "-DLOCKSTEP_KEEP_KEYWORDS", host_build::cuda_headers_first(where.include_dir)};
     const std::vector<std::string> older = older_standard_includes(command);
     argv.insert(argv.end(), older.begin(), older.end());
     if (written != source.path) argv.push_back("-iquote" + fs::absolute(source.path).parent_path().string());
@@ -260,8 +275,9 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
     const fs::path rewritten = options.work_dir / (std::to_string(i) + "-" + source.path.stem().string() + ".host.ii");
     write_file(rewritten, text);
     fs::path split_file;
-    // Check mode runs every block on fibers: nothing to split for it.
-    if (!options.checked && !command.preprocess_only && emu::region_loops::mentions_synchronization(outside_system_headers(text))) {
+    // With -E the rewritten text is the result: nothing to split.
+    const std::string own_text = command.preprocess_only ? "" : outside_system_headers(text);
+    if (!command.preprocess_only && host_build::should_split({.checked = options.checked, .own_text = own_text}, driver_split_policy)) {
       const auto result = emu::region_loops::split_kernels(text, source.path.string(), {standard_flag(command)});
       emu::region_loops::log(source.path.string(), result);
       if (!result.split.empty()) {
@@ -295,7 +311,7 @@ void compile_and_link(const nvcc_command& command, const std::vector<prepared_so
         argv.insert(argv.end(), {"-x", "c"});
       else
         argv.push_back(standard_flag(command));
-      argv.push_back("-I" + (where.include_dir / "lockstep" / "cuda_include").string());
+      argv.push_back(host_build::cuda_headers_first(where.include_dir));
       if (!c_source) {
         const std::vector<std::string> older = older_standard_includes(command);
         argv.insert(argv.end(), older.begin(), older.end());
@@ -306,38 +322,12 @@ void compile_and_link(const nvcc_command& command, const std::vector<prepared_so
     }
     const std::vector<std::string> flags = code_generation_flags(command);
     argv.insert(argv.end(), flags.begin(), flags.end());
-    // CUDA sources for this machine's CPU, as the JIT builds kernels: the
-    // region loops vectorise across threads with its widest vectors (the
-    // CUDA samples' matrixMul ran 2x faster so). Not where the user names a
-    // target of their own.
-    if (s.source.cuda && !has_flag_starting(flags, "-march") && !has_flag_starting(flags, "-mcpu")) {
-      const std::vector<std::string>& native = toolchain::find_native_target().flags;
-      argv.insert(argv.end(), native.begin(), native.end());
-    }
+    // CUDA sources for this machine's CPU, as the JIT builds kernels.
+    if (s.source.cuda)
+      for (const std::string& f : host_build::native_target_flags(host_build::names_a_target(flags))) argv.push_back(f);
     if (options.checked && s.source.cuda)
-      for (std::istringstream in(LOCKSTEP_CHECK_FLAGS); in;) {
-        std::string flag;
-        if (in >> flag) argv.push_back(flag);
-      }
-    std::optional<std::string> refused;  // the host compiler's output on a split source it refused
-    if (!s.split_file.empty()) {
-      std::vector<std::string> split = argv;
-      split.insert(split.end(), {"-c", s.split_file.string(), "-o", object.string()});
-      const toolchain::process_result r = toolchain::run_process(split);
-      if (r.exit_code == 0) {
-        if (!r.output.empty()) std::cerr << r.output;
-        objects.push_back(object.string());
-        continue;
-      }
-      // The split is lockstep's doing: the kernels run on fibers, as written
-      // (a source the host compiler refuses as written too fails with its own errors).
-      emu::region_loops::log_failure(s.source.path.string(), r.output);
-      refused = r.output;
-    }
-    argv.insert(argv.end(), {"-c", s.compiled_file.string(), "-o", object.string()});
-    run_step(argv, "compiling " + s.source.path.string());
-    if (refused && emu::region_loops::refusal_is_error())
-      throw build_failure(*refused + "lockstep nvcc: the host compiler refused the region loops of " + s.source.path.string());
+      for (const std::string& f : host_build::check_flags()) argv.push_back(f);
+    compile_object(argv, s, object);
     objects.push_back(object.string());
   }
   if (command.compile_only) return;

@@ -11,29 +11,33 @@
 namespace lockstep::driver {
 namespace {
 
-struct feature {
-  std::string_view name_prefix;  // an identifier the compiler names, or its beginning
-  std::string_view what;
-};
+using feature = unsupported_feature;
+constexpr std::string_view driver_api_remainder =
+    "this part of CUDA's driver API is not emulated; devices, contexts, modules, launches, memory, streams and events are";
 
-// What a program uses that lockstep does not emulate, by the names that give
-// it away in a compiler's message.
+// What a program uses that lockstep does not provide, by the names that give
+// it away in a compiler's message. tests/cpp/unit/test_unsupported_features.cpp
+// fails where an entry names what lockstep's headers in fact declare.
 constexpr std::array features{
-    feature{"cudaGraph", "CUDA graphs are not emulated"},
-    feature{"cudaStreamBeginCapture", "CUDA graphs (stream capture) are not emulated"},
-    feature{"cudaIpc", "inter-process memory (cudaIpc*) is not emulated"},
+    feature{"cudaGraph", "CUDA graphs are not emulated (cudaGraphCreate, cudaGraphInstantiate and cudaGraphLaunch return cudaErrorNotSupported)",
+            feature_family::graphs},
+    feature{"cudaStreamBeginCapture", "CUDA graphs (stream capture) are not emulated", feature_family::graphs},
     feature{"cudaGraphicsD3D", "Direct3D interoperability is not emulated"},
     feature{"cudaEGL", "EGL interoperability is not emulated"},
-    feature{"CU", "this part of CUDA's driver API is not emulated; devices, contexts, modules, launches, memory, streams and events are"},
-    feature{"cu", "this part of CUDA's driver API is not emulated; devices, contexts, modules, launches, memory, streams and events are"},
+    feature{"CU", driver_api_remainder, feature_family::driver_api_remainder},
+    feature{"cu", driver_api_remainder, feature_family::driver_api_remainder},
     feature{"curand",
             "cuRAND comes from the CUDA toolkit's headers (set CUDA_HOME): its device API (<curand_kernel.h>) runs on the emulator, and so does its "
             "host API (<curand.h>, -lcurand): a generator from curandCreateGenerator is libcurand's host generator of that type, on the CPU "
-            "(not with a static libcurand)"},
+            "(not with a static libcurand)",
+            feature_family::from_toolkit},
     feature{"cufft", "cuFFT is not emulated"},
     feature{"cusparse", "cuSPARSE is not emulated"},
     feature{"cusolver", "cuSOLVER is not emulated"},
-    feature{"thrust", "Thrust is not emulated"},
+    feature{"thrust",
+            "Thrust comes from the CUDA toolkit's headers (set CUDA_HOME or CUDA_PATH): lockstep nvcc builds it with its C++ backend, over "
+            "device memory that is host memory here",
+            feature_family::from_toolkit},
     feature{"cub", "CUB is not emulated"},
     feature{"MPI_", "MPI is not part of lockstep: build with the MPI compiler wrapper's flags"},
 };
@@ -43,26 +47,31 @@ const std::regex error_line(R"(^([^:\s][^:]*):(\d+):(?:\d+:)? (?:fatal )?error: 
 const std::regex quoted(R"([‘'`]([A-Za-z_][A-Za-z_0-9:<>]*)[’'])");
 const std::regex missing_header(R"(([A-Za-z_0-9/]+)\.(?:h|hpp|cuh): No such file)");
 
-const feature* feature_of(std::string name) {
-  if (const std::size_t colons = name.find("::"); colons != std::string::npos) name = name.substr(0, colons);
-  for (const feature& f : features) {
-    const bool whole_word_family = f.name_prefix == "cu" || f.name_prefix == "CU" || f.name_prefix == "cub";
-    if (name.rfind(f.name_prefix, 0) != 0) continue;
-    if (whole_word_family) {
-      // The driver API is cu + a capital (cuInit) and CU + a small letter (CUresult), unlike cudaMalloc or CUBLAS_STATUS_SUCCESS;
-      // cub must be a whole word or a prefix (cub::).
-      const char next = name.size() > f.name_prefix.size() ? name[f.name_prefix.size()] : '\0';
-      const bool capital = next >= 'A' && next <= 'Z', small = next >= 'a' && next <= 'z';
-      if (f.name_prefix == "cu" && !capital) continue;
-      if (f.name_prefix == "CU" && !small) continue;
-      if (f.name_prefix == "cub" && next != '\0' && next != '_') continue;
-    }
-    return &f;
-  }
-  return nullptr;
+// Whether `name` continues `prefix` as a name of its family: the driver API is
+// cu + a capital (cuInit) and CU + a small letter (CUresult), unlike cudaMalloc
+// or CUBLAS_STATUS_SUCCESS; cub must be a whole word or a prefix (cub::);
+// cudaGraph is not cudaGraphics (OpenGL interoperability, which is emulated).
+bool continues_family(std::string_view name, std::string_view prefix) {
+  if (!name.starts_with(prefix)) return false;
+  const char next = name.size() > prefix.size() ? name[prefix.size()] : '\0';
+  const bool capital = next >= 'A' && next <= 'Z', small = next >= 'a' && next <= 'z';
+  if (prefix == "cu") return capital;
+  if (prefix == "CU") return small;
+  if (prefix == "cub") return next == '\0' || next == '_';
+  if (prefix == "cudaGraph") return !name.substr(prefix.size()).starts_with("ics");
+  return true;
 }
 
 }  // namespace
+
+std::span<const unsupported_feature> unsupported_features() { return features; }
+
+const unsupported_feature* unsupported_feature_of(std::string name) {
+  if (const std::size_t colons = name.find("::"); colons != std::string::npos) name = name.substr(0, colons);
+  for (const feature& f : features)
+    if (continues_family(name, f.name_prefix)) return &f;
+  return nullptr;
+}
 
 std::string inline_ptx_uses(const std::string& preprocessed) {
   const std::vector<toolchain::token> tokens = toolchain::tokenize(preprocessed);
@@ -110,13 +119,13 @@ std::string explain_unsupported(const std::string& compiler_output) {
     if (std::regex_search(message, header, missing_header)) {
       const std::string name = header[1];
       const std::string base = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
-      if (const feature* f = feature_of(base); f && said.insert(where + base).second)
+      if (const feature* f = unsupported_feature_of(base); f && said.insert(where + base).second)
         notes += where + ": <" + name + "...>: " + std::string(f->what) + "\n";
       continue;
     }
     for (auto it = std::sregex_iterator(message.begin(), message.end(), quoted); it != std::sregex_iterator(); ++it) {
       const std::string name = (*it)[1];
-      if (const feature* f = feature_of(name); f && said.insert(std::string(f->what)).second)
+      if (const feature* f = unsupported_feature_of(name); f && said.insert(std::string(f->what)).second)
         notes += where + ": " + name + ": " + std::string(f->what) + "\n";
     }
   }

@@ -2,11 +2,12 @@
 
 #include "lockstep/emu/check.h"
 
+
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
+#include <sstream>
 #include <string>
 
 namespace lockstep::emu {
@@ -101,6 +102,7 @@ unsigned parse_checks(const std::string& text) {
   return checks;
 }
 
+// One home for the flags, which the build room (src/host_build) hands to the JIT and lockstep nvcc.
 std::vector<std::string> check_compile_flags() {
   std::vector<std::string> flags;
   std::istringstream words(LOCKSTEP_CHECK_FLAGS);  // from cmake/lockstep.cmake's LOCKSTEP_CHECK_COMPILE_OPTIONS
