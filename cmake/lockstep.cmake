@@ -1,6 +1,6 @@
 # Host builds of CUDA sources for the emulator.
 #
-# The host compiler needs what no macro can express rewritten (see src/emulator/host_source/host_source.h),
+# The host compiler needs what no macro can express rewritten (see src/emulator/compile_time/host_source/host_source.h),
 # in every file a kernel comes from, included ones too. So each CUDA file is
 # copied through lockstep-hostify into ${PROJECT_BINARY_DIR}/host_sources/,
 # mirroring the source tree, and the mirrored directories come first on the
@@ -29,7 +29,7 @@ if(LOCKSTEP_NATIVE_KERNELS)
   endif()
 endif()
 
-# Kernels with barriers are split into region loops (src/emulator/region_loops)
+# Kernels with barriers are split into region loops (src/emulator/compile_time/region_loops)
 # unless the file is built for check mode (CHECKED), which runs on fibers.
 function(_lockstep_hostify src out)
   get_filename_component(abs "${src}" ABSOLUTE)

@@ -10,7 +10,7 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # System packages, installed only if absent (apt-get update only then too);
 # OpenBLAS is the CPU BLAS behind the emulated cuBLAS (src/emulator/libraries/cublas);
-# libclang is the region-loop compiler's parser (src/emulator/region_loops),
+# libclang is the region-loop compiler's parser (src/emulator/compile_time/region_loops),
 # and libclang 16 with its headers a second one its tests run under (LLVM 16
 # renumbered the cursor kinds);
 # PoCL (OpenCL on the CPU) is what emulator_bench and `lockstep bench`
@@ -44,7 +44,7 @@ fi
 export LOCKSTEP_REGION_LOOPS_STRICT=1
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2
 # The same kernels on the fiber engine alone: kernels split into region loops
-# (src/emulator/region_loops) must give the same results there.
+# (src/emulator/compile_time/region_loops) must give the same results there.
 LOCKSTEP_EMU_ENGINE=fibers ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 -L "emulator|runtime|tensor"
 
 python3 -m pytest -q tests/python

@@ -1,8 +1,8 @@
 // lockstep-hostify [--split-barriers FLAGS... --] IN.cu OUT.cpp: writes the
 // host-compiler form of a CUDA source file (see
-// src/emulator/host_source/host_source.h), with a #line directive so
+// src/emulator/compile_time/host_source/host_source.h), with a #line directive so
 // diagnostics name the original file. With --split-barriers, kernels with
-// barriers are also split into region loops (src/emulator/region_loops),
+// barriers are also split into region loops (src/emulator/compile_time/region_loops),
 // Clang parsing the file with FLAGS (-I, -D, -std); what stays on fibers is
 // said on stderr when LOCKSTEP_REGION_LOOPS_LOG is set.
 #include <cstring>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "emulator/host_source/host_source.h"
-#include "emulator/region_loops/region_loops.h"
+#include "emulator/compile_time/host_source/host_source.h"
+#include "emulator/compile_time/region_loops/region_loops.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> parse_flags, files;

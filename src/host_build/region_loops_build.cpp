@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "emulator/region_loops/region_loops.h"
+#include "emulator/compile_time/region_loops/region_loops.h"
 
 namespace lockstep::host_build {
 namespace region_loops = emu::region_loops;

@@ -1,5 +1,5 @@
 // Region loops in a host build: whether a translation unit is split at its
-// barriers (src/emulator/region_loops), what happens when the host compiler
+// barriers (src/emulator/compile_time/region_loops), what happens when the host compiler
 // refuses the split, the precompiled prelude that makes the parse cheap, and
 // what of all that a cache key must name. The JIT and lockstep nvcc both ask
 // here; where they differ, the difference is a named field of split_policy.

@@ -11,7 +11,7 @@
 
 #include "cache.h"
 #include "cpu_module_key.h"
-#include "emulator/region_loops/region_loops.h"
+#include "emulator/compile_time/region_loops/region_loops.h"
 #include "host_build/flags.h"
 #include "host_build/headers.h"
 #include "host_build/region_loops_build.h"

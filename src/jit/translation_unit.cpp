@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "emulator/host_source/host_source.h"
+#include "emulator/compile_time/host_source/host_source.h"
 #include "toolchain/lexer.h"
 
 namespace lockstep::jit {

@@ -2,7 +2,7 @@
 // wait for each other outside __syncthreads: libcu++'s cuda::barrier (the CUDA
 // samples' simpleAWBarrier) and a spin on a shared flag with __nanosleep. On
 // the emulator the first takes nvcc's device-pass branch (an H100's 900,
-// src/emulator/host_source/device_arch_conditionals.cpp), the others let the
+// src/emulator/compile_time/host_source/device_arch_conditionals.cpp), the others let the
 // block's other threads run while one waits (src/emulator/execution/thread_yield.cpp).
 // Built for the emulator through `lockstep nvcc` and for the GPU by nvcc; the
 // program checks every result itself and exits non-zero on a mismatch.

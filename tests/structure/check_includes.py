@@ -26,8 +26,8 @@ ROOMS = {
     "src/emulator/cuda_api/": "cuda api",
     "src/emulator/libraries/": "libraries",
     "src/emulator/compile_time/": "compile time",
-    "src/emulator/region_loops/": "compile time",
-    "src/emulator/host_source/": "compile time",
+    "src/emulator/compile_time/region_loops/": "compile time",
+    "src/emulator/compile_time/host_source/": "compile time",
     "src/host_build/": "host build",
     # What the host compiler sees instead of CUDA.
     "include/lockstep/emu/": "emulator headers",
@@ -45,6 +45,10 @@ ROOMS = {
     # What kernels written in Python (lockstep.cuda) compile to: kernel code like kernels/.
     "include/lockstep/python_kernels.h": "kernels",
     "include/lockstep/kernels/": "kernels public",
+    # Device functions made from op_codes.h's rows, which kernels and fused kernels call: kernel code.
+    "include/lockstep/kernels/op_functions.h": "kernels",
+    # Python's //, % and ** for every path: device code, as python_kernels.h.
+    "include/lockstep/python_arithmetic.h": "kernels",
     "src/tensor/": "tensor",
     "include/lockstep/tensor.h": "tensor public",
     "include/lockstep/ops.h": "tensor public",

@@ -9,8 +9,8 @@
 #include <optional>
 #include <sstream>
 
-#include "emulator/host_source/host_source.h"
-#include "emulator/region_loops/region_loops.h"
+#include "emulator/compile_time/host_source/host_source.h"
+#include "emulator/compile_time/region_loops/region_loops.h"
 #include "host_build/flags.h"
 #include "host_build/headers.h"
 #include "host_build/region_loops_build.h"

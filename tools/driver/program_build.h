@@ -1,6 +1,6 @@
 // Building a CUDA program for the emulator from an nvcc command line: each
 // CUDA source is preprocessed by the host compiler with lockstep's CUDA headers
-// first on the include path, rewritten (src/emulator/host_source: launches,
+// first on the include path, rewritten (src/emulator/compile_time/host_source: launches,
 // dynamic shared memory, keywords), and compiled from that preprocessed text,
 // whose line markers keep every message and debug line on the user's files;
 // host sources compile as they are; the link adds liblockstep (and
@@ -39,7 +39,7 @@ struct prepared_source {
   std::filesystem::path compiled_file;
   std::string text;
   // The same with its kernels split at their barriers into region loops
-  // (src/emulator/region_loops): compiled instead where it exists, the text
+  // (src/emulator/compile_time/region_loops): compiled instead where it exists, the text
   // above where the host compiler refuses it. Empty: nothing was split.
   std::filesystem::path split_file;
 };

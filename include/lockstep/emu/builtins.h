@@ -56,7 +56,7 @@ inline const dim3& builtin_grid_dim() { return in_kernel("gridDim").grid_dim; }
 
 // The driver's preprocessing keeps the names, which its rewrite maps, as it
 // maps a program's own variables of those names
-// (src/emulator/host_source/builtin_variables.cpp); a program's host-only
+// (src/emulator/compile_time/host_source/builtin_variables.cpp); a program's host-only
 // files (.cpp, LOCKSTEP_HOST_ONLY_FILE) have no built-in variables, as under nvcc.
 #if !defined(LOCKSTEP_KEEP_KEYWORDS) && !defined(LOCKSTEP_HOST_ONLY_FILE)
 #define threadIdx (::lockstep::emu::builtin_thread_idx())

@@ -1,5 +1,5 @@
 // The collectives of lockstep's emulator that a region loop runs as a
-// collective step (src/emulator/region_loops), one line each, beside their
+// collective step (src/emulator/compile_time/region_loops), one line each, beside their
 // declarations in sync.h: tests/cpp/runtime/test_region_loop_collectives.cpp
 // fails for one of sync.h without its line here, or a line without one.
 #pragma once
@@ -8,7 +8,7 @@
 // each), X(name, shuffle), where
 // `shuffle` is the warp_op a split kernel's shuffle step passes
 // (loop_shuffle_warps) and `none` for the others. The region-loop compiler
-// (src/emulator/region_loops) runs a call of each as a collective step; its
+// (src/emulator/compile_time/region_loops) runs a call of each as a collective step; its
 // list of them (region_loops::gathered_intrinsics) and its shuffles' ops are
 // this table. (The others, __match_all_sync meeting twice, tiles, wmma, stay
 // on fibers.)

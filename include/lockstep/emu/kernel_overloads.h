@@ -1,7 +1,7 @@
 // Which function a launch `k<<<...>>>(args)` names when `k` is overloaded:
 // host code often has a function of the kernel's own name that launches it
 // (llm.c's `gelu_forward1(...)` around `gelu_forward1<<<...>>>`). The
-// rewrite (src/emulator/host_source/launch_syntax.cpp) passes the launch's
+// rewrite (src/emulator/compile_time/host_source/launch_syntax.cpp) passes the launch's
 // argument count: of an overload set, the one function taking that many
 // parameters is the kernel (deduction picks it, the others failing), else the
 // only function of that name. The rewrite uses the answer only where its

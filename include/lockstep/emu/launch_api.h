@@ -1,5 +1,5 @@
 // What `kernel<<<grid, block, shared, stream>>>(args)` becomes on the emulator
-// (the host-source rewrite, src/emulator/host_source/launch_syntax.cpp, turns
+// (the host-source rewrite, src/emulator/compile_time/host_source/launch_syntax.cpp, turns
 // it into `::lockstep::emu::chevron_launch(resolve, grid, block, shared, stream)(args)`,
 // `resolve` naming the kernel as the launch's arguments pick it),
 // and the runtime API's other ways to launch a kernel.
@@ -106,7 +106,7 @@ chevron_call<Resolve> chevron_launch(const Resolve& resolve, dim3 grid, dim3 blo
 // The kernels a program defines, by address, with a launcher that reads
 // their arguments from an array of pointers (cudaLaunchKernel's `void** args`):
 // the driver's rewrite registers every kernel definition that is not a
-// template (src/emulator/host_source/keywords.cpp).
+// template (src/emulator/compile_time/host_source/keywords.cpp).
 using array_launcher = void (*)(const void* kernel, const launch_config& config, void** args);
 // The parameters' sizes and alignments, in order: where each lies in a packed
 // argument buffer (cuLaunchKernel's CU_LAUNCH_PARAM_BUFFER_POINTER).

@@ -22,7 +22,7 @@ struct options {
   unsigned checks = 0;                   // check_tool bits (all_checks = all four); 0 = normal mode
   double timeout_seconds = 0;            // a launch running longer ends with cudaErrorLaunchTimeout; 0 = no limit
   // Kernels that the region-loop compiler split at their barriers
-  // (src/emulator/region_loops) run each block as loops over its threads;
+  // (src/emulator/compile_time/region_loops) run each block as loops over its threads;
   // false runs every kernel on fibers (check mode and the reverse and random
   // orders always do).
   bool region_loops = true;

@@ -1,6 +1,6 @@
 // PTX's special registers, for the one form of inline PTX the emulator runs:
 // `asm("mov.u32 %0, %%laneid;" : "=r"(lane));`, a read of a special register
-// into a variable (src/emulator/host_source/inline_ptx.cpp rewrites it to
+// into a variable (src/emulator/compile_time/host_source/inline_ptx.cpp rewrites it to
 // `(lane) = ::lockstep::emu::ptx::laneid()`): the registers that no built-in
 // variable or clock function of lockstep already reads. Other inline PTX is
 // refused at build time, naming its line.

@@ -1,5 +1,5 @@
 // What a kernel split at its barriers by the region-loop compiler
-// (src/emulator/region_loops) calls: the block's first thread claims the whole
+// (src/emulator/compile_time/region_loops) calls: the block's first thread claims the whole
 // block, then runs each region between barriers as a loop over the block's
 // threads, thread x innermost, with the values that live across a barrier in
 // per-thread arrays.

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "emulator/region_loops/region_loops.h"
+#include "emulator/compile_time/region_loops/region_loops.h"
 #include "lockstep/emu/collectives.h"
 
 namespace region_loops = lockstep::emu::region_loops;

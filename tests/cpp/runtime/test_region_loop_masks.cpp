@@ -1,4 +1,4 @@
-// The region-loop compiler's masks (src/emulator/region_loops/mask.h): kept as
+// The region-loop compiler's masks (src/emulator/compile_time/region_loops/mask.h): kept as
 // terms on each step, rendered once at emission, as a condition on the thread
 // and as the byte a masked region's rows sum.
 #include <gtest/gtest.h>
@@ -6,8 +6,8 @@
 #include <regex>
 #include <string>
 
-#include "emulator/region_loops/mask.h"
-#include "emulator/region_loops/region_loops.h"
+#include "emulator/compile_time/region_loops/mask.h"
+#include "emulator/compile_time/region_loops/region_loops.h"
 
 namespace region_loops = lockstep::emu::region_loops;
 using region_loops::compiler::mask_term;

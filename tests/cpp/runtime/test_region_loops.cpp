@@ -1,4 +1,4 @@
-// The region-loop compiler (src/emulator/region_loops): which kernels it
+// The region-loop compiler (src/emulator/compile_time/region_loops): which kernels it
 // splits at their barriers and why it leaves others on fibers; and, through
 // the JIT, that split kernels give exactly the fiber engine's results.
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "emulator/region_loops/region_loops.h"
+#include "emulator/compile_time/region_loops/region_loops.h"
 #include "lockstep/emu/options.h"
 #include "lockstep/runtime.h"
 

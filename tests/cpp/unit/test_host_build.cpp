@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "emulator/region_loops/region_loops.h"
+#include "emulator/compile_time/region_loops/region_loops.h"
 #include "host_build/flags.h"
 #include "host_build/headers.h"
 #include "host_build/region_loops_build.h"

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "emulator/host_source/host_source.h"
+#include "emulator/compile_time/host_source/host_source.h"
 
 using lockstep::emu::host_source;
 

@@ -1,6 +1,6 @@
-#include "emulator/host_source/host_source.h"
+#include "emulator/compile_time/host_source/host_source.h"
 
-#include "emulator/host_source/transformations.h"
+#include "emulator/compile_time/host_source/transformations.h"
 
 namespace lockstep::emu {
 

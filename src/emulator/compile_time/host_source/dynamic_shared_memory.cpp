@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "emulator/host_source/transformations.h"
+#include "emulator/compile_time/host_source/transformations.h"
 
 namespace lockstep::emu::host_transforms {
 namespace {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "emulator/host_source/host_source.h"
+#include "emulator/compile_time/host_source/host_source.h"
 #include "toolchain/lexer.h"
 #include "toolchain/rewriter.h"
 

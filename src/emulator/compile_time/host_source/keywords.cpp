@@ -10,7 +10,7 @@
 // nothing, as on a GPU (launch_api.h).
 #include <string>
 
-#include "emulator/host_source/transformations.h"
+#include "emulator/compile_time/host_source/transformations.h"
 
 namespace lockstep::emu::host_transforms {
 namespace {

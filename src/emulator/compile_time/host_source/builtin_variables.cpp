@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "emulator/host_source/transformations.h"
+#include "emulator/compile_time/host_source/transformations.h"
 
 namespace lockstep::emu::host_transforms {
 namespace {

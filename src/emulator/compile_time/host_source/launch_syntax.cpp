@@ -15,7 +15,7 @@
 // The kernel expression is copied into the first two; its written tokens stay
 // in the third, and the configuration and the arguments keep their text, so
 // every line keeps its number.
-#include "emulator/host_source/transformations.h"
+#include "emulator/compile_time/host_source/transformations.h"
 
 namespace lockstep::emu::host_transforms {
 namespace {

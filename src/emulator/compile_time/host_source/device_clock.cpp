@@ -4,7 +4,7 @@
 // library's declaration or the program's own, which follow a type) go to a function that asks
 // whether a kernel is running. Busy-waits on clock() (CUDA's samples time
 // streams that way) then end after the cycles they ask for.
-#include "emulator/host_source/transformations.h"
+#include "emulator/compile_time/host_source/transformations.h"
 
 namespace lockstep::emu::host_transforms {
 
