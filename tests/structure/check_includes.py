@@ -150,7 +150,12 @@ def self_test() -> int:
             print("self-test: expected", expected, "found", found)
             return 1
         (root / "src/tensor/ops.cpp").write_text('#include "lockstep/runtime.h"\n')
-        for name in ("src/emulator/execution/executor.cpp", "src/emulator/execution/block_runner.cpp", "src/emulator/compile_time/region_loops/emit.cpp"):
+        cleaned = (
+            "src/emulator/execution/executor.cpp",
+            "src/emulator/execution/block_runner.cpp",
+            "src/emulator/compile_time/region_loops/emit.cpp",
+        )
+        for name in cleaned:
             (root / name).write_text("")
         if list(violations(root)):
             print("self-test: a clean tree was reported:", list(violations(root)))

@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "execution/dynamic_shared.h"
-#include "lockstep/emu/builtins.h"
 #include "execution/message_text.h"
 #include "execution/warp_ops.h"
+#include "lockstep/emu/builtins.h"
 
 namespace lockstep::emu::check {
 

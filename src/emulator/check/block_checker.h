@@ -15,12 +15,12 @@
 #include <utility>
 #include <vector>
 
-#include "execution/block_observer.h"
 #include "check/finding.h"
 #include "check/global_races.h"
 #include "check/launch_session.h"
 #include "check/shared_shadow.h"
 #include "check/thread_memory.h"
+#include "execution/block_observer.h"
 
 namespace lockstep::emu::check {
 

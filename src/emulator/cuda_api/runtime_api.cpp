@@ -11,8 +11,8 @@
 
 #include "check/api_findings.h"
 #include "check/device_memory.h"
-#include "lockstep/emu/options.h"
 #include "execution/message_text.h"
+#include "lockstep/emu/options.h"
 #include "runtime_calls.h"
 
 namespace lockstep::emu {

@@ -11,10 +11,10 @@
 #include <tuple>
 
 #include "check/device_memory.h"
-#include "lockstep/emu/runtime_ipc.h"
 #include "execution/message_text.h"
-#include "runtime_calls.h"
 #include "execution/shared_pages.h"
+#include "lockstep/emu/runtime_ipc.h"
+#include "runtime_calls.h"
 
 namespace lockstep::emu {
 namespace {

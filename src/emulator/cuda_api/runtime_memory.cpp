@@ -12,8 +12,8 @@
 #include <string>
 
 #include "check/device_memory.h"
-#include "lockstep/emu/runtime_api.h"
 #include "execution/message_text.h"
+#include "lockstep/emu/runtime_api.h"
 #include "runtime_calls.h"
 
 namespace lockstep::emu {

@@ -12,9 +12,9 @@
 #include <set>
 
 #include "check/device_memory.h"
+#include "execution/shared_pages.h"
 #include "lockstep/emu/runtime_ipc.h"
 #include "runtime_calls.h"
-#include "execution/shared_pages.h"
 
 namespace {
 

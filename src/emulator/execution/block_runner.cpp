@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "grid_barrier.h"
-#include "runs_as_loops.h"
 #include "lockstep/errors.h"
 #include "message_text.h"
+#include "runs_as_loops.h"
 #include "warp_ops.h"
 
 namespace lockstep::emu {
@@ -269,9 +269,9 @@ unsigned block_runner::claim_for_loops(const loop_claim& how) {
   // The launch's settings, by the rule the builds split by; then this run's
   // own state: a replay on fibers refuses, and only thread 0's first start claims.
   const bool launch_allows = blocks_may_run_as_loops({.region_loops_option = plan_->opts.region_loops,
-                                                                  .checked = observing_ != nullptr,
-                                                                  .forward_order = plan_->opts.order == thread_order::forward,
-                                                                  .grid_sync = plan_->grid_sync != nullptr});
+                                                      .checked = observing_ != nullptr,
+                                                      .forward_order = plan_->opts.order == thread_order::forward,
+                                                      .grid_sync = plan_->grid_sync != nullptr});
   if (!launch_allows || refuse_claims_ || next_start_ != 1 || running_->thread != 0) return 0;
   // The other threads never start: to the runner they have exited.
   for (unsigned t = 1; t < threads_; ++t) state_[t] = state::exited;

@@ -2,12 +2,11 @@
 
 #include "lockstep/emu/check.h"
 
-
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
-#include <stdexcept>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace lockstep::emu {

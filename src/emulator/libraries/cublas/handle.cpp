@@ -6,9 +6,9 @@
 #include "check/device_memory.h"
 #include "context.h"
 #include "cpu_blas.h"
+#include "execution/message_text.h"
 #include "lockstep/emu/check.h"
 #include "lockstep/emu/options.h"
-#include "execution/message_text.h"
 
 namespace lockstep::emu::cublas {
 
