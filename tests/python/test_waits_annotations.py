@@ -1,8 +1,8 @@
 """Every function of lockstep's device headers that waits says so on its declaration.
 
-The region-loop compiler knows which calls may synchronise from one
-annotation each (LOCKSTEP_WAITS in include/lockstep/emu/waits.h), not from a
-list of names. This test parses lockstep's headers with libclang (the
+Which calls may synchronise is written once, on each declaration
+(LOCKSTEP_WAITS in include/lockstep/emu/waits.h), for the region-loop
+compiler to read instead of lists of names. This test parses lockstep's headers with libclang (the
 `libclang` package's Python bindings) and follows each function's body: a
 function that reaches an annotated one must be annotated itself, and an
 annotated function must reach a waiting primitive (the runtime's, declared
@@ -108,11 +108,6 @@ def _facts():
     return functions, calls, unresolved
 
 
-@pytest.fixture(scope="module")
-def facts():
-    return _facts()
-
-
 def _waiting(functions, calls, unresolved):
     """The functions that reach an annotated primitive (declared without a body)."""
     annotated = {k for k, c in functions.items() if _annotation(c)}
@@ -131,26 +126,30 @@ def _waiting(functions, calls, unresolved):
     return annotated, primitives, waiting
 
 
+@pytest.fixture(scope="module")
+def headers():
+    """The functions of lockstep's headers, and which are annotated, primitives and waiting."""
+    functions, calls, unresolved = _facts()
+    annotated, primitives, waiting = _waiting(functions, calls, unresolved)
+    return functions, annotated, primitives, waiting
+
+
 def _where(cursor):
     return f"{cursor.displayname} ({Path(cursor.location.file.name).relative_to(INCLUDE)}:{cursor.location.line})"
 
 
-def test_the_primitives_are_annotated(facts):
-    functions, calls, unresolved = facts
-    _, primitives, _ = _waiting(*facts)
-    names = {functions[k].spelling for k in primitives}
-    assert {"block_barrier", "warp_collective", "grid_sync", "device_yield"} <= names
+def test_the_primitives_are_annotated(headers):
+    functions, _, primitives, _ = headers
+    assert {"block_barrier", "warp_collective", "grid_sync", "device_yield"} <= {functions[k].spelling for k in primitives}
 
 
-def test_every_function_that_waits_is_annotated(facts):
-    functions, calls, unresolved = facts
-    annotated, _, waiting = _waiting(*facts)
+def test_every_function_that_waits_is_annotated(headers):
+    functions, annotated, _, waiting = headers
     missing = sorted(_where(functions[k]) for k in waiting - annotated)
     assert not missing, "functions that wait without LOCKSTEP_WAITS on their declaration: " + ", ".join(missing)
 
 
-def test_every_annotated_function_waits(facts):
-    functions, calls, unresolved = facts
-    annotated, _, waiting = _waiting(*facts)
+def test_every_annotated_function_waits(headers):
+    functions, annotated, _, waiting = headers
     stale = sorted(_where(functions[k]) for k in annotated - waiting)
     assert not stale, "LOCKSTEP_WAITS on functions that reach no waiting primitive: " + ", ".join(stale)

@@ -1,10 +1,10 @@
 // What a function of lockstep's device headers waits for, written once on
-// its declaration. The region-loop compiler (src/emulator/compile_time/region_loops,
-// synchronization.cpp) parses the kernel's translation unit with libclang and
-// reads these annotations: a call of an annotated function may synchronise,
-// so the loops meet it as the GPU's threads would. Other compilers see
-// nothing. tests/python/test_waits_annotations.py fails for a function of
-// these headers that reaches a waiting primitive without one.
+// its declaration, where libclang (which parses kernels for the region-loop
+// compiler, src/emulator/compile_time/region_loops) sees it as an annotate
+// attribute; other compilers see nothing. The compiler's synchronization.cpp
+// still knows these functions by name lists, which are to be replaced by
+// reading these annotations. tests/python/test_waits_annotations.py fails for
+// a function of these headers that reaches a waiting primitive without one.
 //
 // The kinds:
 //   barrier  the block's barrier (__syncthreads): a region ends there
