@@ -306,6 +306,8 @@ class translation_unit_splitter {
   // uniformity.cpp: uniformity
   bool read_only_parameter(const node& n);
   bool uniform(const node& n, bool per_thread = false);
+  bool pure_function(CXCursor function, int depth = 0) const;
+  bool constexpr_local(const variable& v) const;
   const node* shared_assignment(const variable& v, const reference& r) const;
   void ask_uniform_parameters(const node& e);
   std::vector<std::size_t> uniform_positions(const node& function) const;
@@ -332,6 +334,14 @@ class translation_unit_splitter {
   const node* offset_term(const node& call);
   bool offset_local(const node& ref);
   bool term_of_int_sum(const node& written);
+
+  // aliasing.cpp: storage reached through other names
+  CXTypeKind canonical_kind(const node& e) const;
+  bool object_escapes(const node& o) const;
+  bool address_escapes(const node& e) const;
+  bool call_keeps(const node& call, const node& argument) const;
+  bool storage_escapes(const variable& v) const;
+  bool scope_spans_regions(const variable& v) const;
 
   // privatization.cpp: privatisation
   void decide_recomputed();
