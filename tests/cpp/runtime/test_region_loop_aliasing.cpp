@@ -136,8 +136,8 @@ class RegionLoopAliasing : public ::testing::Test {
   lockstep::emu::options saved_;
 };
 
-const char* const kernels[] = {"through_view",      "through_view_in_call", "struct_holding_pointer", "pointer_to_scalar",
-                               "decayed_array",     "reference_member",     "lambda_by_reference",    "array_of_structs"};
+const char* const kernels[] = {"through_view",  "through_view_in_call", "struct_holding_pointer", "pointer_to_scalar",
+                               "decayed_array", "reference_member",     "lambda_by_reference",    "array_of_structs"};
 
 TEST_F(RegionLoopAliasing, AliasedLocalsRunAsLoopsWithEachThreadsOwnValues) {
   const auto decided = region_loops::split_kernels(std::string("#include \"lockstep/cuda.h\"\n") + aliased_locals, "aliasing.cu",
@@ -170,7 +170,8 @@ TEST_F(RegionLoopAliasing, AliasedLocalsRunAsLoopsWithEachThreadsOwnValues) {
     return out;
   };
   for (const char* kernel : kernels) {
-    const std::vector<int> loops = run(m, kernel, true), fibers = run(m, kernel, false), check = run(checked, kernel, false, lockstep::emu::all_checks);
+    const std::vector<int> loops = run(m, kernel, true), fibers = run(m, kernel, false),
+                           check = run(checked, kernel, false, lockstep::emu::all_checks);
     for (int t = 0; t < threads; ++t) {
       ASSERT_EQ(loops[t], expected(kernel, in, t)) << kernel << " as loops, thread " << t;
       ASSERT_EQ(fibers[t], loops[t]) << kernel << " on fibers, thread " << t;

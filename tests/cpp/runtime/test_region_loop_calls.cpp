@@ -103,7 +103,8 @@ __global__ void reads_thread_index(int k, float* out) {
 )";
 
 region_loops::split_result split(const std::string& kernels) {
-  return region_loops::split_kernels("#include \"lockstep/cuda.h\"\n" + kernels, "calls.cu", {"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR)});
+  return region_loops::split_kernels("#include \"lockstep/cuda.h\"\n" + kernels, "calls.cu",
+                                     {"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR)});
 }
 
 TEST(RegionLoopCalls, FunctionsThatReadMemoryOrTheThreadIndexStayNonUniform) {

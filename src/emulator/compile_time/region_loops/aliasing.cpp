@@ -41,11 +41,11 @@ bool translation_unit_splitter::object_escapes(const node& o) const {
   if (!p) return false;
   const CXTypeKind type = canonical_kind(o);
   switch (p->kind) {
-    case CXCursor_UnexposedExpr:  // an implicit conversion
+    case CXCursor_UnexposedExpr:                         // an implicit conversion
       if (array_kind(type)) return address_escapes(*p);  // decayed to a pointer
-      if (scalar_kind(type)) return false;                 // its value read
-      if (canonical_kind(*p) == type) return false;        // a record copied
-      return object_escapes(*p);                           // a base of it, still the object
+      if (scalar_kind(type)) return false;               // its value read
+      if (canonical_kind(*p) == type) return false;      // a record copied
+      return object_escapes(*p);                         // a base of it, still the object
     case CXCursor_ArraySubscriptExpr:
       if (p->children.size() == 2 && p->children[0]->begin == o.begin && array_kind(type)) return object_escapes(*p);  // an element
       return false;  // an index, or a pointer's value read
@@ -67,8 +67,8 @@ bool translation_unit_splitter::object_escapes(const node& o) const {
              clang_.clang_getCanonicalType(clang_.clang_getCursorType(p->cursor)).kind == CXType_RValueReference || array_kind(type);
     case CXCursor_CallExpr:
       return !scalar_kind(type) && call_keeps(*p, o);
-    case CXCursor_InitListExpr:
-      return array_kind(type);
+    case CXCursor_InitListExpr:  // an element copied comes through a conversion (its value read, a copy constructed):
+      return true;               // one here directly is an array's, or bound to a reference member (`holder h{x};`)
     case CXCursor_CStyleCastExpr:
     case CXCursor_CXXStaticCastExpr:
     case CXCursor_CXXReinterpretCastExpr:
@@ -116,7 +116,7 @@ bool translation_unit_splitter::address_escapes(const node& e) const {
     }
     case CXCursor_BinaryOperator: {
       const CXTypeKind to = canonical_kind(*p);
-      if (to == CXType_Pointer) return address_escapes(*p);  // pointer arithmetic
+      if (to == CXType_Pointer) return address_escapes(*p);                           // pointer arithmetic
       return to != CXType_Bool && !(to >= CXType_Char_U && to <= CXType_LongDouble);  // a comparison, a difference
     }
     case CXCursor_ConditionalOperator:

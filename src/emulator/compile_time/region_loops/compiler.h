@@ -263,6 +263,7 @@ class translation_unit_splitter {
   void decide_lanes_variant(CXCursor function_cursor, const node& function, const node& body, bool kernel);
 
   // synchronization.cpp: synchronisation
+  std::string waits_annotation(CXCursor function) const;
   bool is_barrier_call(const node& n) const;
   bool may_synchronize(CXCursor function, int depth = 0);
   bool body_may_synchronize(CXCursor c, int depth);

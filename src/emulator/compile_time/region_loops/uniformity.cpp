@@ -187,8 +187,7 @@ bool translation_unit_splitter::pure_function(CXCursor function, int depth) cons
       case CXCursor_DeclRefExpr: {
         const CXCursor decl = clang_.clang_getCursorReferenced(n.cursor);
         const CXCursorKind k = clang_.clang_getCursorKind(decl);
-        if (k == CXCursor_EnumConstantDecl || k == CXCursor_NonTypeTemplateParameter || k == CXCursor_FunctionDecl ||
-            k == CXCursor_FunctionTemplate)
+        if (k == CXCursor_EnumConstantDecl || k == CXCursor_NonTypeTemplateParameter || k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate)
           break;
         if ((k == CXCursor_ParmDecl || k == CXCursor_VarDecl) && own(decl)) {
           // A reference or pointer parameter reaches memory.
@@ -197,8 +196,7 @@ bool translation_unit_splitter::pure_function(CXCursor function, int depth) cons
           break;
         }
         // A constant of the file (`constexpr int tw = 16;`).
-        if (k == CXCursor_VarDecl && clang_.clang_isConstQualifiedType(clang_.clang_getCursorType(decl)) &&
-            evaluated_integer(decl).has_value())
+        if (k == CXCursor_VarDecl && clang_.clang_isConstQualifiedType(clang_.clang_getCursorType(decl)) && evaluated_integer(decl).has_value())
           break;
         return false;
       }
