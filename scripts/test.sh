@@ -25,11 +25,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-# The Python package (builds the extension) and pytest.
-PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check ".[test]"
+# The Python package and pytest, built in the C++ tests' build folder with
+# the tests on: the library the extension links and the one the C++ tests
+# run are compiled once, the same objects.
+PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check ".[test]" \
+  -C build-dir="$BUILD_DIR" -C cmake.define.LOCKSTEP_BUILD_TESTS=ON -C cmake.define.LOCKSTEP_BUILD_BENCH=ON
 
-# The C++ tests.
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_BUILD_TESTS=ON -DLOCKSTEP_BUILD_BENCH=ON
+# The C++ tests (built above). The extension is installed: its target leaves
+# the build, which then names nothing of pip's temporary build environment.
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_BUILD_TESTS=ON -DLOCKSTEP_BUILD_BENCH=ON -DLOCKSTEP_BUILD_PYTHON=OFF
 cmake --build "$BUILD_DIR"
 # With nvcc on the machine (CI's is), the build above also compiled the kernel
 # tests, benchmark and example for sm_90 and the library's GPU kernels
