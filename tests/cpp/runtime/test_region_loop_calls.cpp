@@ -2,7 +2,8 @@
 // tiled matmuls, unchanged, bound their tile loop with `cdiv(k, tw)`, an
 // inline __host__ __device__ function of the kernel's parameters, and so
 // run as loops; a tile size declared in the kernel (`constexpr int T`)
-// sizes a __shared__ array; a function that reads memory or the thread's
+// sizes a __shared__ array, and so does one reached through `using namespace`
+// (moved in front of the bodies with the arrays); a function that reads memory or the thread's
 // index stays non-uniform. Run as loops, on fibers and in check mode on
 // fresh random inputs, against a float64 product.
 #include <gtest/gtest.h>
@@ -84,6 +85,22 @@ __global__ void matmul_local_tile(float *m, float *n, float *out, int h, int w, 
     }
     if (r<h && c<w) out[r*w + c] = p;
 }
+
+namespace tiles { constexpr int side = 16; }
+__global__ void matmul_using_tiles(float *m, float *n, float *out, int h, int w, int k) {
+    using namespace tiles;  // what the __shared__ sizes resolve through, moved with them
+    __shared__ float as[side][side], bs[side][side];
+    int tc=threadIdx.x, tr=threadIdx.y, r=blockIdx.y*side+tr, c=blockIdx.x*side+tc;
+    float p=0.0f;
+    for (int ph=0; ph < cdiv(k,side); ++ph) {
+        as[tr][tc] = r<h && ph*side+tc<k ? m[ph*side+tc + r*k] : 0.0f;
+        bs[tr][tc] = c<w && ph*side+tr<k ? n[(ph*side+tr)*w + c] : 0.0f;
+        __syncthreads();
+        for (int i=0; i<side; ++i) p += as[tr][i] * bs[i][tc];
+        __syncthreads();
+    }
+    if (r<h && c<w) out[r*w + c] = p;
+}
 )";
 
 // A bound computed by a function that reads memory, or the thread's index: not uniform.
@@ -132,7 +149,7 @@ class RegionLoopCallsRun : public ::testing::Test {
 
 TEST_F(RegionLoopCallsRun, TheLecturesTiledMatmulsRunAsLoopsUnchanged) {
   const auto decided = split(lecture_matmuls);
-  for (const char* kernel : {"matmul_k", "matmul_ks", "matmul_local_tile"})
+  for (const char* kernel : {"matmul_k", "matmul_ks", "matmul_local_tile", "matmul_using_tiles"})
     EXPECT_NE(std::find(decided.split.begin(), decided.split.end(), kernel), decided.split.end())
         << kernel << " stays on fibers: " << (decided.notes.empty() ? "" : decided.notes.back());
 
@@ -164,7 +181,7 @@ TEST_F(RegionLoopCallsRun, TheLecturesTiledMatmulsRunAsLoopsUnchanged) {
     dc.copy_to_host(c.data(), c.size() * 4);
     return c;
   };
-  for (const char* kernel : {"matmul_k", "matmul_ks", "matmul_local_tile"}) {
+  for (const char* kernel : {"matmul_k", "matmul_ks", "matmul_local_tile", "matmul_using_tiles"}) {
     const std::vector<float> loops = run(m, kernel, true, 0), fibers = run(m, kernel, false, 0),
                              check = run(checked, kernel, false, lockstep::emu::all_checks);
     for (int i = 0; i < h; ++i)

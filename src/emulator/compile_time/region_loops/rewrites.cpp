@@ -91,17 +91,44 @@ void translation_unit_splitter::rewrite_declarations(bool kernel, std::string& m
   for (const auto& [statement, region] : region_of_statement_)
     if (statement->kind == CXCursor_DeclStmt) declarations.push_back(statement);
   std::stable_sort(declarations.begin(), declarations.end(), [](const node* a, const node* b) { return a->begin < b->begin; });
-  for (const node* statement : declarations) {
-    bool any_variable = false, all_static = true, all_shared = true, any_per_thread = false;
-    for (const auto& c : statement->children) {
+  // `using namespace sizes;` (a using-declaration, a namespace alias) before
+  // a __shared__ declaration may be what its size's names resolve through:
+  // it moves in front of the bodies first, with the declarations after it.
+  auto using_only = [](const node& statement) {
+    const node* body = statement.parent;
+    const bool in_body = body && body->parent && (body->parent->kind == CXCursor_FunctionDecl || body->parent->kind == CXCursor_FunctionTemplate);
+    return in_body && !statement.children.empty() && std::all_of(statement.children.begin(), statement.children.end(), [](const auto& c) {
+             return c->kind == CXCursor_UsingDirective || c->kind == CXCursor_UsingDeclaration || c->kind == CXCursor_NamespaceAlias;
+           });
+  };
+  auto moved_in_front = [&](const node& statement) {
+    bool any_variable = false, all_static = true;
+    for (const auto& c : statement.children) {
       const variable* v = c->kind == CXCursor_VarDecl ? variable_for(c->cursor) : nullptr;
       if (!v) continue;
       any_variable = true;
       all_static &= v->static_storage;
+    }
+    return any_variable && all_static && kernel;
+  };
+  for (std::size_t i = 0; i < declarations.size(); ++i) {
+    const node* statement = declarations[i];
+    if (kernel && using_only(*statement) &&
+        std::any_of(declarations.begin() + i + 1, declarations.end(), [&](const node* later) { return moved_in_front(*later); })) {
+      moved_statics +=
+          line_directive(clang_.clang_getCursorLocation(statement->cursor)) + std::string(text(statement->begin, statement_end(*statement))) + "\n";
+      edit(statement->begin, statement_end(*statement), "");
+      tu_edits.push_back({statement->begin, statement_end(*statement), ""});
+      continue;
+    }
+    bool all_shared = true, any_per_thread = false;
+    for (const auto& c : statement->children) {
+      const variable* v = c->kind == CXCursor_VarDecl ? variable_for(c->cursor) : nullptr;
+      if (!v) continue;
       all_shared &= v->uniform || v->static_storage;
       any_per_thread |= v->per_thread;
     }
-    if (any_variable && all_static && kernel) {
+    if (moved_in_front(*statement)) {
       // __shared__ arrays (and other statics) go in front of both bodies,
       // so that both use the one array: its size names no local.
       // A constexpr local of the kernel (`constexpr int T = 16; __shared__
