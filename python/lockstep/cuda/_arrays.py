@@ -125,6 +125,21 @@ class DeviceNDArray:
     def ravel(self) -> DeviceNDArray:
         return self.reshape(-1)
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """``np.array(d)``, ``np.asarray(d)``: the contents in one copy (NumPy would
+        otherwise read a sequence element by element through ``__getitem__``)."""
+        if copy is False:
+            raise ValueError("a lockstep.cuda device array converts to NumPy by copying; use copy=None or True")
+        host = self.copy_to_host()
+        return host if dtype is None else host.astype(dtype, copy=False)
+
+    @property
+    def __array_interface__(self) -> dict[str, Any]:
+        """On "cpu" the memory is the host's: NumPy reads it in place (``np.asarray`` is a view, ``np.array`` one copy)."""
+        if self.device != "cpu":
+            raise AttributeError("__array_interface__: this array is in a GPU's memory; np.array(d) copies it to the host")
+        return {"shape": self.shape, "strides": self.strides, "typestr": self.dtype.str, "data": (self.tensor.data_ptr, False), "version": 3}
+
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         return self.tensor.__dlpack__(*args, **kwargs)
 

@@ -20,6 +20,7 @@ from .._output import _stdout_is_fd1, kernel_output_to_sys_stdout
 from .._toolkit import toolkit_include_dirs
 from ._arrays import ArrayArgument, array_argument, array_device, current_device, tuple_argument
 from ._device_functions import JitFunction
+from ._python_terms import in_python_terms
 from ._translate import TypingError, translate_kernel
 from ._types import Array, Scalar, Type, parse_signature, scalar_named, typeof_number
 
@@ -219,11 +220,14 @@ class _Launch:
                 raise TypingError(f"the CUDA C++ written for {d.py_func.__name__} did not compile (inspect it with inspect_cuda):\n{e}") from None
             function = spec.functions[(device, checks)] = module[spec.name]._function
         values = [a.packed if a is not None else _scalar_value(v, t) for a, v, t in zip(arrays, args, types)]
-        if _stdout_is_fd1():
-            function.launch(device, self.grid, self.block, self.shared, self.stream, values)
-        else:
-            with kernel_output_to_sys_stdout():  # kernel printf into a notebook's cell
+        try:
+            if _stdout_is_fd1():
                 function.launch(device, self.grid, self.block, self.shared, self.stream, values)
+            else:
+                with kernel_output_to_sys_stdout():  # kernel printf into a notebook's cell
+                    function.launch(device, self.grid, self.block, self.shared, self.stream, values)
+        except _core.CudaError as e:  # faults and check-mode findings, naming the kernel as Python wrote it
+            raise type(e)(in_python_terms(str(e), spec.name, d.py_func.__name__, types)) from None
         for a in arrays:
             if a is not None and a.copy_back is not None:
                 a.copy_back()

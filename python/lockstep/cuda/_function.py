@@ -1,7 +1,11 @@
 """One Python function (kernel or device function) translated for one set of
-argument types: its source read, its names analysed, typed by translating its
-body until every variable's type is stable, then written once more with those
-types. Statements, expressions, subscripts and calls are mixins, one file each."""
+argument types: its source read, its names analysed, then two passes. The
+typing pass walks the body until every variable's type is stable and gives a
+table (FunctionTypes: variables, return type, every expression's type); the
+emission pass writes the C++ reading that table, which it may not change.
+Both passes walk the tree through the same rules (statements, expressions,
+subscripts and calls are mixins, one file each): a rule gives an expression's
+type and its code together, the typing pass keeps the types and writes no lines."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import ast
 import builtins
 import inspect
 import textwrap
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from ._calls import CallTranslator
@@ -19,6 +24,17 @@ from ._statements import StatementTranslator
 from ._subscripts import SubscriptTranslator
 from ._types import NoneType, Scalar, Type, none
 from ._values import ConstArgument, TypingError, Value, cast, cpp_identifier, unique_name
+
+
+@dataclass(frozen=True)
+class FunctionTypes:
+    """What the typing pass found for one function, which the emission pass reads:
+    each variable's type, the return type, and the type of every expression node
+    (by the node's id; the tree is parsed once, so both passes see the same nodes)."""
+
+    variables: dict[str, Type | None]
+    return_type: Type | None
+    expressions: dict[int, Type | None]
 
 
 class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTranslator, CallTranslator):
@@ -86,19 +102,40 @@ class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTra
 
     # ---- the passes ----
     def translate(self) -> str:
+        """The typing pass, then the emission pass over its table."""
+        return self.emit(self.infer_types())
+
+    def infer_types(self) -> FunctionTypes:
+        """The typing pass: the body walked, its lines discarded, until every
+        variable's type (and the return type) is stable; a variable takes the one
+        type of all its assignments, as numba unifies."""
+        self.typing = True
         self.var_types: dict[str, Type | None] = {name: None for name in self.locals if name not in self.const_params}
         for name, t in zip(self.params, self.arg_types):
             if not isinstance(t, ConstArgument):
                 self.var_types[name] = t
         for _ in range(8):
             before = (dict(self.var_types), self.return_type)
-            self.emit_body(final=False)
+            self.expression_types: dict[int, Type | None] = {}
+            self.walk_body()
             if (self.var_types, self.return_type) == before:
                 break
-        return self.emit_body(final=True)
+        return FunctionTypes(dict(self.var_types), self.return_type, self.expression_types)
 
-    def emit_body(self, final: bool) -> str:
-        self.final = final
+    def emit(self, types: FunctionTypes) -> str:
+        """The emission pass: the body written with the typing pass's types. It
+        reads them from ``types`` and may not change them: an expression whose
+        type differs from the table's is the translator's bug, not the user's."""
+        self.typing = False
+        self.types = types
+        self.var_types = dict(types.variables)
+        self.return_type = types.return_type
+        self.walk_body()
+        if self.var_types != types.variables or self.return_type != types.return_type:
+            raise AssertionError(f"{self.func.__name__}: the emission pass changed a type the typing pass fixed")
+        return self.definition()
+
+    def walk_body(self) -> None:
         self.lines: list[str] = []
         self.prologue: list[str] = []
         self.temporaries = 0
@@ -109,8 +146,17 @@ class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTra
             self.assign_name(name, Value(None, None, value), self.tree)
         for stmt in self.tree.body:
             self.statement(stmt)
-        if not final:
-            return ""
+
+    def typed(self, node: ast.AST, value: Value) -> Value:
+        """``value``, the translation of expression ``node``: recorded in the typing pass, checked against the table in emission."""
+        if self.typing:
+            self.expression_types[id(node)] = value.type
+        elif self.types.expressions.get(id(node), value.type) != value.type:
+            raise AssertionError(f"{self.func.__name__}: {ast.unparse(node)} typed {self.types.expressions[id(node)]}, emitted as {value.type}")
+        return value
+
+    def definition(self) -> str:
+        """The C++ function: its signature from the parameters' types, local declarations, then the body."""
         params, copies = [], []
         for name, t in zip(self.params, self.arg_types):
             if isinstance(t, ConstArgument):
@@ -142,9 +188,12 @@ class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTra
         return "\n".join([origin, f"{head}({', '.join(params)}) {{", *body, "}"])
 
     def out(self, line: str) -> None:
-        self.lines.append("  " * self.depth + line)
+        if not self.typing:  # the typing pass writes nothing
+            self.lines.append("  " * self.depth + line)
 
     def line_directive(self, node: ast.AST) -> None:
+        if self.typing:
+            return
         file = self.file.replace("\\", "\\\\").replace('"', '\\"')
         self.lines.append(f'#line {self.line_of(node)} "{file}"')
 

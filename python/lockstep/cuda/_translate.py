@@ -1,10 +1,10 @@
 """A Python kernel, typed as numba types it, translated into CUDA C++ over
 lockstep/python_kernels.h.
 
-Each function is read from its source (``inspect``), typed by running the
-translation until every variable's type is stable (a variable takes the one
-type of all its assignments, as numba unifies), and written once more with
-those types. Every statement carries a ``#line`` directive, so compiler
+Each function is read from its source (``inspect``), typed by a pass of its
+own until every variable's type is stable (a variable takes the one type of
+all its assignments, as numba unifies), and written by an emission pass that
+reads the typing pass's table (_function.py). Every statement carries a ``#line`` directive, so compiler
 messages, kernel faults and check-mode findings name the Python file and line.
 
 translate_kernel is the entry point; _program.py holds one generated source,
