@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 
 from . import _intrinsics as intr
+from ._numba_objects import NumbaCuda, lockstep_equivalent
+from ._numba_objects import attribute as numba_attribute
 from ._types import (
     Array,
     NoneType,
@@ -27,8 +29,6 @@ from ._types import (
     true_division_result,
     unify,
 )
-from ._numba_objects import NumbaCuda, lockstep_equivalent
-from ._numba_objects import attribute as numba_attribute
 from ._values import NotConstant, TypingError, Value, cast, cpp_identifier, literal, record_code, record_item
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
