@@ -20,7 +20,7 @@ from .._output import _stdout_is_fd1, kernel_output_to_sys_stdout
 from .._toolkit import toolkit_include_dirs
 from ._arrays import ArrayArgument, array_argument, array_device, current_device, tuple_argument
 from ._device_functions import JitFunction
-from ._python_terms import in_python_terms
+from ._python_terms import in_python_terms, python_signature
 from ._translate import TypingError, translate_kernel
 from ._types import Array, Scalar, Type, parse_signature, scalar_named, typeof_number
 
@@ -217,7 +217,13 @@ class _Launch:
                     spec.source, device=device, names=[spec.name], source_name=f"{d.py_func.__name__}.cu", **_float16_options(spec, device)
                 )
             except _core.CompileError as e:
-                raise TypingError(f"the CUDA C++ written for {d.py_func.__name__} did not compile (inspect it with inspect_cuda):\n{e}") from None
+                # Whatever the Python got past the translator should compile: a message here is lockstep's bug, in Python's terms.
+                where = f"{d.py_func.__code__.co_filename}:{d.py_func.__code__.co_firstlineno}"
+                raise TypingError(
+                    f"lockstep.cuda translated {python_signature(d.py_func.__name__, types)} ({where}) into CUDA C++ that did not compile: "
+                    "lockstep's bug, not yours (inspect_cuda() shows the C++; the lines below name the Python line of each error):\n"
+                    + in_python_terms(str(e), spec.name, d.py_func.__name__, types)
+                ) from None
             function = spec.functions[(device, checks)] = module[spec.name]._function
         values = [a.packed if a is not None else _scalar_value(v, t) for a, v, t in zip(arrays, args, types)]
         try:

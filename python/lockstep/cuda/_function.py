@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from ._calls import CallTranslator
 from ._expressions import ExpressionTranslator
-from ._local_names import AssignedNames, declared_where_assigned
+from ._local_names import AssignedNames, declared_where_assigned, read_before_assignment
 from ._program import Program
 from ._statements import StatementTranslator
 from ._subscripts import SubscriptTranslator
@@ -70,6 +70,14 @@ class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTra
         collector = AssignedNames()
         collector.visit(self.tree)
         self.locals = list(dict.fromkeys(self.params + collector.names))
+        unassigned = read_before_assignment(self.tree, collector.names, self.params)
+        if unassigned is not None:
+            name = unassigned.id
+            self.fail(
+                unassigned,
+                f"the variable {name!r} is read here before any assignment to it (Python would raise UnboundLocalError; "
+                f"numba refuses to compile it: \"Variable '{name}' is not defined\"); give it a value before this line (e.g. {name} = 0)",
+            )
         # Arguments known while translating: bound as constants, or, where the
         # function assigns the parameter, as a local variable's first value.
         self.const_params = {
@@ -120,6 +128,11 @@ class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTra
             self.walk_body()
             if (self.var_types, self.return_type) == before:
                 break
+        # A variable still untyped here would reach the host compiler undeclared: refused at its first read instead.
+        untyped = {name for name, t in self.var_types.items() if t is None and name not in self.aliases}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in untyped:
+                self.fail(node, f"the variable {node.id!r} has no type numba's rules give it (each of its assignments needs its own value first)")
         return FunctionTypes(dict(self.var_types), self.return_type, self.expression_types)
 
     def emit(self, types: FunctionTypes) -> str:
