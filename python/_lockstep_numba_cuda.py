@@ -41,10 +41,10 @@ class NumbaCudaModule(types.ModuleType):
 
 
 class NumbaCudaFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Answers ``import numba.cuda`` with lockstep.cuda's names; numba.cuda's
-    submodules are not found, as lockstep has none."""
+    """Answers ``import numba.cuda`` (and ``numba.cuda.random``) with lockstep.cuda's
+    names; numba.cuda's other submodules are not found, as lockstep has none."""
 
-    SUBMODULES = {"numba.cuda": "lockstep.cuda"}
+    SUBMODULES = {"numba.cuda": "lockstep.cuda", "numba.cuda.random": "lockstep.cuda.random"}
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         if fullname not in self.SUBMODULES:
@@ -54,7 +54,7 @@ class NumbaCudaFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         module = NumbaCudaModule(spec.name, f"{self.SUBMODULES[spec.name]}, standing for {spec.name}")
         if spec.name == "numba.cuda":
-            module.__path__ = []  # a package with no submodules: numba.cuda.cudadrv and friends are not found
+            module.__path__ = []  # a package whose only submodule is random: numba.cuda.cudadrv and friends are not found
         return module
 
     def exec_module(self, module: types.ModuleType) -> None:

@@ -10,6 +10,7 @@
 
 #include "lockstep/cuda.h"
 #include "lockstep/python_arithmetic.h"
+#include "lockstep/python_random.h"
 #if defined(__CUDACC_RTC__) && defined(LOCKSTEP_PY_FLOAT16)
 // numba's float16 under NVRTC, from the CUDA toolkit's headers (the
 // dispatcher adds their folder); nvcc and the emulator have it from cuda.h.

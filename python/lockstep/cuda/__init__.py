@@ -33,6 +33,8 @@ from ._translate import TypingError
 
 # cuda.syncthreads, cuda.threadIdx, cuda.shared, cuda.atomic, cuda.fp16, ...: the registry's markers.
 globals().update(KERNEL_LANGUAGE)
+# cuda.random is a module (numba.cuda.random's names), holding the registry's random markers.
+from . import random  # noqa: E402, F401
 
 
 def is_available() -> bool:

@@ -38,6 +38,9 @@ def numba_name(obj: Any) -> str | None:
     kind = type(obj).__module__
     if kind == "numba.core.extending" and isinstance(getattr(obj, "_name", None), str):
         return obj._name  # numba's @intrinsic objects: syncthreads, grid, ...
+    python = getattr(obj, "py_func", None)
+    if getattr(python, "__module__", None) == "numba.cuda.random":
+        return f"random.{python.__name__}"  # numba.cuda.random's device functions (numba's CPU dispatchers)
     if getattr(obj, "__module__", None) in ("numba.cuda.stubs", "numba.cuda.intrinsic_wrapper"):
         return getattr(obj, "__qualname__", None)  # numba's stubs (threadIdx, atomic.add, shared.array) and shfl_sync & co
     return None
