@@ -29,6 +29,7 @@ from .._devices import Device
 from ._arrays import DeviceNDArray, as_cuda_array, current_device, device_array, device_array_like, is_cuda_array, select_device, to_device
 from ._dispatcher import Dispatcher, jit
 from ._intrinsics import KERNEL_LANGUAGE
+from ._reduce import Reduce, reduce
 from ._translate import TypingError
 
 # cuda.syncthreads, cuda.threadIdx, cuda.shared, cuda.atomic, cuda.fp16, ...: the registry's markers.
@@ -93,6 +94,7 @@ def pinned_array(shape: Any, dtype: Any = float, strides: Any = None, order: str
 __all__ = [
     "Dispatcher",
     "DeviceNDArray",
+    "Reduce",
     "Stream",
     "TypingError",
     "as_cuda_array",
@@ -105,6 +107,7 @@ __all__ = [
     "is_available",
     "jit",
     "pinned_array",
+    "reduce",
     "select_device",
     "stream",
     "synchronize",
