@@ -457,4 +457,13 @@ __device__ __forceinline__ T atomic_xor(T* p, T v) {
     return static_cast<T>(atomicXor(reinterpret_cast<u64*>(p), static_cast<u64>(v)));
 }
 
+// A cuda.declare_device function of numba's ABI, `int f(R* result, args...)`, as an
+// expression of its result (the status it returns, numba's Python-exception flag, is ignored as numba does).
+template <class R, class F, class... A>
+__device__ __forceinline__ R call_numba_abi(F f, A... args) {
+  R result{};
+  f(&result, args...);
+  return result;
+}
+
 }  // namespace lockstep::py

@@ -28,6 +28,7 @@ from .. import _core
 from .._devices import Device
 from ._arrays import DeviceNDArray, as_cuda_array, current_device, device_array, device_array_like, is_cuda_array, select_device, to_device
 from ._dispatcher import Dispatcher, jit
+from ._foreign import declare_device
 from ._intrinsics import KERNEL_LANGUAGE
 from ._reduce import Reduce, reduce
 from ._translate import TypingError
@@ -98,6 +99,7 @@ __all__ = [
     "Stream",
     "TypingError",
     "as_cuda_array",
+    "declare_device",
     "default_stream",
     "device_array",
     "device_array_like",

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _intrinsics as intr
 from ._device_functions import python_function
+from ._foreign import ForeignFunction
 from ._registry import IntrinsicCall, Known
 from ._supported import definition_of, shown_name
 from ._types import Array, NoneType, Record, Scalar, Tuple, Type, boolean, float32, float64, int32, int64, none, scalar_named, unify
@@ -40,6 +41,8 @@ class CallTranslator:
             return self.call_intrinsic(f.name, node)
         if f is print:
             return self.call_print(node)
+        if isinstance(f, ForeignFunction):
+            return self.call_foreign(f, node)
         if f in (min, max, abs, int, float, bool, len, round, range, pow):
             return self.call_builtin(f, node)
         dtype = scalar_named(f) if f not in (int, float, bool) else None
@@ -100,6 +103,16 @@ class CallTranslator:
         name, result = self.program.device_function(func, tuple(specs), self, node)
         call = f"{name}({', '.join(a.code or '' for a in runtime)})"
         return Value(call, result) if not isinstance(result, NoneType) else Value(call, none)
+
+    def call_foreign(self, f: ForeignFunction, node: ast.Call) -> Value:
+        """A cuda.declare_device function: its arguments converted to the declared types, as numba converts them."""
+        args = self.scalar_args(node, len(f.params))
+        self.program.foreign(f)
+        converted = [cast(a, t) if a.type else (a.code or "") for a, t in zip(args, f.params)]
+        result = f.result or none
+        if f.abi == "c":
+            return Value(f"{f.name}({', '.join(converted)})", result)
+        return Value(f"lockstep::py::call_numba_abi<{result.cpp}>({', '.join([f.name, *converted])})", result)
 
     def call_print(self, node: ast.Call) -> Value:
         """print(...) as numba prints: items separated by spaces, floats with %f, bools as True/False."""

@@ -20,6 +20,7 @@ from .._output import _stdout_is_fd1, kernel_output_to_sys_stdout
 from .._toolkit import toolkit_include_dirs
 from ._arrays import ArrayArgument, array_argument, array_device, current_device, tuple_argument
 from ._device_functions import JitFunction
+from ._foreign import link_sources
 from ._python_terms import in_python_terms, python_signature
 from ._translate import TypingError, translate_kernel
 from ._types import Array, Scalar, Type, parse_signature, scalar_named, typeof_number
@@ -68,6 +69,7 @@ class Dispatcher(JitFunction):
         self.options = options
         self._specializations: dict[tuple[Type, ...], _Specialization] = {}
         self._declared = [_signature_types(s)[1] for s in signatures] if signatures else None
+        self._link = link_sources(options.get("link"))  # CUDA C++ sources for cuda.declare_device functions
         functools.update_wrapper(self, py_func)
         if self._declared and not device:
             for types in self._declared:  # numba compiles eagerly when told the types: errors show now
@@ -102,7 +104,7 @@ class Dispatcher(JitFunction):
         if spec is None:
             digest = hashlib.sha1(repr((self.py_func.__qualname__, types)).encode()).hexdigest()[:8]
             name = f"{self.py_func.__name__}_{digest}"
-            spec = _Specialization(name, translate_kernel(self.py_func, list(types), name))
+            spec = _Specialization(name, translate_kernel(self.py_func, list(types), name, self._link))
             self._specializations[types] = spec
         return spec
 
@@ -272,6 +274,7 @@ def _scalar_value(value: Any, declared: Type) -> Any:
 def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
     """numba.cuda.jit: ``@cuda.jit``, ``@cuda.jit(device=True)``,
     ``@cuda.jit("void(float32[:], int64)")`` or a list of signatures.
+    ``link=[files]`` gives CUDA C++ sources of cuda.declare_device functions.
     numba's other options (debug, opt, lineinfo, fastmath, cache, inline,
     max_registers) are accepted; lockstep compiles with line information
     always and caches on disk always."""

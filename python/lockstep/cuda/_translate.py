@@ -14,8 +14,10 @@ subscripts and calls in a file each), _registry.py the intrinsics it knows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Callable
 
+from ._foreign import linked_source
 from ._function import FunctionTranslator
 from ._program import Program
 from ._types import Type
@@ -24,10 +26,13 @@ from ._values import TypingError
 __all__ = ["TypingError", "translate_kernel"]
 
 
-def translate_kernel(func: Callable[..., Any], arg_types: list[Type], name: str) -> str:
-    """The CUDA C++ of kernel ``func`` for ``arg_types``, as ``__global__ void name(...)``."""
+def translate_kernel(func: Callable[..., Any], arg_types: list[Type], name: str, link: Sequence[str] = ()) -> str:
+    """The CUDA C++ of kernel ``func`` for ``arg_types``, as ``__global__ void name(...)``;
+    ``link``: CUDA C++ sources (``@cuda.jit(link=...)``) pasted before it, for cuda.declare_device functions."""
     program = Program()
     program.names.add(name)
     kernel = FunctionTranslator(program, func, list(arg_types), kernel=True, cpp_name=name).translate()
     header = "#include <lockstep/python_kernels.h>\n"
-    return header + "\n\n".join(program.definitions + [kernel]) + "\n"
+    sources = [linked_source([*link, *program.links])] if link or program.links else []
+    declarations = list(program.declarations.values())
+    return header + "".join(sources) + "\n\n".join(declarations + program.definitions + [kernel]) + "\n"
