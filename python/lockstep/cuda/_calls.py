@@ -18,6 +18,7 @@ from ._foreign import ForeignFunction
 from ._registry import IntrinsicCall, Known
 from ._supported import definition_of, shown_name
 from ._types import Array, NoneType, Record, Scalar, Tuple, Type, boolean, float32, float64, int32, int64, none, scalar_named, unify
+from ._ufuncs import is_array_ufunc_call
 from ._values import ConstArgument, Value, cast, record_item
 
 
@@ -51,6 +52,8 @@ class CallTranslator:
             return Value(cast(arg, dtype), dtype)
         named = _math_name(f)
         if named is not None:
+            if named[0] == "numpy" and is_array_ufunc_call(f, node):
+                return self.call_ufunc_on_arrays(f, f"numpy.{named[1]}", node)  # np.sin(x, out): every element of out
             return self.call_intrinsic(f"{named[0]}.{named[1]}", node)
         func = python_function(f)
         if func is not None:
@@ -77,7 +80,11 @@ class CallTranslator:
         args = self.call_args(node, count)
         for a in args:
             if a.type is not None and not isinstance(a.type, Scalar):
-                self.fail(node, f"{ast.unparse(node.func)} takes numbers, not a {a.type}")
+                callee = self.expr(node.func)
+                hint = ""
+                if callee.is_const and isinstance(callee.const, np.ufunc) and isinstance(a.type, Array):
+                    hint = f"; on arrays give the output array too ({ast.unparse(node.func)}(x, out)), as numba's kernels need (they cannot allocate)"
+                self.fail(node, f"{ast.unparse(node.func)} takes numbers, not a {a.type}{hint}")
         return args
 
     def call_device_function(self, func: Callable[..., Any], node: ast.Call, declared: list[list[Type]] | None = None) -> Value:

@@ -23,6 +23,7 @@ from ._program import Program
 from ._statements import StatementTranslator
 from ._subscripts import SubscriptTranslator
 from ._types import NoneType, Scalar, Type, none
+from ._ufuncs import UfuncTranslator
 from ._values import ConstArgument, TypingError, Value, cast, cpp_identifier, unique_name
 
 
@@ -37,7 +38,7 @@ class FunctionTypes:
     expressions: dict[int, Type | None]
 
 
-class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTranslator, CallTranslator):
+class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTranslator, CallTranslator, UfuncTranslator):
     """One Python function (kernel or device function) for one set of argument types."""
 
     def __init__(self, program: Program, func: Callable[..., Any], arg_types: list[Type], kernel: bool, cpp_name: str):
@@ -98,6 +99,9 @@ class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTra
         self.cpp_names = {name: cpp_identifier(name) for name in self.locals}
         self.evaluating: set[str] = set()
         self.aliases: dict[str, Any] = {}  # local names standing for translation-time objects
+        # A ufunc on arrays is translated as its scalar call on each element: those calls' nodes, made once for both passes.
+        self.ufunc_elements: dict[int, list[str]] = {}
+        self.ufunc_calls: dict[int, ast.Call] = {}
 
     # ---- errors ----
     def line_of(self, node: ast.AST) -> int:
