@@ -22,7 +22,7 @@ from ._arrays import ArrayArgument, array_argument, array_device, current_device
 from ._device_functions import JitFunction
 from ._foreign import link_sources
 from ._python_terms import in_python_terms, python_signature
-from ._translate import TypingError, translate_kernel
+from ._translate import TypingError, kernel_types, translate_kernel
 from ._types import Array, Scalar, Type, parse_signature, scalar_named, typeof_number
 
 
@@ -49,11 +49,23 @@ def _numba_type(t: Any) -> Type:
 
 
 class _Specialization:
-    __slots__ = ("name", "source", "functions")
+    """One kernel specialisation, as numba's ``overloads`` values: its C++ name, source and compiled functions."""
 
-    def __init__(self, name: str, source: str):
-        self.name, self.source = name, source
+    __slots__ = ("name", "source", "functions", "argument_types")
+
+    def __init__(self, name: str, source: str, argument_types: tuple[Type, ...]):
+        self.name, self.source, self.argument_types = name, source, argument_types
         self.functions: dict[tuple[str, str], _core.Function] = {}  # per device and check mode
+
+    def inspect_cuda(self) -> str:
+        return self.source
+
+    @property
+    def signature(self) -> str:
+        return "(" + ", ".join(str(t) for t in self.argument_types) + ")"
+
+    def __repr__(self) -> str:
+        return f"<lockstep.cuda kernel specialisation {self.signature}>"
 
 
 class Dispatcher(JitFunction):
@@ -104,7 +116,7 @@ class Dispatcher(JitFunction):
         if spec is None:
             digest = hashlib.sha1(repr((self.py_func.__qualname__, types)).encode()).hexdigest()[:8]
             name = f"{self.py_func.__name__}_{digest}"
-            spec = _Specialization(name, translate_kernel(self.py_func, list(types), name, self._link))
+            spec = _Specialization(name, translate_kernel(self.py_func, list(types), name, self._link), types)
             self._specializations[types] = spec
         return spec
 
@@ -158,7 +170,64 @@ class Dispatcher(JitFunction):
     @property
     def signatures(self) -> list[str]:
         """The argument types of each specialisation so far."""
-        return ["(" + ", ".join(str(t) for t in types) + ")" for types in self._specializations]
+        return [spec.signature for spec in self._specializations.values()]
+
+    @property
+    def overloads(self) -> dict[tuple[Type, ...], _Specialization]:
+        """numba's overloads: argument types -> the specialisation compiled for them (``inspect_cuda()``)."""
+        return dict(self._specializations)
+
+    @property
+    def specialized(self) -> bool:
+        """Whether this dispatcher was made by ``specialize`` (it takes those argument types only)."""
+        return bool(self.options.get("_specialized"))
+
+    def specialize(self, *args: Any) -> Dispatcher:
+        """numba's specialize: a new kernel for the types of ``args`` only, translated now."""
+        if self.device:
+            raise TypeError("specialize a kernel, not a device function")
+        if self.specialized:
+            raise RuntimeError("Dispatcher already specialized")
+        found, _ = self._argument_types(args, _launch_device(args))
+        types = self._types_for(found)
+        made = Dispatcher(self.py_func, False, None, {**self.options, "_specialized": True})
+        made._declared = [list(types)]
+        made._specialize(tuple(types))
+        return made
+
+    def inspect_types(self, file: Any = None) -> None:
+        """Each specialisation's Python source with the types numba's rules gave its variables, as numba's
+        inspect_types prints them (lockstep's typing pass: kernel_types); into ``file``, else sys.stdout."""
+        import inspect
+        import sys
+
+        out = file if file is not None else sys.stdout
+        lines, first = inspect.getsourcelines(self.py_func)
+        for types, spec in self._specializations.items():
+            table = kernel_types(self.py_func, list(types))
+            print(f"{self.py_func.__name__} {spec.signature}", file=out)
+            print("-" * 80, file=out)
+            print(f"# File: {inspect.getsourcefile(self.py_func)}", file=out)
+            shown: set[str] = set()
+            for k, text in enumerate(lines):
+                print(f"# --- LINE {first + k} --- ", file=out)
+                print(text.rstrip("\n"), file=out)
+                for name, t in table.variables.items():
+                    if name not in shown and t is not None and _assigns(text, name):
+                        shown.add(name)
+                        print(f"#   {name} :: {t}", file=out)
+            print("=" * 80, file=out)
+
+
+def _assigns(line: str, name: str) -> bool:
+    """Whether the source line is where ``name`` gets a value (a parameter of the def, an assignment, a for target)."""
+    import re
+
+    code = line.split("#", 1)[0]
+    pattern = (
+        rf"(^\s*def .*\b{re.escape(name)}\b)|(\b{re.escape(name)}\b[^=()]*(?<![=!<>])[-+*/%&|^]?=(?!=))|(^\s*for\b.*\b{re.escape(name)}\b.*\bin\b)"
+    )
+    return re.search(pattern, code) is not None
 
 
 def _dims(value: Any, what: str) -> list[int]:

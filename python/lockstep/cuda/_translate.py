@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from typing import Any, Callable
 
 from ._foreign import linked_source
-from ._function import FunctionTranslator
+from ._function import FunctionTranslator, FunctionTypes
 from ._program import Program
 from ._types import Type
 from ._values import TypingError
 
-__all__ = ["TypingError", "translate_kernel"]
+__all__ = ["TypingError", "kernel_types", "translate_kernel"]
 
 
 def translate_kernel(func: Callable[..., Any], arg_types: list[Type], name: str, link: Sequence[str] = ()) -> str:
@@ -36,3 +36,8 @@ def translate_kernel(func: Callable[..., Any], arg_types: list[Type], name: str,
     sources = [linked_source([*link, *program.links])] if link or program.links else []
     declarations = list(program.declarations.values())
     return header + "".join(sources) + "\n\n".join(declarations + program.definitions + [kernel]) + "\n"
+
+
+def kernel_types(func: Callable[..., Any], arg_types: list[Type]) -> FunctionTypes:
+    """The typing pass's table of kernel ``func`` for ``arg_types`` (every variable's type), for inspect_types."""
+    return FunctionTranslator(Program(), func, list(arg_types), kernel=True, cpp_name="kernel").infer_types()
