@@ -224,9 +224,9 @@ def _assigns(line: str, name: str) -> bool:
     import re
 
     code = line.split("#", 1)[0]
-    pattern = (
-        rf"(^\s*def .*\b{re.escape(name)}\b)|(\b{re.escape(name)}\b[^=()]*(?<![=!<>])[-+*/%&|^]?=(?!=))|(^\s*for\b.*\b{re.escape(name)}\b.*\bin\b)"
-    )
+    word = rf"\b{re.escape(name)}\b"
+    parameter, assignment, loop = rf"^\s*def .*{word}", rf"{word}[^=()]*(?<![=!<>])[-+*/%&|^]?=(?!=)", rf"^\s*for\b.*{word}.*\bin\b"
+    pattern = f"({parameter})|({assignment})|({loop})"
     return re.search(pattern, code) is not None
 
 
