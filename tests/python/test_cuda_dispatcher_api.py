@@ -41,6 +41,22 @@ def test_overloads_hold_one_specialisation_per_argument_types(rng):
     ]
     for types, spec in kernel.overloads.items():
         assert "__global__ void scaled_sum" in spec.inspect_cuda() and len(types) == 3
+    assert kernel.overloads["void(float64[::1], float64[::1], int64)"].signature == signatures[1]  # numba's signature as a key
+
+
+@pytest.mark.numba
+def test_overloads_are_indexed_by_numba_s_own_types():
+    import numba
+
+    signature = (numba.int32[:, ::1], numba.int64)
+
+    @cuda.jit(signature)
+    def fill(m, v):
+        i, j = cuda.grid(2)
+        if i < m.shape[0] and j < m.shape[1]:
+            m[i, j] = v
+
+    assert signature in fill.overloads and fill.overloads[signature].signature == "(array(int32, 2d, C), int64)"
 
 
 def test_specialize_makes_a_kernel_of_those_types_only(rng):

@@ -68,6 +68,28 @@ class _Specialization:
         return f"<lockstep.cuda kernel specialisation {self.signature}>"
 
 
+class _Overloads(dict):  # type: ignore[type-arg]
+    """A kernel's specialisations by argument types: lockstep's types, or numba's signature (a tuple of its types, a string)."""
+
+    @staticmethod
+    def _key(key: Any) -> Any:
+        if isinstance(key, tuple) and all(isinstance(k, (Scalar, Array)) for k in key):
+            return key
+        try:
+            return tuple(_signature_types(key)[1])
+        except (TypeError, ValueError):
+            return key
+
+    def __getitem__(self, key: Any) -> _Specialization:
+        return super().__getitem__(self._key(key))
+
+    def __contains__(self, key: Any) -> bool:
+        return super().__contains__(self._key(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return super().get(self._key(key), default)
+
+
 class Dispatcher(JitFunction):
     """A @cuda.jit function. Kernels launch as ``kernel[grid, block]`` or
     ``kernel[grid, block, stream, shared_bytes]`` (numba's order);
@@ -173,9 +195,10 @@ class Dispatcher(JitFunction):
         return [spec.signature for spec in self._specializations.values()]
 
     @property
-    def overloads(self) -> dict[tuple[Type, ...], _Specialization]:
-        """numba's overloads: argument types -> the specialisation compiled for them (``inspect_cuda()``)."""
-        return dict(self._specializations)
+    def overloads(self) -> _Overloads:
+        """numba's overloads: argument types -> the specialisation compiled for them (``inspect_cuda()``);
+        numba's own signatures index it too (``kernel.overloads[(int32[:, ::1],)]``)."""
+        return _Overloads(self._specializations)
 
     @property
     def specialized(self) -> bool:
