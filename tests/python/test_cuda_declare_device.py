@@ -87,3 +87,14 @@ def test_misuse_is_refused_in_python_terms(functions_cu, tmp_path):
 
     with pytest.raises(cuda.TypingError, match="takes 2 arguments"):
         cuda.jit(link=[functions_cu])(wrong_count)[1, 1](np.zeros(1, np.float32), np.zeros(1, np.float32), np.zeros(1, np.float32))
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_nvrtc_compiles_the_linked_source(rng, functions_cu):
+    kernel = cuda.jit(link=[functions_cu])(multiply_vectors)
+    n = int(rng.integers(100, 1000))
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    r = np.full(n, np.nan, np.float32)
+    with lockstep.device("cuda:0"):
+        kernel[(n + 127) // 128, 128](r, x, y)
+    np.testing.assert_array_equal(r, x * y)

@@ -200,3 +200,26 @@ def test_import_numba_cuda_random_in_the_no_edit_mode_is_lockstep_s(tmp_path):
     assert ran.returncode == 0, ran.stderr
     module, estimate = ran.stdout.split()
     assert module == "lockstep.cuda.random" and abs(float(estimate) - np.pi) < 0.4
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_the_generators_and_uniforms_are_numba_s(rng):
+    """NVRTC's build of python_random.h: the states, seeded on the GPU, and the uniforms bit for bit; the
+    normals within a few float32 ulps (the GPU's logf and cosf, as numba's GPU kernels have them, are not glibc's)."""
+    n, draws = int(rng.integers(100, 300)), 3
+    seed = int(rng.integers(0, 1 << 63))
+    with lockstep.device("cuda:0"):
+        states = create_xoroshiro128p_states(n, seed)
+        assert states.device == "cuda:0" and as_words(states) == reference_states(n, seed, 0)
+        outs = [np.full((n, draws), np.nan, t) for t in (np.float32, np.float64, np.float32, np.float64)]
+        draw_all[(n + 63) // 64, 64](states, *outs)
+    want_states = reference_states(n, seed, 0)
+    for i, state in enumerate(want_states):
+        for k in range(draws):
+            words = [_next(state) for _ in range(6)]  # u32, u64, two for n32, two for n64
+            assert outs[0][i, k] == np.float32((words[0] >> 11) * 2.0**-53)
+            assert outs[1][i, k] == (words[1] >> 11) * 2.0**-53
+            u1, u2 = (np.float32((w >> 11) * 2.0**-53) for w in words[2:4])
+            np.testing.assert_allclose(
+                outs[2][i, k], np.sqrt(-2.0 * np.log(np.float64(u1))) * np.cos(2 * np.pi * np.float64(u2)), rtol=2e-6, atol=2e-6
+            )

@@ -59,3 +59,12 @@ def test_size_res_device_arrays_and_an_empty_array(rng):
     assert sum_reduce(np.zeros(0, np.float32), init=4) == np.float32(4)
     with pytest.raises(TypeError, match="1D"):
         sum_reduce(np.zeros((2, 2)))
+
+
+@pytest.mark.gpu
+def test_on_a_gpu(rng):
+    x = rng.integers(-1000, 1000, int(rng.integers(128 * 70, 128 * 100))).astype(np.int64)
+    with lockstep.device("cuda:0"):
+        d = cuda.to_device(x)
+        assert d.device == "cuda:0"
+        assert sum_reduce(d) == x.sum() and max_reduce(x, init=-(10**9)) == x.max()

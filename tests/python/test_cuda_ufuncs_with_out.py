@@ -72,3 +72,16 @@ def float_into_int(x, out):
 def test_forms_numba_refuses_are_refused_with_the_form_to_use(func, dtype, message):
     with pytest.raises(cuda.TypingError, match=message):
         cuda.jit(func)[1, 1](np.ones(3), np.zeros(3, dtype))
+
+
+@pytest.mark.gpu
+def test_on_a_gpu(rng):
+    n, m = int(rng.integers(100, 300)), int(rng.integers(3, 12))
+    x, bias = rng.standard_normal((n, m)), rng.standard_normal(m)
+    outs = [np.full((n, m), np.nan) for _ in range(4)]
+    with lockstep.device("cuda:0"):
+        rows[(n + 63) // 64, 64](x, bias, *outs)
+    np.testing.assert_allclose(outs[0], np.sin(x), rtol=1e-14, atol=1e-14)
+    np.testing.assert_array_equal(outs[1], x + bias)
+    np.testing.assert_array_equal(outs[2], np.maximum(x, 0.25))
+    np.testing.assert_allclose(outs[3], np.arctan2(x, bias), rtol=1e-14, atol=1e-14)
