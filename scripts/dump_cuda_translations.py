@@ -17,10 +17,10 @@ _folder.mkdir(parents=True, exist_ok=True)
 
 
 def _recording(func, arg_types, name, *rest):
-    source = _translate(func, arg_types, name, *rest)
+    translated = _translate(func, arg_types, name, *rest)
     # The source's #line directives and origin comments name the test file's path, which differs between trees.
-    (_folder / f"{func.__module__}.{name}.cu").write_text(source.replace(os.getcwd(), "<tree>"))
-    return source
+    (_folder / f"{func.__module__}.{name}.cu").write_text(translated.text.replace(os.getcwd(), "<tree>"))
+    return translated
 
 
 dispatcher.translate_kernel = _recording

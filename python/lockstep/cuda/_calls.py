@@ -13,6 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _intrinsics as intr
+from ._cooperative import GridSync
 from ._device_functions import python_function
 from ._foreign import ForeignFunction
 from ._registry import IntrinsicCall, Known
@@ -44,6 +45,8 @@ class CallTranslator:
             return self.call_print(node)
         if isinstance(f, ForeignFunction):
             return self.call_foreign(f, node)
+        if isinstance(f, GridSync):  # g.sync() of g = cuda.cg.this_grid()
+            return self.call_intrinsic("cg.grid_sync", node)
         if f in (min, max, abs, int, float, bool, len, round, range, pow):
             return self.call_builtin(f, node)
         dtype = scalar_named(f) if f not in (int, float, bool) else None

@@ -22,7 +22,7 @@ from ._arrays import ArrayArgument, array_argument, array_device, current_device
 from ._device_functions import JitFunction
 from ._foreign import link_sources
 from ._python_terms import in_python_terms, python_signature
-from ._translate import TypingError, kernel_types, translate_kernel
+from ._translate import KernelSource, TypingError, kernel_types, translate_kernel
 from ._types import Array, Scalar, Type, parse_signature, scalar_named, typeof_number
 
 
@@ -51,11 +51,18 @@ def _numba_type(t: Any) -> Type:
 class _Specialization:
     """One kernel specialisation, as numba's ``overloads`` values: its C++ name, source and compiled functions."""
 
-    __slots__ = ("name", "source", "functions", "argument_types")
+    __slots__ = ("name", "source", "functions", "argument_types", "cooperative", "static_shared_bytes")
 
-    def __init__(self, name: str, source: str, argument_types: tuple[Type, ...]):
-        self.name, self.source, self.argument_types = name, source, argument_types
+    def __init__(self, name: str, translated: KernelSource, argument_types: tuple[Type, ...]):
+        self.name, self.source, self.argument_types = name, translated.text, argument_types
         self.functions: dict[tuple[str, str], _core.Function] = {}  # per device and check mode
+        self.cooperative = translated.cooperative  # grid.sync(): every block resident at once, as numba launches it
+        self.static_shared_bytes = translated.static_shared_bytes
+
+    def max_cooperative_grid_blocks(self, blockdim: Any, dynsmemsize: int = 0) -> int:
+        """numba's: how many blocks of ``blockdim`` threads a cooperative launch of this kernel can have."""
+        threads = int(np.prod(_dims(blockdim, "threads")))
+        return int(_core.max_cooperative_blocks(current_device(), threads, self.static_shared_bytes + int(dynsmemsize)))
 
     def inspect_cuda(self) -> str:
         return self.source
@@ -322,10 +329,10 @@ class _Launch:
         values = [a.packed if a is not None else _scalar_value(v, t) for a, v, t in zip(arrays, args, types)]
         try:
             if _stdout_is_fd1():
-                function.launch(device, self.grid, self.block, self.shared, self.stream, values)
+                function.launch(device, self.grid, self.block, self.shared, self.stream, values, spec.cooperative)
             else:
                 with kernel_output_to_sys_stdout():  # kernel printf into a notebook's cell
-                    function.launch(device, self.grid, self.block, self.shared, self.stream, values)
+                    function.launch(device, self.grid, self.block, self.shared, self.stream, values, spec.cooperative)
         except _core.CudaError as e:  # faults and check-mode findings, naming the kernel as Python wrote it
             raise type(e)(in_python_terms(str(e), spec.name, d.py_func.__name__, types)) from None
         for a in arrays:

@@ -24,6 +24,7 @@ class Program:
         self.names: set[str] = set()
         self.declarations: dict[str, str] = {}  # cuda.declare_device functions called: name -> C++ declaration
         self.links: list[str] = []  # their link= sources
+        self.static_shared_bytes = 0  # the cuda.shared.array storage of the kernel and its device functions
 
     def foreign(self, f: Any) -> None:
         """A cuda.declare_device function called: its declaration, and its link= sources, go into the source."""
