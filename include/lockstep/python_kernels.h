@@ -10,6 +10,7 @@
 
 #include "lockstep/cuda.h"
 #include "lockstep/python_arithmetic.h"
+#include "lockstep/python_random.h"
 #if defined(__CUDACC_RTC__) && defined(LOCKSTEP_PY_FLOAT16)
 // numba's float16 under NVRTC, from the CUDA toolkit's headers (the
 // dispatcher adds their folder); nvcc and the emulator have it from cuda.h.
@@ -454,6 +455,15 @@ __device__ __forceinline__ T atomic_xor(T* p, T v) {
     return atomicXor(p, v);
   else
     return static_cast<T>(atomicXor(reinterpret_cast<u64*>(p), static_cast<u64>(v)));
+}
+
+// A cuda.declare_device function of numba's ABI, `int f(R* result, args...)`, as an
+// expression of its result (the status it returns, numba's Python-exception flag, is ignored as numba does).
+template <class R, class F, class... A>
+__device__ __forceinline__ R call_numba_abi(F f, A... args) {
+  R result{};
+  f(&result, args...);
+  return result;
 }
 
 }  // namespace lockstep::py

@@ -16,6 +16,7 @@
 #include "lockstep/emu/check.h"
 #include "lockstep/emu/options.h"
 #include "lockstep/errors.h"
+#include "lockstep/launch_limits.h"
 #include "lockstep/ops.h"
 #include "lockstep/runtime.h"
 #include "lockstep/tensor.h"
@@ -186,12 +187,18 @@ lockstep::kernel_arg to_kernel_arg(nb::handle value, std::size_t index, const lo
 }
 
 void launch(const lockstep::function& f, const std::string& device, std::vector<unsigned> grid, std::vector<unsigned> block, std::size_t shared_bytes,
-            std::uintptr_t stream, nb::list args) {
+            std::uintptr_t stream, nb::list args, bool cooperative) {
   const lockstep::device where = lockstep::device::parse(device);
+  if (cooperative && where.kind != lockstep::device::kind_t::cpu)
+    // Refused, not run as a plain launch: grid.sync() without every block resident would hang.
+    throw std::invalid_argument(
+        "a cooperative launch of a compiled module runs on the emulator (\"cpu\") for now: the GPU's module launcher "
+        "(src/runtime/cubin_module.cpp) launches with cuLaunchKernel");
   std::vector<tensor> keep;
   std::vector<lockstep::kernel_arg> packed;
   for (std::size_t i = 0; i < args.size(); ++i) packed.push_back(to_kernel_arg(args[i], i, where, keep));
-  const lockstep::launch_config config{as_dim3(grid, "grid"), as_dim3(block, "block"), shared_bytes, reinterpret_cast<cudaStream_t>(stream)};
+  const lockstep::launch_config config{as_dim3(grid, "grid"), as_dim3(block, "block"), shared_bytes, reinterpret_cast<cudaStream_t>(stream),
+                                       cooperative};
   nb::gil_scoped_release no_gil;
   f.launch(config, packed);
 }
@@ -309,6 +316,17 @@ NB_MODULE(_core, m) {
   m.def("device_name", [](const std::string& d) { return lockstep::device_name(lockstep::device::parse(d)); });
   m.def("device_arch", [](const std::string& d) { return lockstep::device_arch(lockstep::device::parse(d)); });
   m.def("check_device", [](const std::string& d) { return lockstep::device::parse(d).str(); });
+  m.def(
+      "max_cooperative_blocks",
+      [](const std::string& d, unsigned threads, std::size_t shared_bytes) {
+        if (lockstep::device::parse(d).kind != lockstep::device::kind_t::cpu)
+          throw std::invalid_argument("max_cooperative_blocks: cooperative launches of compiled modules run on the emulator (\"cpu\") for now");
+        // The emulator's answer, as its cooperative launch check counts (the H100's SMs and residency rules).
+        return lockstep::max_blocks_per_sm(lockstep::h100_sm_limits, threads, lockstep::emulated_registers_per_thread, shared_bytes) *
+               lockstep::h100_sm_limits.multiprocessors;
+      },
+      "device"_a, "threads"_a, "shared_bytes"_a,
+      "How many blocks of `threads` threads using `shared_bytes` of shared memory a cooperative launch on the device holds at once.");
   m.def("synchronize", [](const std::string& d) {
     const auto where = lockstep::device::parse(d);
     nb::gil_scoped_release no_gil;
@@ -498,7 +516,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("name", &lockstep::function::name)
       .def_prop_ro("signature", &lockstep::function::signature_text)
       .def("set_max_dynamic_shared_bytes", &lockstep::function::set_max_dynamic_shared_bytes)
-      .def("launch", &launch, "device"_a, "grid"_a, "block"_a, "shared_bytes"_a, "stream"_a, "args"_a);
+      .def("launch", &launch, "device"_a, "grid"_a, "block"_a, "shared_bytes"_a, "stream"_a, "args"_a, "cooperative"_a = false);
 
   m.def(
       "compile",

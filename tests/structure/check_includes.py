@@ -49,6 +49,8 @@ ROOMS = {
     "include/lockstep/kernels/op_functions.h": "kernels",
     # Python's //, % and ** for every path: device code, as python_kernels.h.
     "include/lockstep/python_arithmetic.h": "kernels",
+    # numba.cuda.random's generator, for kernels written in Python: device code, as python_kernels.h.
+    "include/lockstep/python_random.h": "kernels",
     "src/tensor/": "tensor",
     "include/lockstep/tensor.h": "tensor public",
     "include/lockstep/ops.h": "tensor public",

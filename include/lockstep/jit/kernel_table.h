@@ -209,7 +209,7 @@ struct kernel_entry {
 
 template <class... P, std::size_t... I>
 void launch_unpacked(void (*kernel)(P...), const launch_config& c, void* const* args, std::index_sequence<I...>) {
-  lockstep::launch(kernel, c.grid, c.block, c.shared_bytes, c.stream)(*static_cast<const P*>(args[I])...);
+  lockstep::launch(kernel, c)(*static_cast<const P*>(args[I])...);  // the whole config: cooperative launches too
 }
 
 template <auto kernel>

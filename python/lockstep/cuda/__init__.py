@@ -28,11 +28,15 @@ from .. import _core
 from .._devices import Device
 from ._arrays import DeviceNDArray, as_cuda_array, current_device, device_array, device_array_like, is_cuda_array, select_device, to_device
 from ._dispatcher import Dispatcher, jit
+from ._foreign import declare_device
 from ._intrinsics import KERNEL_LANGUAGE
+from ._reduce import Reduce, reduce
 from ._translate import TypingError
 
 # cuda.syncthreads, cuda.threadIdx, cuda.shared, cuda.atomic, cuda.fp16, ...: the registry's markers.
 globals().update(KERNEL_LANGUAGE)
+# cuda.random is a module (numba.cuda.random's names), holding the registry's random markers.
+from . import random  # noqa: E402, F401
 
 
 def is_available() -> bool:
@@ -91,9 +95,11 @@ def pinned_array(shape: Any, dtype: Any = float, strides: Any = None, order: str
 __all__ = [
     "Dispatcher",
     "DeviceNDArray",
+    "Reduce",
     "Stream",
     "TypingError",
     "as_cuda_array",
+    "declare_device",
     "default_stream",
     "device_array",
     "device_array_like",
@@ -103,6 +109,7 @@ __all__ = [
     "is_available",
     "jit",
     "pinned_array",
+    "reduce",
     "select_device",
     "stream",
     "synchronize",

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _core
 from .._devices import default_device
 from .._tensor import asarray
-from ._types import Array, Record, Scalar, Tuple, record_offsets, scalar_named, size_and_alignment, typeof_number
+from ._types import Array, Record, Scalar, Tuple, element_named, record_offsets, scalar_named, size_and_alignment, typeof_number
 
 # Tensors hold these dtypes; other element types travel as one of the same size.
 _STORAGE = {1: np.uint8, 2: np.float16, 4: np.int32, 8: np.int64}
@@ -125,6 +125,21 @@ class DeviceNDArray:
     def ravel(self) -> DeviceNDArray:
         return self.reshape(-1)
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """``np.array(d)``, ``np.asarray(d)``: the contents in one copy (NumPy would
+        otherwise read a sequence element by element through ``__getitem__``)."""
+        if copy is False:
+            raise ValueError("a lockstep.cuda device array converts to NumPy by copying; use copy=None or True")
+        host = self.copy_to_host()
+        return host if dtype is None else host.astype(dtype, copy=False)
+
+    @property
+    def __array_interface__(self) -> dict[str, Any]:
+        """On "cpu" the memory is the host's: NumPy reads it in place (``np.asarray`` is a view, ``np.array`` one copy)."""
+        if self.device != "cpu":
+            raise AttributeError("__array_interface__: this array is in a GPU's memory; np.array(d) copies it to the host")
+        return {"shape": self.shape, "strides": self.strides, "typestr": self.dtype.str, "data": (self.tensor.data_ptr, False), "version": 3}
+
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         return self.tensor.__dlpack__(*args, **kwargs)
 
@@ -145,6 +160,70 @@ class DeviceNDArray:
 
     def __repr__(self) -> str:
         return f"<lockstep.cuda DeviceNDArray shape={self.shape} dtype={self.dtype} on {self.device}>"
+
+    def _kernel_argument(self) -> ArrayArgument:
+        return _tensor_argument(self.tensor, self.dtype, False, self)
+
+
+class WideElementArray(DeviceNDArray):
+    """A device array of elements wider than a tensor's (numba.cuda.random's
+    16-byte generator states): a C-contiguous int64 tensor with one more, last,
+    dimension holding each element's words."""
+
+    def __init__(self, tensor: _core.Tensor, dtype: np.dtype):
+        super().__init__(tensor, dtype)
+        self.words = self.dtype.itemsize // 8
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.tensor.shape)[:-1]
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return tuple(s * 8 for s in self.tensor.strides)[:-1]
+
+    @property
+    def ndim(self) -> int:
+        return self.tensor.ndim - 1
+
+    @property
+    def size(self) -> int:
+        return self.tensor.size // self.words
+
+    def copy_to_host(self, ary: np.ndarray | None = None, stream: Any = 0) -> np.ndarray:
+        host = np.ascontiguousarray(_host_copy(self.tensor)).view(self.dtype).reshape(self.shape)
+        if ary is None:
+            return host.copy()
+        ary[...] = host
+        return ary
+
+    def copy_to_device(self, ary: Any, stream: Any = 0) -> None:
+        source = np.ascontiguousarray(ary.copy_to_host() if isinstance(ary, DeviceNDArray) else ary, dtype=self.dtype)
+        if source.shape != self.shape:
+            raise ValueError(f"copy_to_device of shape {source.shape} into a device array of shape {self.shape}")
+        words = source.view(np.int64).reshape(self.tensor.shape)
+        if self.device == "cpu":
+            np.copyto(self.tensor.numpy_view(), words)
+        else:
+            _copy_bytes(self.tensor, asarray(words, device=self.device))
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.copy_to_host()[key]  # elements and views copied to the host
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        host = self.copy_to_host()
+        host[key] = value
+        self.copy_to_device(host)
+
+    def reshape(self, *shape: Any) -> DeviceNDArray:
+        raise TypeError(f"an array of {self.dtype} cannot be reshaped on the device here; copy_to_host() first")
+
+    @property
+    def T(self) -> DeviceNDArray:  # noqa: N802 (NumPy's name)
+        raise TypeError(f"an array of {self.dtype} cannot be transposed on the device here; copy_to_host() first")
+
+    def _kernel_argument(self) -> ArrayArgument:
+        return ArrayArgument(_array_type(self.dtype, self.ndim, True, False), pack(self.tensor.data_ptr, self.shape, self.strides), None, self)
 
 
 _COPY_SOURCE = r"""
@@ -171,6 +250,10 @@ def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceNDArray | 
     if isinstance(obj, DeviceNDArray):
         return obj
     host = np.asarray(obj)
+    if host.dtype.itemsize not in _STORAGE and element_named(host.dtype) is not None:  # generator states
+        wide = device_array(host.shape, host.dtype)
+        wide.copy_to_device(host)
+        return wide
     if host.dtype.name not in _TENSOR_DTYPES and host.dtype.itemsize not in _STORAGE:
         raise TypeError(f"lockstep.cuda arrays hold numbers; got dtype {host.dtype}")
     tensor = asarray(np.ascontiguousarray(_storage_view(host)))
@@ -201,6 +284,8 @@ def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
     """An uninitialised device array (float64 unless told, as numba's)."""
     dims = [int(shape)] if isinstance(shape, (int, np.integer)) else [int(s) for s in shape]
     real = np.dtype(dtype)
+    if real.itemsize not in _STORAGE and real.itemsize % 8 == 0 and element_named(real) is not None:
+        return WideElementArray(_core.empty(dims + [real.itemsize // 8], "int64", current_device()), real)
     storage = real.name if real.name in _TENSOR_DTYPES else np.dtype(_STORAGE[real.itemsize]).name
     return DeviceNDArray(_core.empty(dims, storage, current_device()), real)
 
@@ -244,9 +329,9 @@ def pack(pointer: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> byte
 
 @functools.cache
 def _array_type(dtype: np.dtype, ndim: int, contiguous: bool, readonly: bool) -> Array:
-    scalar = scalar_named(dtype)
+    scalar = element_named(dtype)
     if scalar is None:
-        raise TypeError(f"kernels take arrays of numbers; got dtype {dtype}")
+        raise TypeError(f"kernels take arrays of numbers (and numba.cuda.random's generator states); got dtype {dtype}")
     if ndim == 0:
         raise TypeError("0-d arrays cannot be kernel arguments; pass the number itself, or reshape to (1,)")
     return Array(scalar, ndim, contiguous, readonly)
@@ -290,7 +375,7 @@ def array_argument(obj: Any, device: str, checked: bool = False) -> ArrayArgumen
     know host memory as a tensor."""
     if isinstance(obj, DeviceNDArray):
         _same_device(obj.device, device)
-        return _tensor_argument(obj.tensor, obj.dtype, False, obj)
+        return obj._kernel_argument()
     if isinstance(obj, np.ndarray):
         if device == "cpu" and not checked:
             return _host_argument(obj)

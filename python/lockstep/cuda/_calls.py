@@ -13,10 +13,13 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _intrinsics as intr
+from ._cooperative import GridSync
 from ._device_functions import python_function
+from ._foreign import ForeignFunction
 from ._registry import IntrinsicCall, Known
 from ._supported import definition_of, shown_name
 from ._types import Array, NoneType, Record, Scalar, Tuple, Type, boolean, float32, float64, int32, int64, none, scalar_named, unify
+from ._ufuncs import is_array_ufunc_call
 from ._values import ConstArgument, Value, cast, record_item
 
 
@@ -40,6 +43,10 @@ class CallTranslator:
             return self.call_intrinsic(f.name, node)
         if f is print:
             return self.call_print(node)
+        if isinstance(f, ForeignFunction):
+            return self.call_foreign(f, node)
+        if isinstance(f, GridSync):  # g.sync() of g = cuda.cg.this_grid()
+            return self.call_intrinsic("cg.grid_sync", node)
         if f in (min, max, abs, int, float, bool, len, round, range, pow):
             return self.call_builtin(f, node)
         dtype = scalar_named(f) if f not in (int, float, bool) else None
@@ -48,6 +55,8 @@ class CallTranslator:
             return Value(cast(arg, dtype), dtype)
         named = _math_name(f)
         if named is not None:
+            if named[0] == "numpy" and is_array_ufunc_call(f, node):
+                return self.call_ufunc_on_arrays(f, f"numpy.{named[1]}", node)  # np.sin(x, out): every element of out
             return self.call_intrinsic(f"{named[0]}.{named[1]}", node)
         func = python_function(f)
         if func is not None:
@@ -74,7 +83,11 @@ class CallTranslator:
         args = self.call_args(node, count)
         for a in args:
             if a.type is not None and not isinstance(a.type, Scalar):
-                self.fail(node, f"{ast.unparse(node.func)} takes numbers, not a {a.type}")
+                callee = self.expr(node.func)
+                hint = ""
+                if callee.is_const and isinstance(callee.const, np.ufunc) and isinstance(a.type, Array):
+                    hint = f"; on arrays give the output array too ({ast.unparse(node.func)}(x, out)), as numba's kernels need (they cannot allocate)"
+                self.fail(node, f"{ast.unparse(node.func)} takes numbers, not a {a.type}{hint}")
         return args
 
     def call_device_function(self, func: Callable[..., Any], node: ast.Call, declared: list[list[Type]] | None = None) -> Value:
@@ -100,6 +113,16 @@ class CallTranslator:
         name, result = self.program.device_function(func, tuple(specs), self, node)
         call = f"{name}({', '.join(a.code or '' for a in runtime)})"
         return Value(call, result) if not isinstance(result, NoneType) else Value(call, none)
+
+    def call_foreign(self, f: ForeignFunction, node: ast.Call) -> Value:
+        """A cuda.declare_device function: its arguments converted to the declared types, as numba converts them."""
+        args = self.scalar_args(node, len(f.params))
+        self.program.foreign(f)
+        converted = [cast(a, t) if a.type else (a.code or "") for a, t in zip(args, f.params)]
+        result = f.result or none
+        if f.abi == "c":
+            return Value(f"{f.name}({', '.join(converted)})", result)
+        return Value(f"lockstep::py::call_numba_abi<{result.cpp}>({', '.join([f.name, *converted])})", result)
 
     def call_print(self, node: ast.Call) -> Value:
         """print(...) as numba prints: items separated by spaces, floats with %f, bools as True/False."""

@@ -20,7 +20,9 @@ from .._output import _stdout_is_fd1, kernel_output_to_sys_stdout
 from .._toolkit import toolkit_include_dirs
 from ._arrays import ArrayArgument, array_argument, array_device, current_device, tuple_argument
 from ._device_functions import JitFunction
-from ._translate import TypingError, translate_kernel
+from ._foreign import link_sources
+from ._python_terms import in_python_terms, python_signature
+from ._translate import KernelSource, TypingError, kernel_types, translate_kernel
 from ._types import Array, Scalar, Type, parse_signature, scalar_named, typeof_number
 
 
@@ -47,11 +49,52 @@ def _numba_type(t: Any) -> Type:
 
 
 class _Specialization:
-    __slots__ = ("name", "source", "functions")
+    """One kernel specialisation, as numba's ``overloads`` values: its C++ name, source and compiled functions."""
 
-    def __init__(self, name: str, source: str):
-        self.name, self.source = name, source
+    __slots__ = ("name", "source", "functions", "argument_types", "cooperative", "static_shared_bytes")
+
+    def __init__(self, name: str, translated: KernelSource, argument_types: tuple[Type, ...]):
+        self.name, self.source, self.argument_types = name, translated.text, argument_types
         self.functions: dict[tuple[str, str], _core.Function] = {}  # per device and check mode
+        self.cooperative = translated.cooperative  # grid.sync(): every block resident at once, as numba launches it
+        self.static_shared_bytes = translated.static_shared_bytes
+
+    def max_cooperative_grid_blocks(self, blockdim: Any, dynsmemsize: int = 0) -> int:
+        """numba's: how many blocks of ``blockdim`` threads a cooperative launch of this kernel can have."""
+        threads = int(np.prod(_dims(blockdim, "threads")))
+        return int(_core.max_cooperative_blocks(current_device(), threads, self.static_shared_bytes + int(dynsmemsize)))
+
+    def inspect_cuda(self) -> str:
+        return self.source
+
+    @property
+    def signature(self) -> str:
+        return "(" + ", ".join(str(t) for t in self.argument_types) + ")"
+
+    def __repr__(self) -> str:
+        return f"<lockstep.cuda kernel specialisation {self.signature}>"
+
+
+class _Overloads(dict):  # type: ignore[type-arg]
+    """A kernel's specialisations by argument types: lockstep's types, or numba's signature (a tuple of its types, a string)."""
+
+    @staticmethod
+    def _key(key: Any) -> Any:
+        if isinstance(key, tuple) and all(isinstance(k, (Scalar, Array)) for k in key):
+            return key
+        try:
+            return tuple(_signature_types(key)[1])
+        except (TypeError, ValueError):
+            return key
+
+    def __getitem__(self, key: Any) -> _Specialization:
+        return super().__getitem__(self._key(key))
+
+    def __contains__(self, key: Any) -> bool:
+        return super().__contains__(self._key(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return super().get(self._key(key), default)
 
 
 class Dispatcher(JitFunction):
@@ -67,6 +110,7 @@ class Dispatcher(JitFunction):
         self.options = options
         self._specializations: dict[tuple[Type, ...], _Specialization] = {}
         self._declared = [_signature_types(s)[1] for s in signatures] if signatures else None
+        self._link = link_sources(options.get("link"))  # CUDA C++ sources for cuda.declare_device functions
         functools.update_wrapper(self, py_func)
         if self._declared and not device:
             for types in self._declared:  # numba compiles eagerly when told the types: errors show now
@@ -101,7 +145,7 @@ class Dispatcher(JitFunction):
         if spec is None:
             digest = hashlib.sha1(repr((self.py_func.__qualname__, types)).encode()).hexdigest()[:8]
             name = f"{self.py_func.__name__}_{digest}"
-            spec = _Specialization(name, translate_kernel(self.py_func, list(types), name))
+            spec = _Specialization(name, translate_kernel(self.py_func, list(types), name, self._link), types)
             self._specializations[types] = spec
         return spec
 
@@ -155,7 +199,65 @@ class Dispatcher(JitFunction):
     @property
     def signatures(self) -> list[str]:
         """The argument types of each specialisation so far."""
-        return ["(" + ", ".join(str(t) for t in types) + ")" for types in self._specializations]
+        return [spec.signature for spec in self._specializations.values()]
+
+    @property
+    def overloads(self) -> _Overloads:
+        """numba's overloads: argument types -> the specialisation compiled for them (``inspect_cuda()``);
+        numba's own signatures index it too (``kernel.overloads[(int32[:, ::1],)]``)."""
+        return _Overloads(self._specializations)
+
+    @property
+    def specialized(self) -> bool:
+        """Whether this dispatcher was made by ``specialize`` (it takes those argument types only)."""
+        return bool(self.options.get("_specialized"))
+
+    def specialize(self, *args: Any) -> Dispatcher:
+        """numba's specialize: a new kernel for the types of ``args`` only, translated now."""
+        if self.device:
+            raise TypeError("specialize a kernel, not a device function")
+        if self.specialized:
+            raise RuntimeError("Dispatcher already specialized")
+        found, _ = self._argument_types(args, _launch_device(args))
+        types = self._types_for(found)
+        made = Dispatcher(self.py_func, False, None, {**self.options, "_specialized": True})
+        made._declared = [list(types)]
+        made._specialize(tuple(types))
+        return made
+
+    def inspect_types(self, file: Any = None) -> None:
+        """Each specialisation's Python source with the types numba's rules gave its variables, as numba's
+        inspect_types prints them (lockstep's typing pass: kernel_types); into ``file``, else sys.stdout."""
+        import inspect
+        import sys
+
+        out = file if file is not None else sys.stdout
+        lines, first = inspect.getsourcelines(self.py_func)
+        for types, spec in self._specializations.items():
+            table = kernel_types(self.py_func, list(types))
+            print(f"{self.py_func.__name__} {spec.signature}", file=out)
+            print("-" * 80, file=out)
+            print(f"# File: {inspect.getsourcefile(self.py_func)}", file=out)
+            shown: set[str] = set()
+            for k, text in enumerate(lines):
+                print(f"# --- LINE {first + k} --- ", file=out)
+                print(text.rstrip("\n"), file=out)
+                for name, t in table.variables.items():
+                    if name not in shown and t is not None and _assigns(text, name):
+                        shown.add(name)
+                        print(f"#   {name} :: {t}", file=out)
+            print("=" * 80, file=out)
+
+
+def _assigns(line: str, name: str) -> bool:
+    """Whether the source line is where ``name`` gets a value (a parameter of the def, an assignment, a for target)."""
+    import re
+
+    code = line.split("#", 1)[0]
+    word = rf"\b{re.escape(name)}\b"
+    parameter, assignment, loop = rf"^\s*def .*{word}", rf"{word}[^=()]*(?<![=!<>])[-+*/%&|^]?=(?!=)", rf"^\s*for\b.*{word}.*\bin\b"
+    pattern = f"({parameter})|({assignment})|({loop})"
+    return re.search(pattern, code) is not None
 
 
 def _dims(value: Any, what: str) -> list[int]:
@@ -216,14 +318,23 @@ class _Launch:
                     spec.source, device=device, names=[spec.name], source_name=f"{d.py_func.__name__}.cu", **_float16_options(spec, device)
                 )
             except _core.CompileError as e:
-                raise TypingError(f"the CUDA C++ written for {d.py_func.__name__} did not compile (inspect it with inspect_cuda):\n{e}") from None
+                # Whatever the Python got past the translator should compile: a message here is lockstep's bug, in Python's terms.
+                where = f"{d.py_func.__code__.co_filename}:{d.py_func.__code__.co_firstlineno}"
+                raise TypingError(
+                    f"lockstep.cuda translated {python_signature(d.py_func.__name__, types)} ({where}) into CUDA C++ that did not compile: "
+                    "lockstep's bug, not yours (inspect_cuda() shows the C++; the lines below name the Python line of each error):\n"
+                    + in_python_terms(str(e), spec.name, d.py_func.__name__, types)
+                ) from None
             function = spec.functions[(device, checks)] = module[spec.name]._function
         values = [a.packed if a is not None else _scalar_value(v, t) for a, v, t in zip(arrays, args, types)]
-        if _stdout_is_fd1():
-            function.launch(device, self.grid, self.block, self.shared, self.stream, values)
-        else:
-            with kernel_output_to_sys_stdout():  # kernel printf into a notebook's cell
-                function.launch(device, self.grid, self.block, self.shared, self.stream, values)
+        try:
+            if _stdout_is_fd1():
+                function.launch(device, self.grid, self.block, self.shared, self.stream, values, spec.cooperative)
+            else:
+                with kernel_output_to_sys_stdout():  # kernel printf into a notebook's cell
+                    function.launch(device, self.grid, self.block, self.shared, self.stream, values, spec.cooperative)
+        except _core.CudaError as e:  # faults and check-mode findings, naming the kernel as Python wrote it
+            raise type(e)(in_python_terms(str(e), spec.name, d.py_func.__name__, types)) from None
         for a in arrays:
             if a is not None and a.copy_back is not None:
                 a.copy_back()
@@ -262,6 +373,7 @@ def _scalar_value(value: Any, declared: Type) -> Any:
 def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
     """numba.cuda.jit: ``@cuda.jit``, ``@cuda.jit(device=True)``,
     ``@cuda.jit("void(float32[:], int64)")`` or a list of signatures.
+    ``link=[files]`` gives CUDA C++ sources of cuda.declare_device functions.
     numba's other options (debug, opt, lineinfo, fastmath, cache, inline,
     max_registers) are accepted; lockstep compiles with line information
     always and caches on disk always."""

@@ -6,11 +6,14 @@ mixin of FunctionTranslator (_function.py)."""
 from __future__ import annotations
 
 import ast
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from . import _intrinsics as intr
+from ._numba_objects import NumbaCuda, lockstep_equivalent
+from ._numba_objects import attribute as numba_attribute
 from ._types import (
     Array,
     NoneType,
@@ -40,7 +43,7 @@ class ExpressionTranslator:
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
             self.fail(node, f"the expression {ast.unparse(node)!r} ({type(node).__name__}) is not supported in kernels")
-        return method(node)
+        return self.typed(node, method(node))
 
     def runtime(self, v: Value, node: ast.AST) -> Value:
         """``v`` as C++ code: constants as literals, intrinsics as their value."""
@@ -73,7 +76,7 @@ class ExpressionTranslator:
         if node.id in self.var_types:
             return Value(self.cpp_names.setdefault(node.id, cpp_identifier(node.id)), self.var_types[node.id])
         if node.id in self.scope:
-            return Value(None, None, self.scope[node.id])
+            return Value(None, None, self.numba_equivalent(self.scope[node.id], node))
         self.fail(node, f"name {node.id!r} is not defined")
         raise AssertionError
 
@@ -81,9 +84,13 @@ class ExpressionTranslator:
         base = self.expr(node.value)
         if base.is_const:
             c = base.const
+            if isinstance(c, ModuleType) and c.__name__ == "numba" and node.attr == "cuda":
+                return Value(None, None, numba_attribute(c, node.attr))
+            if isinstance(c, NumbaCuda) and not hasattr(c, node.attr):
+                self.fail(node, f"{ast.unparse(node)} is not supported in lockstep.cuda's kernels (docs/numba_intrinsics.md lists what is)")
             if isinstance(c, intr.Intrinsic) or not hasattr(c, node.attr):
                 self.fail(node, f"{ast.unparse(node)} is not something kernels can use")
-            return Value(None, None, getattr(c, node.attr))
+            return Value(None, None, self.numba_equivalent(getattr(c, node.attr), node))
         t = base.type
         if isinstance(t, Array):
             if node.attr in ("shape", "strides"):
@@ -105,6 +112,14 @@ class ExpressionTranslator:
             return Value(f"{base.code}.{node.attr}", None)
         self.fail(node, f"a {t} has no attribute {node.attr!r} in kernels")
         raise AssertionError
+
+    def numba_equivalent(self, obj: Any, node: ast.expr) -> Any:
+        """``obj``, or lockstep.cuda's marker where it is numba's own (numba.cuda.syncthreads)."""
+        try:
+            return lockstep_equivalent(obj, ast.unparse(node))
+        except LookupError as e:
+            self.fail(node, str(e))
+            raise AssertionError from None
 
     def truth(self, v: Value) -> str:
         v = self.runtime(v, ast.Constant(value=None))

@@ -1,7 +1,11 @@
 """One Python function (kernel or device function) translated for one set of
-argument types: its source read, its names analysed, typed by translating its
-body until every variable's type is stable, then written once more with those
-types. Statements, expressions, subscripts and calls are mixins, one file each."""
+argument types: its source read, its names analysed, then two passes. The
+typing pass walks the body until every variable's type is stable and gives a
+table (FunctionTypes: variables, return type, every expression's type); the
+emission pass writes the C++ reading that table, which it may not change.
+Both passes walk the tree through the same rules (statements, expressions,
+subscripts and calls are mixins, one file each): a rule gives an expression's
+type and its code together, the typing pass keeps the types and writes no lines."""
 
 from __future__ import annotations
 
@@ -9,19 +13,32 @@ import ast
 import builtins
 import inspect
 import textwrap
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from ._calls import CallTranslator
 from ._expressions import ExpressionTranslator
-from ._local_names import AssignedNames, declared_where_assigned
+from ._local_names import AssignedNames, declared_where_assigned, read_before_assignment
 from ._program import Program
 from ._statements import StatementTranslator
 from ._subscripts import SubscriptTranslator
 from ._types import NoneType, Scalar, Type, none
+from ._ufuncs import UfuncTranslator
 from ._values import ConstArgument, TypingError, Value, cast, cpp_identifier, unique_name
 
 
-class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTranslator, CallTranslator):
+@dataclass(frozen=True)
+class FunctionTypes:
+    """What the typing pass found for one function, which the emission pass reads:
+    each variable's type, the return type, and the type of every expression node
+    (by the node's id; the tree is parsed once, so both passes see the same nodes)."""
+
+    variables: dict[str, Type | None]
+    return_type: Type | None
+    expressions: dict[int, Type | None]
+
+
+class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTranslator, CallTranslator, UfuncTranslator):
     """One Python function (kernel or device function) for one set of argument types."""
 
     def __init__(self, program: Program, func: Callable[..., Any], arg_types: list[Type], kernel: bool, cpp_name: str):
@@ -54,6 +71,14 @@ class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTra
         collector = AssignedNames()
         collector.visit(self.tree)
         self.locals = list(dict.fromkeys(self.params + collector.names))
+        unassigned = read_before_assignment(self.tree, collector.names, self.params)
+        if unassigned is not None:
+            name = unassigned.id
+            self.fail(
+                unassigned,
+                f"the variable {name!r} is read here before any assignment to it (Python would raise UnboundLocalError; "
+                f"numba refuses to compile it: \"Variable '{name}' is not defined\"); give it a value before this line (e.g. {name} = 0)",
+            )
         # Arguments known while translating: bound as constants, or, where the
         # function assigns the parameter, as a local variable's first value.
         self.const_params = {
@@ -74,6 +99,9 @@ class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTra
         self.cpp_names = {name: cpp_identifier(name) for name in self.locals}
         self.evaluating: set[str] = set()
         self.aliases: dict[str, Any] = {}  # local names standing for translation-time objects
+        # A ufunc on arrays is translated as its scalar call on each element: those calls' nodes, made once for both passes.
+        self.ufunc_elements: dict[int, list[str]] = {}
+        self.ufunc_calls: dict[int, ast.Call] = {}
 
     # ---- errors ----
     def line_of(self, node: ast.AST) -> int:
@@ -86,19 +114,45 @@ class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTra
 
     # ---- the passes ----
     def translate(self) -> str:
+        """The typing pass, then the emission pass over its table."""
+        return self.emit(self.infer_types())
+
+    def infer_types(self) -> FunctionTypes:
+        """The typing pass: the body walked, its lines discarded, until every
+        variable's type (and the return type) is stable; a variable takes the one
+        type of all its assignments, as numba unifies."""
+        self.typing = True
         self.var_types: dict[str, Type | None] = {name: None for name in self.locals if name not in self.const_params}
         for name, t in zip(self.params, self.arg_types):
             if not isinstance(t, ConstArgument):
                 self.var_types[name] = t
         for _ in range(8):
             before = (dict(self.var_types), self.return_type)
-            self.emit_body(final=False)
+            self.expression_types: dict[int, Type | None] = {}
+            self.walk_body()
             if (self.var_types, self.return_type) == before:
                 break
-        return self.emit_body(final=True)
+        # A variable still untyped here would reach the host compiler undeclared: refused at its first read instead.
+        untyped = {name for name, t in self.var_types.items() if t is None and name not in self.aliases}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in untyped:
+                self.fail(node, f"the variable {node.id!r} has no type numba's rules give it (each of its assignments needs its own value first)")
+        return FunctionTypes(dict(self.var_types), self.return_type, self.expression_types)
 
-    def emit_body(self, final: bool) -> str:
-        self.final = final
+    def emit(self, types: FunctionTypes) -> str:
+        """The emission pass: the body written with the typing pass's types. It
+        reads them from ``types`` and may not change them: an expression whose
+        type differs from the table's is the translator's bug, not the user's."""
+        self.typing = False
+        self.types = types
+        self.var_types = dict(types.variables)
+        self.return_type = types.return_type
+        self.walk_body()
+        if self.var_types != types.variables or self.return_type != types.return_type:
+            raise AssertionError(f"{self.func.__name__}: the emission pass changed a type the typing pass fixed")
+        return self.definition()
+
+    def walk_body(self) -> None:
         self.lines: list[str] = []
         self.prologue: list[str] = []
         self.temporaries = 0
@@ -109,8 +163,17 @@ class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTra
             self.assign_name(name, Value(None, None, value), self.tree)
         for stmt in self.tree.body:
             self.statement(stmt)
-        if not final:
-            return ""
+
+    def typed(self, node: ast.AST, value: Value) -> Value:
+        """``value``, the translation of expression ``node``: recorded in the typing pass, checked against the table in emission."""
+        if self.typing:
+            self.expression_types[id(node)] = value.type
+        elif self.types.expressions.get(id(node), value.type) != value.type:
+            raise AssertionError(f"{self.func.__name__}: {ast.unparse(node)} typed {self.types.expressions[id(node)]}, emitted as {value.type}")
+        return value
+
+    def definition(self) -> str:
+        """The C++ function: its signature from the parameters' types, local declarations, then the body."""
         params, copies = [], []
         for name, t in zip(self.params, self.arg_types):
             if isinstance(t, ConstArgument):
@@ -142,9 +205,12 @@ class FunctionTranslator(StatementTranslator, ExpressionTranslator, SubscriptTra
         return "\n".join([origin, f"{head}({', '.join(params)}) {{", *body, "}"])
 
     def out(self, line: str) -> None:
-        self.lines.append("  " * self.depth + line)
+        if not self.typing:  # the typing pass writes nothing
+            self.lines.append("  " * self.depth + line)
 
     def line_directive(self, node: ast.AST) -> None:
+        if self.typing:
+            return
         file = self.file.replace("\\", "\\\\").replace('"', '\\"')
         self.lines.append(f'#line {self.line_of(node)} "{file}"')
 

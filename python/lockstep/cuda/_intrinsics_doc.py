@@ -13,6 +13,8 @@ _SECTIONS = (
     ("Arrays", "``cuda.shared``, ``cuda.local`` and ``cuda.const``: shape and dtype known when the kernel is translated."),
     ("cuda.fp16", "Half precision: the arguments are converted to float16."),
     ("cuda.atomic", "``cuda.atomic.op(ary, idx, val)`` on one element of an array argument, shared or local array; each gives the old value."),
+    ("cuda.cg", "Cooperative groups: the grid and its barrier."),
+    ("cuda.random", "numba.cuda.random's generators, of the host's ``create_xoroshiro128p_states(n, seed)``."),
     ("math and NumPy", "In float32 when every argument is float32 (or float16), else in float64."),
 )
 
@@ -26,7 +28,7 @@ def _section(definition: IntrinsicDefinition) -> str:
     prefix = name.split(".")[0] if "." in name else ""
     if prefix in ("shared", "local", "const"):
         return "Arrays"
-    if prefix in ("fp16", "atomic"):
+    if prefix in ("fp16", "atomic", "random", "cg"):
         return f"cuda.{prefix}"
     return "Barriers, warps and bits"
 

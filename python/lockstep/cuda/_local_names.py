@@ -1,6 +1,7 @@
 """What a function's names are, read from its AST before translating: the
-names it assigns (local throughout, as Python makes them) and those that can
-be declared where they are assigned."""
+names it assigns (local throughout, as Python makes them), those that can
+be declared where they are assigned, and a read of one before any assignment
+(which numba refuses)."""
 
 from __future__ import annotations
 
@@ -61,3 +62,76 @@ def declared_where_assigned(function: ast.FunctionDef, counts: dict[str, int], p
                     if all(id(use) in after for use in loads.get(name.id, [])):
                         found.add(name.id)
     return found
+
+
+class _ReadsInOrder(ast.NodeVisitor):
+    """The function's names read and assigned, in the order Python's bytecode
+    evaluates them (an assignment's value before its targets, ``x += v`` reads
+    x before v and stores after), which is the order numba's bytecode analysis
+    meets them in: a local read with no assignment before it in that order is
+    numba's NotDefinedError."""
+
+    def __init__(self, local: set[str]) -> None:
+        self.local = local
+        self.assigned: set[str] = set()
+        self.first_unassigned_read: ast.Name | None = None
+
+    def read(self, node: ast.Name) -> None:
+        if node.id in self.local and node.id not in self.assigned and self.first_unassigned_read is None:
+            self.first_unassigned_read = node
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.read(node)
+        else:
+            self.assigned.add(node.id)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        for target in node.targets:
+            self.visit(target)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            self.visit(node.target)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Name):
+            self.read(node.target)
+            self.visit(node.value)
+            self.assigned.add(node.target.id)
+        else:
+            self.visit(node.target)
+            self.visit(node.value)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        self.visit(node.target)
+
+    def visit_For(self, node: ast.For) -> None:
+        self.visit(node.iter)
+        self.visit(node.target)
+        for stmt in node.body + node.orelse:
+            self.visit(stmt)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        pass  # a nested function's names are its own (and kernels refuse nested functions)
+
+    def visit_ListComp(self, node: ast.expr) -> None:
+        pass  # a comprehension's names are its own scope's (and kernels refuse comprehensions, by their name)
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+    visit_Lambda = visit_FunctionDef  # type: ignore[assignment]
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+
+
+def read_before_assignment(function: ast.FunctionDef, assigned: list[str], params: list[str]) -> ast.Name | None:
+    """The first read of a local variable (a name the function assigns) that no
+    assignment precedes in evaluation order (``acc += x`` with no ``acc = 0``
+    before it), or None. numba refuses such a function at compile time; Python
+    would raise UnboundLocalError when it ran."""
+    visitor = _ReadsInOrder(set(assigned) - set(params))
+    for stmt in function.body:
+        visitor.visit(stmt)
+    return visitor.first_unassigned_read

@@ -216,3 +216,19 @@ define(
     "x ** y, typed as ``**`` is.",
     translate=lambda translator, node: translator.binary(ast.Pow(), *translator.scalar_args(node, 2), node),
 )
+
+
+# ---- NumPy's ufuncs of Python's operators ----
+for _ufunc, _operator in (
+    ("add", ast.Add),
+    ("subtract", ast.Sub),
+    ("multiply", ast.Mult),
+    ("true_divide", ast.Div),
+    ("divide", ast.Div),
+    ("floor_divide", ast.FloorDiv),
+):
+    define(
+        _names(_ufunc, "n"),
+        f"x {ast.unparse(ast.BinOp(ast.Name('x'), _operator(), ast.Name('y')))[2:-2]} y, typed as the operator is.",
+        translate=lambda translator, node, op=_operator: translator.binary(op(), *translator.scalar_args(node, 2), node),
+    )

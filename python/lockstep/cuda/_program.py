@@ -22,6 +22,15 @@ class Program:
         self.in_progress: set[tuple[Any, tuple[Any, ...]]] = set()
         self.constants: dict[int, tuple[str, Array]] = {}
         self.names: set[str] = set()
+        self.declarations: dict[str, str] = {}  # cuda.declare_device functions called: name -> C++ declaration
+        self.links: list[str] = []  # their link= sources
+        self.static_shared_bytes = 0  # the cuda.shared.array storage of the kernel and its device functions
+
+    def foreign(self, f: Any) -> None:
+        """A cuda.declare_device function called: its declaration, and its link= sources, go into the source."""
+        if self.declarations.setdefault(f.name, f.declaration()) != f.declaration():
+            raise ValueError(f"{f.name} is declared with two signatures in one kernel")
+        self.links.extend(p for p in f.link if p not in self.links)
 
     def unique(self, base: str) -> str:
         return unique_name(base, self.names)

@@ -91,6 +91,8 @@ def declare_array(translator: Any, space: str, node: ast.Call) -> Value:
     qualifier = "__shared__ " if space == "shared" else ""
     align = "__align__(16) " if space == "shared" else ""
     translator.prologue.append(f"  {qualifier}{align}{dtype.cpp} {storage}[{count}];")
+    if space == "shared" and not translator.typing:  # the kernel's static shared memory, for occupancy answers
+        translator.program.static_shared_bytes += -(-count * np.dtype(dtype.name).itemsize // 16) * 16
     return Value(f"lockstep::py::over<{dtype.cpp}, {len(shape)}>({storage}, {{{extents}}})", Array(dtype, len(shape), True))
 
 

@@ -4,10 +4,10 @@ translator, the doc page) sees all of it."""
 
 from __future__ import annotations
 
-from . import _atomics, _fp16, _kernel_functions, _math_functions, _special_forms
+from . import _atomics, _cooperative, _fp16, _kernel_functions, _math_functions, _random_functions, _special_forms
 from ._registry import INTRINSICS, IntrinsicDefinition
 
-DECLARING_MODULES = (_kernel_functions, _special_forms, _fp16, _atomics, _math_functions)
+DECLARING_MODULES = (_kernel_functions, _special_forms, _fp16, _atomics, _cooperative, _random_functions, _math_functions)
 
 
 def definition_of(name: str) -> IntrinsicDefinition | None:

@@ -60,7 +60,7 @@ class Scalar:
 
 @dataclass(frozen=True)
 class Array:
-    dtype: Scalar
+    dtype: Scalar | RandomState
     ndim: int
     contiguous: bool  # numba's layout "C"
     readonly: bool = False  # constant arrays
@@ -109,10 +109,23 @@ class NoneType:
         return "none"
 
 
-Type = Union[Scalar, Array, Tuple, Record, NoneType]
+@dataclass(frozen=True)
+class RandomState:
+    """numba's xoroshiro128p_type: one generator of numba.cuda.random, the element
+    of the arrays create_xoroshiro128p_states makes (python_random.h's struct)."""
+
+    cpp = "lockstep::py::xoroshiro128p_state"
+    dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)  # numba's xoroshiro128p_dtype
+
+    def __str__(self) -> str:
+        return "Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;True)"
+
+
+Type = Union[Scalar, Array, Tuple, Record, NoneType, RandomState]
 
 boolean, int32, int64, uint32, uint64, float32, float64 = (Scalar(n) for n in ("bool", "int32", "int64", "uint32", "uint64", "float32", "float64"))
 none = NoneType()
+xoroshiro128p = RandomState()
 SCALAR_NAMES = tuple(_CPP)
 
 
@@ -142,6 +155,14 @@ def scalar_named(dtype: Any) -> Scalar | None:
     except TypeError:
         return None
     return Scalar(np_name) if np_name in _CPP else None
+
+
+def element_named(dtype: Any) -> Scalar | RandomState | None:
+    """The element type of an array of ``dtype``: a scalar, or numba.cuda.random's generator state."""
+    scalar = scalar_named(dtype)
+    if scalar is None and isinstance(dtype, np.dtype) and dtype == RandomState.dtype:
+        return xoroshiro128p
+    return scalar
 
 
 def typeof_number(value: Any) -> Scalar | None:
@@ -212,6 +233,8 @@ def size_and_alignment(t: Type) -> tuple[int, int]:
         return n, n
     if isinstance(t, Array):
         return 8 + 16 * t.ndim, 8
+    if isinstance(t, RandomState):
+        return 16, 8
     if isinstance(t, Tuple):
         n, a = size_and_alignment(t.item)
         return n * t.count, a
