@@ -9,7 +9,9 @@ each one deterministic, so that any difference between engines is a bug:
   atomics, never two of these (`Phase` tracks it through branches and loops);
 - barriers, warp collectives and calls holding barriers only where every thread
   (resp. every lane) is there: uniform branches and loops, converged code;
-- atomics only commutative ones, their old value unused;
+- atomics only commutative ones, their old value unused, and each address updated by one
+  operation only (an atomicOr and an atomicMin on one word depend on their order): each
+  operation has its own accumulator slots (`ATOMIC_OPS`, `accumulator`);
 - early returns of a whole block, or of whole warps before the first barrier.
 
 The grammar is the table `STATEMENTS` (and `STORAGES`, `EXPRESSION_LEAVES`): a row
@@ -22,6 +24,18 @@ import dataclasses
 import random
 
 FULL = "0xffffffffu"
+MAX_BLOCKS = 3
+# The atomic operations, each with its own words of `acc`: one for the whole
+# grid, then one per block (ACCUMULATORS in all), and its own shared slot.
+ATOMIC_OPS = ["atomicAdd", "atomicXor", "atomicOr", "atomicAnd", "atomicMax", "atomicMin"]
+SHARED_ATOMIC_OPS = ATOMIC_OPS[:3] + ["atomicMax"]
+ACCUMULATORS = len(ATOMIC_OPS) * (1 + MAX_BLOCKS)
+
+
+def accumulator(fn: str, per_block: bool) -> str:
+    """The index in `acc` of operation fn's word: the grid's, or the running block's."""
+    k = ATOMIC_OPS.index(fn)
+    return f"{len(ATOMIC_OPS)}u + blockIdx.x * {len(ATOMIC_OPS)}u + {k}u" if per_block else f"{k}u"
 
 
 @dataclasses.dataclass
@@ -421,9 +435,8 @@ def _warp_scan(g: Gen, w: Where) -> None:
 
 def _global_atomic(g: Gen, w: Where) -> None:
     g.features.add("atomic")
-    fn = g.rng.choice(["atomicAdd", "atomicXor", "atomicOr", "atomicAnd", "atomicMax", "atomicMin"])
-    slot = g.rng.choice(["blockIdx.x * 4u + ", ""]) + f"{g.rng.randrange(4)}u"
-    g.emit(f"{fn}(&acc[{slot}], {g.expr()});")
+    fn = g.rng.choice(ATOMIC_OPS)
+    g.emit(f"{fn}(&acc[{accumulator(fn, g.rng.random() < 0.5)}], {g.expr()});")
 
 
 def _shared_atomic(g: Gen, w: Where) -> None:
@@ -433,11 +446,11 @@ def _shared_atomic(g: Gen, w: Where) -> None:
     s = g.rng.choice(ok)
     value = g.expr()
     if not g.phase.allows(s, "atomic"):
-        return g.emit(f"atomicAdd(&acc[{g.rng.randrange(4)}u], {value});")
+        return g.emit(f"atomicAdd(&acc[{accumulator('atomicAdd', False)}], {value});")
     g.phase.add(s, "atomic")
     g.features.add("shared_atomic")
-    fn = g.rng.choice(["atomicAdd", "atomicXor", "atomicOr", "atomicMax"])
-    g.emit(f"{fn}(&{s}[0][{g.rng.randrange(4)}u], {value});")
+    fn = g.rng.choice(SHARED_ATOMIC_OPS)
+    g.emit(f"{fn}(&{s}[0][{SHARED_ATOMIC_OPS.index(fn)}u], {value});")
 
 
 def _block_call(g: Gen, w: Where) -> None:
@@ -555,7 +568,7 @@ def kernel(seed: int, name: str | None = None) -> Kernel:
     g = Gen(seed, name)
     rng = g.rng
     threads = rng.choice([32, 64, 96, 128, 256])
-    blocks = rng.choice([1, 2, 3])
+    blocks = rng.randint(1, MAX_BLOCKS)
     active = threads if threads == 32 or rng.random() < 0.8 else 32 * rng.randrange(1, threads // 32)
     tile = rng.choice([4, 8, 16, 32])
     spelling = g.pick(SIZE_SPELLINGS)[0]

@@ -7,7 +7,7 @@ one line per kernel, `name digest`, a 64-bit FNV-1a hash of everything the kerne
 
 from __future__ import annotations
 
-from .generator import Kernel
+from .generator import ACCUMULATORS, MAX_BLOCKS, Kernel
 
 # What generated kernels call: helpers in the forms issue 51 names (an inline
 # __host__ __device__ cdiv, a template, structs holding arrays and pointers, a view),
@@ -72,7 +72,7 @@ static unsigned long long digest(const void* p, size_t bytes, unsigned long long
 }
 
 int main() {
-  const unsigned words_in = 1024, slots = 4 * 3 * 256, accumulators = 4 * 3;
+  const unsigned words_in = 1024, slots = 4 * MAX_BLOCKS * 256, accumulators = ACCUMULATORS;
   std::vector<unsigned> host_in(words_in);
   unsigned long long state = 0x2545F4914F6CDD1Dull;
   for (auto& w : host_in) {
@@ -108,6 +108,7 @@ def source(kernels: list[Kernel]) -> str:
     """The program of these kernels."""
     parts = [PRELUDE]
     parts += [k.source for k in kernels]
+    parts.append(f"constexpr unsigned MAX_BLOCKS = {MAX_BLOCKS}, ACCUMULATORS = {ACCUMULATORS};")
     parts.append(MAIN_HEAD)
     for k in kernels:
         parts.append(f"  poison();\n  {k.launch};\n  report(\"{k.name}\");")
