@@ -312,14 +312,12 @@ def _output_write(g: Gen, w: Where) -> None:
 
 
 def _branch(g: Gen, w: Where) -> None:
+    # Threads of the block take both sides within one phase: the else side
+    # continues the phase the then side used (a write there and a read here race).
     inside = g.inner(w, uniform=False, converged=False)
-    before = g.phase.copy()
     g.nested(f"if ({g.condition()})", inside, g.rng.randint(1, 3))
     if g.rng.random() < 0.5:
-        taken, g.phase = g.phase, before.copy()
         g.nested("else", inside, g.rng.randint(1, 2))
-        g.phase.merge(taken)
-    g.phase.merge(before)
 
 
 def _uniform_branch(g: Gen, w: Where) -> None:
