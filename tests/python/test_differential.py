@@ -20,9 +20,25 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_generated_kernels_agree_on_every_engine(tmp_path):
     summary = tmp_path / "summary.json"
     ran = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "differential"), "--seed", "100000", "--count", "80", "--batch", "40",
-         "--nvcc", f"{sys.executable} -m lockstep nvcc", "--work", str(tmp_path / "work"), "--summary", str(summary)],
-        capture_output=True, text=True, env=dict(os.environ, LOCKSTEP_CACHE_DIR=str(tmp_path / "cache")),
+        [
+            sys.executable,
+            str(ROOT / "tools" / "differential"),
+            "--seed",
+            "100000",
+            "--count",
+            "80",
+            "--batch",
+            "40",
+            "--nvcc",
+            f"{sys.executable} -m lockstep nvcc",
+            "--work",
+            str(tmp_path / "work"),
+            "--summary",
+            str(summary),
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, LOCKSTEP_CACHE_DIR=str(tmp_path / "cache")),
     )
     assert summary.exists(), ran.stdout[-3000:] + ran.stderr[-3000:]
     result = json.loads(summary.read_text())

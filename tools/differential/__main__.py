@@ -52,8 +52,19 @@ def main(argv: list[str]) -> int:
     work = pathlib.Path(args.work or tempfile.mkdtemp(prefix="differential-"))
     work.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    summary = {"seed": args.seed, "generated": 0, "files": 0, "engines": list(harness.ENGINES) + (["gpu"] if args.gpu_nvcc else []),
-               "ran_as_loops": 0, "with_barriers": 0, "with_barriers_as_loops": 0, "on_fibers": {}, "mismatches": {}, "refused_splits": [], "reduced": {}}
+    summary = {
+        "seed": args.seed,
+        "generated": 0,
+        "files": 0,
+        "engines": list(harness.ENGINES) + (["gpu"] if args.gpu_nvcc else []),
+        "ran_as_loops": 0,
+        "with_barriers": 0,
+        "with_barriers_as_loops": 0,
+        "on_fibers": {},
+        "mismatches": {},
+        "refused_splits": [],
+        "reduced": {},
+    }
     mismatched_kernels: list[generator.Kernel] = []
 
     for start in range(args.seed, args.seed + args.count, args.batch):
@@ -77,8 +88,12 @@ def main(argv: list[str]) -> int:
             summary["mismatches"][name] = seen
             if name in by_name:
                 mismatched_kernels.append(by_name[name])
-        print(f"batch {start}: {len(kernels)} kernels, {len(emu.loops)} as loops, {len(mismatches)} mismatches"
-              + (", split refused" if emu.refused else "") + f" ({time.time() - started:.0f} s)", flush=True)
+        print(
+            f"batch {start}: {len(kernels)} kernels, {len(emu.loops)} as loops, {len(mismatches)} mismatches"
+            + (", split refused" if emu.refused else "")
+            + f" ({time.time() - started:.0f} s)",
+            flush=True,
+        )
 
     for f in args.files:
         _, _, mismatches = check_program(pathlib.Path(f).resolve(), work, args, args.seed)
@@ -101,10 +116,12 @@ def main(argv: list[str]) -> int:
     text = json.dumps(summary, indent=1)
     if args.summary:
         pathlib.Path(args.summary).write_text(text)
-    print(f"{summary['generated']} generated kernels ({summary['ran_as_loops']} as region loops; "
-          f"{summary['with_barriers_as_loops']} of {summary['with_barriers']} with barriers), {summary['files']} programs, "
-          f"engines {', '.join(summary['engines'])}: {len(summary['mismatches'])} mismatches, "
-          f"{len(summary['refused_splits'])} refused splits, {summary['seconds']} s")
+    print(
+        f"{summary['generated']} generated kernels ({summary['ran_as_loops']} as region loops; "
+        f"{summary['with_barriers_as_loops']} of {summary['with_barriers']} with barriers), {summary['files']} programs, "
+        f"engines {', '.join(summary['engines'])}: {len(summary['mismatches'])} mismatches, "
+        f"{len(summary['refused_splits'])} refused splits, {summary['seconds']} s"
+    )
     for name, seen in summary["mismatches"].items():
         print(f"MISMATCH {name}: " + "; ".join(f"{e}={d[:80]}" for e, d in seen.items()))
     for r in summary["refused_splits"]:

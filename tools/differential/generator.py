@@ -80,7 +80,10 @@ def _storage_struct_pointer(g: Gen, name: str) -> Storage:
 
 def _storage_array_of_structs(g: Gen, name: str) -> Storage:
     return Storage(
-        [f"agg {name}[2];", f"for (unsigned q = 0; q < 2u; ++q) {{ for (unsigned r = 0; r < 4u; ++r) {name}[q].a[r] = tid * (q + 1u) + r; {name}[q].x = q; }}"],
+        [
+            f"agg {name}[2];",
+            f"for (unsigned q = 0; q < 2u; ++q) {{ for (unsigned r = 0; r < 4u; ++r) {name}[q].a[r] = tid * (q + 1u) + r; {name}[q].x = q; }}",
+        ],
         [f"{name}[({{i}}) & 1u].a[({{i}}) & 3u]", f"{name}[({{i}}) & 1u].x"],
         [f"{name}[({{i}}) & 1u].a[({{i}}) & 3u]"],
         [f"{name}[{q}].a[{k}]" for q in range(2) for k in range(4)] + [f"{name}[{q}].x" for q in range(2)],
@@ -183,7 +186,7 @@ class Gen:
         return f"{prefix}{self.counter}"
 
     def const(self) -> str:
-        return f"{self.rng.choice([0, 1, 2, 3, 5, 7, 31, 255, 0x9e37, 0x7fffffff, 0xdeadbeef, self.rng.randrange(1 << 32)])}u"
+        return f"{self.rng.choice([0, 1, 2, 3, 5, 7, 31, 255, 0x9E37, 0x7FFFFFFF, 0xDEADBEEF, self.rng.randrange(1 << 32)])}u"
 
     def emit(self, line: str) -> None:
         self.lines.append("  " * self.indent + line)
@@ -480,7 +483,9 @@ def _lambda(g: Gen, w: Where) -> None:
     g.features.add("lambda")
     s = g.rng.choice(g.storages)
     f = g.fresh("f")
-    g.emit(f"auto {f} = [&](unsigned x) {{ {g.rng.choice(s.writes).replace('{i}', 'x')} += x; return {g.rng.choice(s.reads).replace('{i}', 'x + 1u')}; }};")
+    written = g.rng.choice(s.writes).replace("{i}", "x")
+    read = g.rng.choice(s.reads).replace("{i}", "x + 1u")
+    g.emit(f"auto {f} = [&](unsigned x) {{ {written} += x; return {read}; }};")
     v = g.fresh("v")
     g.emit(f"unsigned {v} = {f}({g.expr(1)});")
     g.vars.append(v)

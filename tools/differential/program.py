@@ -111,6 +111,6 @@ def source(kernels: list[Kernel]) -> str:
     parts.append(f"constexpr unsigned MAX_BLOCKS = {MAX_BLOCKS}, ACCUMULATORS = {ACCUMULATORS};")
     parts.append(MAIN_HEAD)
     for k in kernels:
-        parts.append(f"  poison();\n  {k.launch};\n  report(\"{k.name}\");")
+        parts.append(f'  poison();\n  {k.launch};\n  report("{k.name}");')
     parts.append("  return 0;\n}\n")
     return "\n".join(parts)
