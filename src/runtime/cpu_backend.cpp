@@ -2,10 +2,10 @@
 // emulator, so kernels see live allocations), launches finish before they
 // return, so streams and events only need the wall clock.
 #include <chrono>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "backend.h"
 #include "lockstep/emu/options.h"
@@ -29,10 +29,19 @@ class cpu_backend final : public device_backend {
     return p;
   }
   void release(void* ptr) noexcept override { cudaFree(ptr); }
-  void copy_to_device(void* dst, const void* src, std::size_t bytes, void*) override { std::memcpy(dst, src, bytes); }
-  void copy_to_host(void* dst, const void* src, std::size_t bytes, void*) override { std::memcpy(dst, src, bytes); }
-  void copy_on_device(void* dst, const void* src, std::size_t bytes, void*) override { std::memmove(dst, src, bytes); }
-  void fill_bytes(void* dst, unsigned char value, std::size_t bytes, void*) override { std::memset(dst, value, bytes); }
+  // Through the emulator's cudaMemcpy/cudaMemset, which check mode watches:
+  // bytes copied or filled here count as written (initcheck), and a range
+  // outside an allocation is an error rather than a stray write.
+  void copy_to_device(void* dst, const void* src, std::size_t bytes, void*) override {
+    succeed(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "copy to the device");
+  }
+  void copy_to_host(void* dst, const void* src, std::size_t bytes, void*) override {
+    succeed(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "copy to the host");
+  }
+  void copy_on_device(void* dst, const void* src, std::size_t bytes, void*) override {
+    succeed(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice), "copy on the device");
+  }
+  void fill_bytes(void* dst, unsigned char value, std::size_t bytes, void*) override { succeed(cudaMemset(dst, value, bytes), "fill"); }
 
   void* create_stream() override { return nullptr; }
   void destroy_stream(void*) noexcept override {}
@@ -47,6 +56,13 @@ class cpu_backend final : public device_backend {
   }
   void synchronize() override {}
   void make_current() override {}
+
+ private:
+  static void succeed(cudaError_t status, const char* what) {
+    if (status == cudaSuccess) return;
+    cudaGetLastError();
+    throw cuda_error(status, std::string("the emulator's ") + what + " failed: " + cudaGetErrorString(status));
+  }
 };
 
 }  // namespace

@@ -234,8 +234,14 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
     }
     // lockstep's CUDA headers first (host_build::cuda_headers_first); lockstep's
     // own as system headers (no warnings from them in -Wall builds).
-    std::vector<std::string> argv{
-        compiler, "-E", "-x", "c++", standard_flag(command), "-DLOCKSTEP_KEEP_KEYWORDS", host_build::cuda_headers_first(where.include_dir)};
+    std::vector<std::string> argv{compiler,
+                                  "-E",
+                                  "-x",
+                                  "c++",
+                                  standard_flag(command),
+                                  "-DLOCKSTEP_KEEP_KEYWORDS",
+                                  "-DLOCKSTEP_WAITS_SPELLED",
+                                  host_build::cuda_headers_first(where.include_dir)};
     const std::vector<std::string> older = older_standard_includes(command);
     argv.insert(argv.end(), older.begin(), older.end());
     if (written != source.path) argv.push_back("-iquote" + fs::absolute(source.path).parent_path().string());

@@ -21,6 +21,7 @@
 
 #include "lockstep/emu/builtins.h"
 #include "lockstep/emu/sync.h"
+#include "lockstep/emu/waits.h"
 
 namespace cooperative_groups {
 
@@ -52,6 +53,7 @@ inline unsigned pack_lanes(unsigned mask, unsigned lanes) {
 // Shuffles of any trivially copyable type, as CUDA's: values over 8 bytes move
 // in 8-byte pieces, one warp collective each.
 template <class T>
+LOCKSTEP_WAITS(warp)
 T shuffle(::lockstep::emu::warp_op op, unsigned mask, const T& value, int lane_arg, int width) {
   static_assert(std::is_trivially_copyable_v<T>, "cooperative_groups shuffles move trivially copyable values");
   constexpr std::size_t pieces = (sizeof(T) + 7) / 8;
@@ -63,11 +65,12 @@ T shuffle(::lockstep::emu::warp_op op, unsigned mask, const T& value, int lane_a
   return out;
 }
 
-inline unsigned ballot(unsigned mask, int predicate) {
+LOCKSTEP_WAITS(warp) inline unsigned ballot(unsigned mask, int predicate) {
   return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::ballot, mask, predicate != 0, 0, 32));
 }
 
 template <class T>
+LOCKSTEP_WAITS(warp)
 unsigned match_any(unsigned mask, const T& value) {
   static_assert(std::is_integral_v<T> || std::is_pointer_v<T>, "match_any compares integral values");
   return static_cast<unsigned>(::lockstep::emu::warp_collective(::lockstep::emu::warp_op::match_any, mask, ::lockstep::emu::to_bits(value), 0, 32));
@@ -83,7 +86,7 @@ class thread_group {
   unsigned long long size() const;
   unsigned long long num_threads() const { return size(); }
   unsigned long long thread_rank() const;
-  void sync() const;
+  LOCKSTEP_WAITS(group) void sync() const;
   unsigned get_type() const { return type_; }
 
  protected:
@@ -99,7 +102,7 @@ class thread_group {
 
 class thread_block : public thread_group {
  public:
-  static void sync() { __syncthreads(); }
+  LOCKSTEP_WAITS(barrier) static void sync() { __syncthreads(); }
   static unsigned thread_rank() { return ::lockstep::emu::in_kernel("thread_block").linear_tid; }
   static unsigned size() {
     const dim3& b = ::lockstep::emu::in_kernel("thread_block").block_dim;
@@ -138,7 +141,7 @@ class grid_group : public thread_group {
  public:
   // True in a cooperative launch, where sync() may be called.
   bool is_valid() const { return ::lockstep::emu::launch_is_cooperative(); }
-  __attribute__((always_inline)) void sync() const { ::lockstep::emu::grid_sync(); }
+  LOCKSTEP_WAITS(grid) __attribute__((always_inline)) void sync() const { ::lockstep::emu::grid_sync(); }
   static unsigned long long num_blocks() {
     const dim3& g = ::lockstep::emu::in_kernel("grid_group").grid_dim;
     return 1ull * g.x * g.y * g.z;
@@ -178,35 +181,40 @@ class coalesced_group : public thread_group {
   unsigned thread_rank() const { return static_cast<unsigned>(__builtin_popcount(mask_ & details::lanemask_lt())); }
   unsigned meta_group_rank() const { return meta_rank_; }
   unsigned meta_group_size() const { return meta_size_; }
-  void sync() const { __syncwarp(mask_); }
+  LOCKSTEP_WAITS(warp) void sync() const { __syncwarp(mask_); }
 
   template <class T>
+  LOCKSTEP_WAITS(warp)
   std::remove_cv_t<std::remove_reference_t<T>> shfl(T&& value, int src_rank) const {
     using V = std::remove_cv_t<std::remove_reference_t<T>>;
     return details::shuffle<V>(::lockstep::emu::warp_op::shfl_idx, mask_, value, static_cast<int>(details::nth_lane(mask_, src_rank)), 32);
   }
   // From the member `delta` ranks above (below); a thread with none keeps its value.
   template <class T>
+  LOCKSTEP_WAITS(warp)
   std::remove_cv_t<std::remove_reference_t<T>> shfl_down(T&& value, unsigned delta) const {
     using V = std::remove_cv_t<std::remove_reference_t<T>>;
     const unsigned rank = thread_rank(), source = rank + delta < size() ? rank + delta : rank;
     return details::shuffle<V>(::lockstep::emu::warp_op::shfl_idx, mask_, value, static_cast<int>(details::nth_lane(mask_, source)), 32);
   }
   template <class T>
+  LOCKSTEP_WAITS(warp)
   std::remove_cv_t<std::remove_reference_t<T>> shfl_up(T&& value, unsigned delta) const {
     using V = std::remove_cv_t<std::remove_reference_t<T>>;
     const unsigned rank = thread_rank(), source = rank >= delta ? rank - delta : rank;
     return details::shuffle<V>(::lockstep::emu::warp_op::shfl_idx, mask_, value, static_cast<int>(details::nth_lane(mask_, source)), 32);
   }
-  int any(int predicate) const { return details::ballot(mask_, predicate) != 0; }
-  int all(int predicate) const { return details::ballot(mask_, predicate) == mask_; }
+  LOCKSTEP_WAITS(warp) int any(int predicate) const { return details::ballot(mask_, predicate) != 0; }
+  LOCKSTEP_WAITS(warp) int all(int predicate) const { return details::ballot(mask_, predicate) == mask_; }
   // Bit r: the member of rank r.
-  unsigned ballot(int predicate) const { return details::pack_lanes(mask_, details::ballot(mask_, predicate)); }
+  LOCKSTEP_WAITS(warp) unsigned ballot(int predicate) const { return details::pack_lanes(mask_, details::ballot(mask_, predicate)); }
   template <class T>
+  LOCKSTEP_WAITS(warp)
   unsigned match_any(T value) const {
     return details::pack_lanes(mask_, details::match_any(mask_, value));
   }
   template <class T>
+  LOCKSTEP_WAITS(warp)
   unsigned match_all(T value, int& pred) const {
     const unsigned same = details::match_any(mask_, value);
     pred = same == mask_;
@@ -220,7 +228,7 @@ class coalesced_group : public thread_group {
 };
 
 // The lanes of the warp that call it together (__activemask()).
-inline coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
+LOCKSTEP_WAITS(warp) inline coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
 
 template <unsigned Size, class ParentT = void>
 class thread_block_tile;
@@ -236,36 +244,42 @@ class warp_tile : public thread_group {
   static unsigned thread_rank() { return thread_block::thread_rank() & (Size - 1); }
   unsigned meta_group_rank() const { return meta_rank_; }
   unsigned meta_group_size() const { return meta_size_; }
-  static void sync() { __syncwarp(build_mask()); }
+  LOCKSTEP_WAITS(warp) static void sync() { __syncwarp(build_mask()); }
 
   template <class T>
+  LOCKSTEP_WAITS(warp)
   std::remove_cv_t<std::remove_reference_t<T>> shfl(T&& value, int src_rank) const {
     return details::shuffle<std::remove_cv_t<std::remove_reference_t<T>>>(::lockstep::emu::warp_op::shfl_idx, build_mask(), value, src_rank, Size);
   }
   template <class T>
+  LOCKSTEP_WAITS(warp)
   std::remove_cv_t<std::remove_reference_t<T>> shfl_down(T&& value, unsigned delta) const {
     return details::shuffle<std::remove_cv_t<std::remove_reference_t<T>>>(::lockstep::emu::warp_op::shfl_down, build_mask(), value,
                                                                           static_cast<int>(delta), Size);
   }
   template <class T>
+  LOCKSTEP_WAITS(warp)
   std::remove_cv_t<std::remove_reference_t<T>> shfl_up(T&& value, unsigned delta) const {
     return details::shuffle<std::remove_cv_t<std::remove_reference_t<T>>>(::lockstep::emu::warp_op::shfl_up, build_mask(), value,
                                                                           static_cast<int>(delta), Size);
   }
   template <class T>
+  LOCKSTEP_WAITS(warp)
   std::remove_cv_t<std::remove_reference_t<T>> shfl_xor(T&& value, unsigned lane_mask) const {
     return details::shuffle<std::remove_cv_t<std::remove_reference_t<T>>>(::lockstep::emu::warp_op::shfl_xor, build_mask(), value,
                                                                           static_cast<int>(lane_mask), Size);
   }
-  int any(int predicate) const { return details::ballot(build_mask(), predicate) != 0; }
-  int all(int predicate) const { return details::ballot(build_mask(), predicate) == build_mask(); }
+  LOCKSTEP_WAITS(warp) int any(int predicate) const { return details::ballot(build_mask(), predicate) != 0; }
+  LOCKSTEP_WAITS(warp) int all(int predicate) const { return details::ballot(build_mask(), predicate) == build_mask(); }
   // Bit r: the tile's thread of rank r.
-  unsigned ballot(int predicate) const { return details::ballot(build_mask(), predicate) >> first_lane(); }
+  LOCKSTEP_WAITS(warp) unsigned ballot(int predicate) const { return details::ballot(build_mask(), predicate) >> first_lane(); }
   template <class T>
+  LOCKSTEP_WAITS(warp)
   unsigned match_any(T value) const {
     return details::match_any(build_mask(), value) >> first_lane();
   }
   template <class T>
+  LOCKSTEP_WAITS(warp)
   unsigned match_all(T value, int& pred) const {
     const unsigned same = details::match_any(build_mask(), value);
     pred = same == build_mask();
@@ -313,10 +327,11 @@ class multi_warp_tile {
   static unsigned thread_rank() { return thread_block::thread_rank() & (Size - 1); }
   unsigned meta_group_rank() const { return meta_rank_; }
   unsigned meta_group_size() const { return meta_size_; }
-  static void sync() { __syncthreads(); }
+  LOCKSTEP_WAITS(block) static void sync() { __syncthreads(); }
 
   // Every thread's value, for `fold(first_slot_of_the_tile)` to read between two barriers.
   template <class T, class Fold>
+  LOCKSTEP_WAITS(block)
   static auto exchange(const T& value, Fold&& fold) {
     static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= scratch_slot_bytes,
                   "multi-warp tiles exchange trivially copyable values of at most 16 bytes");
@@ -328,18 +343,19 @@ class multi_warp_tile {
     return result;
   }
   template <class T>
+  LOCKSTEP_WAITS(block)
   std::remove_cv_t<std::remove_reference_t<T>> shfl(T&& value, unsigned src_rank) const {
     using V = std::remove_cv_t<std::remove_reference_t<T>>;
     return exchange(V(value), [&](const unsigned char* tile) { return slot_value<V>(tile + (src_rank % Size) * scratch_slot_bytes); });
   }
-  int any(int predicate) const {
+  LOCKSTEP_WAITS(block) int any(int predicate) const {
     return exchange(predicate != 0, [](const unsigned char* tile) {
       for (unsigned r = 0; r < Size; ++r)
         if (slot_value<bool>(tile + r * scratch_slot_bytes)) return 1;
       return 0;
     });
   }
-  int all(int predicate) const {
+  LOCKSTEP_WAITS(block) int all(int predicate) const {
     return exchange(predicate != 0, [](const unsigned char* tile) {
       for (unsigned r = 0; r < Size; ++r)
         if (!slot_value<bool>(tile + r * scratch_slot_bytes)) return 0;
@@ -455,6 +471,7 @@ inline coalesced_group tiled_partition(const coalesced_group& parent, unsigned t
 
 // The group's threads whose predicate is the same as the caller's; meta rank 1: true.
 template <class GroupT>
+LOCKSTEP_WAITS(warp)
 coalesced_group binary_partition(const GroupT& group, bool pred) {
   const unsigned mask = details::access::mask(group), set = details::ballot(mask, pred);
   if (set == mask || set == 0) return details::access::from_mask(mask, 0, 1, false);
@@ -463,6 +480,7 @@ coalesced_group binary_partition(const GroupT& group, bool pred) {
 
 // The group's threads whose label is the same as the caller's, ranked by their lowest lane.
 template <class GroupT, class Label>
+LOCKSTEP_WAITS(warp)
 coalesced_group labeled_partition(const GroupT& group, Label label) {
   static_assert(std::is_integral_v<Label> || std::is_pointer_v<Label>, "labeled_partition: the label must be an integral or pointer type");
   if constexpr (std::is_same_v<Label, bool>) {
@@ -477,6 +495,7 @@ coalesced_group labeled_partition(const GroupT& group, Label label) {
 }
 
 template <class GroupT>
+LOCKSTEP_WAITS(group)
 void sync(const GroupT& group) {
   group.sync();
 }
@@ -533,6 +552,7 @@ void invoke_one(const GroupT& group, Fn&& fn, Args&&... args) {
 
 // fn(args...) in one thread of the group, its result returned to every thread.
 template <class GroupT, class Fn, class... Args>
+LOCKSTEP_WAITS(group)
 auto invoke_one_broadcast(const GroupT& group, Fn&& fn, Args&&... args) {
   using result_type = std::remove_cv_t<std::remove_reference_t<decltype(std::forward<Fn>(fn)(std::forward<Args>(args)...))>>;
   static_assert(!std::is_void_v<result_type>, "invoke_one_broadcast: use invoke_one for functions returning void");

@@ -68,8 +68,13 @@ inline void loop_store(To& to, const From& from) {
   if constexpr (std::is_array_v<To>) {
     static_assert(sizeof(To) == sizeof(From));
     std::memcpy(const_cast<std::remove_cv_t<To>*>(&to), const_cast<const std::remove_cv_t<From>*>(&from), sizeof(To));
-  } else {
+  } else if constexpr (std::is_copy_assignable_v<To>) {
     to = from;
+  } else {
+    // A type the program can copy but not assign (a struct with a reference
+    // or const member): each thread's value is constructed in its cell.
+    static_assert(std::is_trivially_destructible_v<To>, "a per-thread value that can be neither assigned nor dropped");
+    ::new (const_cast<void*>(static_cast<const volatile void*>(__builtin_addressof(to)))) std::remove_cv_t<To>(from);
   }
 }
 

@@ -49,6 +49,7 @@
 #include "lockstep/emu/builtins.h"
 #include "lockstep/emu/half.h"
 #include "lockstep/emu/sync.h"
+#include "lockstep/emu/waits.h"
 
 namespace nvcuda {
 namespace wmma {
@@ -231,8 +232,8 @@ __attribute__((noinline, no_sanitize("thread"))) void mma_lane(FD& d, const FC& 
 
 // matrix_a and matrix_b: the layout is the fragment's; ldm counts elements.
 template <typename Use, int m, int n, int k, typename T, typename Layout>
-requires(!std::is_same_v<Use, accumulator>) LOCKSTEP_SYNC_WRAPPER
-    void load_matrix_sync(fragment<Use, m, n, k, T, Layout>& a, const typename helper_traits<T>::storage_element_type* p, unsigned ldm) {
+requires(!std::is_same_v<Use, accumulator>) LOCKSTEP_SYNC_WRAPPER LOCKSTEP_WAITS(warp)
+void load_matrix_sync(fragment<Use, m, n, k, T, Layout>& a, const typename helper_traits<T>::storage_element_type* p, unsigned ldm) {
   ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::wmma_load, 0xffffffffu, 0, 0, 32);
   if (::lockstep::emu::loop_gathering()) return;
   detail::load_lane<fragment<Use, m, n, k, T, Layout>, Use, m, n, k>(a, p, ldm, std::is_same_v<Layout, row_major>);
@@ -240,7 +241,7 @@ requires(!std::is_same_v<Use, accumulator>) LOCKSTEP_SYNC_WRAPPER
 
 // Accumulators: the layout in memory is an argument.
 template <int m, int n, int k, typename T>
-LOCKSTEP_SYNC_WRAPPER void load_matrix_sync(fragment<accumulator, m, n, k, T>& a, const T* p, unsigned ldm, layout_t layout) {
+LOCKSTEP_SYNC_WRAPPER LOCKSTEP_WAITS(warp) void load_matrix_sync(fragment<accumulator, m, n, k, T>& a, const T* p, unsigned ldm, layout_t layout) {
   ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::wmma_load, 0xffffffffu, 0, 0, 32);
   if (::lockstep::emu::loop_gathering()) return;
   detail::load_lane<fragment<accumulator, m, n, k, T>, accumulator, m, n, k>(a, p, ldm, layout == mem_row_major);
@@ -248,7 +249,7 @@ LOCKSTEP_SYNC_WRAPPER void load_matrix_sync(fragment<accumulator, m, n, k, T>& a
 
 // Each lane writes its own elements: the warp writes each element of the tile once.
 template <int m, int n, int k, typename T>
-LOCKSTEP_SYNC_WRAPPER void store_matrix_sync(T* p, const fragment<accumulator, m, n, k, T>& a, unsigned ldm, layout_t layout) {
+LOCKSTEP_SYNC_WRAPPER LOCKSTEP_WAITS(warp) void store_matrix_sync(T* p, const fragment<accumulator, m, n, k, T>& a, unsigned ldm, layout_t layout) {
   ::lockstep::emu::warp_collective(::lockstep::emu::warp_op::wmma_store, 0xffffffffu, 0, 0, 32);
   if (::lockstep::emu::loop_gathering()) return;
   const int lane = static_cast<int>(detail::lane_id());
@@ -263,9 +264,9 @@ LOCKSTEP_SYNC_WRAPPER void store_matrix_sync(T* p, const fragment<accumulator, m
 // (with __half inputs) __half, in any combination, as in mma.h.
 template <int m, int n, int k, typename TAB, typename LA, typename LB, typename TD, typename TC>
 requires((std::is_same_v<TD, float> || (std::is_same_v<TD, __half> && std::is_same_v<TAB, __half>)) &&
-         (std::is_same_v<TC, float> || (std::is_same_v<TC, __half> && std::is_same_v<TAB, __half>))) LOCKSTEP_SYNC_WRAPPER
-    void mma_sync(fragment<accumulator, m, n, k, TD>& d, const fragment<matrix_a, m, n, k, TAB, LA>& a, const fragment<matrix_b, m, n, k, TAB, LB>& b,
-                  const fragment<accumulator, m, n, k, TC>& c) {
+         (std::is_same_v<TC, float> || (std::is_same_v<TC, __half> && std::is_same_v<TAB, __half>))) LOCKSTEP_SYNC_WRAPPER LOCKSTEP_WAITS(warp)
+void mma_sync(fragment<accumulator, m, n, k, TD>& d, const fragment<matrix_a, m, n, k, TAB, LA>& a, const fragment<matrix_b, m, n, k, TAB, LB>& b,
+              const fragment<accumulator, m, n, k, TC>& c) {
   const __frag_base<TAB, detail::lane_elements<matrix_a, m, n, k, TAB>>& a_elements = a;
   const __frag_base<TAB, detail::lane_elements<matrix_b, m, n, k, TAB>>& b_elements = b;
   detail::publish(&a_elements, &b_elements);

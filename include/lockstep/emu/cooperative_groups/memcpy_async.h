@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "lockstep/emu/cooperative_groups.h"
+#include "lockstep/emu/waits.h"
 
 #ifndef LOCKSTEP_CUDA_ALIGNED_SIZE_T
 #define LOCKSTEP_CUDA_ALIGNED_SIZE_T
@@ -54,12 +55,14 @@ void memcpy_async(const GroupT& group, T* dst, const DstLayout& dst_count, const
 }
 
 template <class GroupT>
+LOCKSTEP_WAITS(group)
 void wait(const GroupT& group) {
   group.sync();
 }
 
 // Waits until at most Stage of the group's copies are in flight: none are, here.
 template <unsigned Stage, class GroupT>
+LOCKSTEP_WAITS(group)
 void wait_prior(const GroupT& group) {
   group.sync();
 }

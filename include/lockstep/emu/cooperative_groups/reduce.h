@@ -8,6 +8,7 @@
 #include "lockstep/emu/cooperative_groups.h"
 #include "lockstep/emu/cooperative_groups/functional.h"
 #include "lockstep/emu/cooperative_groups/scan_ranks.h"
+#include "lockstep/emu/waits.h"
 
 namespace cooperative_groups {
 
@@ -17,6 +18,7 @@ namespace cooperative_groups {
 // result is shared. A tile of more than one warp reduces each warp, then
 // folds the warps' totals in order.
 template <class GroupT, class T, class Op>
+LOCKSTEP_WAITS(group)
 auto reduce(const GroupT& group, T&& value, Op&& op) -> std::remove_cv_t<std::remove_reference_t<decltype(op(value, value))>> {
   using V = std::remove_cv_t<std::remove_reference_t<decltype(op(value, value))>>;
   if constexpr (details::is_multi_warp_tile<GroupT>::value) {

@@ -8,6 +8,7 @@
 #include "lockstep/emu/cooperative_groups.h"
 #include "lockstep/emu/cooperative_groups/functional.h"
 #include "lockstep/emu/cooperative_groups/scan_ranks.h"
+#include "lockstep/emu/waits.h"
 
 namespace cooperative_groups {
 
@@ -15,6 +16,7 @@ namespace details {
 // A multi-warp tile's scan: op over the totals of the warps before the
 // caller's in its tile, or nothing for the tile's first warp.
 template <class GroupT, class V, class Op>
+LOCKSTEP_WAITS(group)
 std::optional<V> earlier_warps(const GroupT& group, const V& warp_total, Op& op) {
   const unsigned my_warp = group.thread_rank() / 32;
   return group.exchange(warp_total, [&](const unsigned char* tile) {
@@ -31,6 +33,7 @@ std::optional<V> earlier_warps(const GroupT& group, const V& warp_total, Op& op)
 // Rank r gets v0, v1, ..., vr combined by op (details::scan_ranks; a tile of
 // more than one warp adds the earlier warps' totals).
 template <class GroupT, class T, class Op>
+LOCKSTEP_WAITS(group)
 auto inclusive_scan(const GroupT& group, T&& value, Op&& op) -> std::remove_cv_t<std::remove_reference_t<decltype(op(value, value))>> {
   using V = std::remove_cv_t<std::remove_reference_t<decltype(op(value, value))>>;
   if constexpr (details::is_multi_warp_tile<GroupT>::value) {
@@ -44,6 +47,7 @@ auto inclusive_scan(const GroupT& group, T&& value, Op&& op) -> std::remove_cv_t
 }
 
 template <class GroupT, class T>
+LOCKSTEP_WAITS(group)
 std::remove_cv_t<std::remove_reference_t<T>> inclusive_scan(const GroupT& group, T&& value) {
   using V = std::remove_cv_t<std::remove_reference_t<T>>;
   return inclusive_scan(group, std::forward<T>(value), plus<V>());
@@ -51,6 +55,7 @@ std::remove_cv_t<std::remove_reference_t<T>> inclusive_scan(const GroupT& group,
 
 // Rank r gets op(v0, ..., v(r-1)); rank 0 gets a value-initialised T, as CUDA's.
 template <class GroupT, class T, class Op>
+LOCKSTEP_WAITS(group)
 auto exclusive_scan(const GroupT& group, T&& value, Op&& op) -> std::remove_cv_t<std::remove_reference_t<decltype(op(value, value))>> {
   using V = std::remove_cv_t<std::remove_reference_t<decltype(op(value, value))>>;
   if constexpr (details::is_multi_warp_tile<GroupT>::value) {
@@ -67,6 +72,7 @@ auto exclusive_scan(const GroupT& group, T&& value, Op&& op) -> std::remove_cv_t
 }
 
 template <class GroupT, class T>
+LOCKSTEP_WAITS(group)
 std::remove_cv_t<std::remove_reference_t<T>> exclusive_scan(const GroupT& group, T&& value) {
   using V = std::remove_cv_t<std::remove_reference_t<T>>;
   return exclusive_scan(group, std::forward<T>(value), plus<V>());

@@ -5,10 +5,12 @@
 #pragma once
 
 #include "lockstep/emu/cooperative_groups.h"
+#include "lockstep/emu/waits.h"
 
 namespace cooperative_groups::details {
 
 template <class GroupT, class V, class Op>
+LOCKSTEP_WAITS(group)
 V scan_ranks(const GroupT& group, V value, Op& op) {
   const unsigned size = static_cast<unsigned>(group.num_threads()), rank = static_cast<unsigned>(group.thread_rank());
   for (unsigned step = 1; step < size; step *= 2) {

@@ -267,6 +267,7 @@ class translation_unit_splitter {
   void decide_lanes_variant(CXCursor function_cursor, const node& function, const node& body, bool kernel);
 
   // synchronization.cpp: synchronisation
+  std::string waits_annotation(CXCursor function) const;
   bool is_barrier_call(const node& n) const;
   bool may_synchronize(CXCursor function, int depth = 0);
   bool body_may_synchronize(CXCursor c, int depth);
@@ -310,6 +311,8 @@ class translation_unit_splitter {
   // uniformity.cpp: uniformity
   bool read_only_parameter(const node& n);
   bool uniform(const node& n, bool per_thread = false);
+  bool pure_function(CXCursor function, int depth = 0) const;
+  bool constexpr_local(const variable& v) const;
   const node* shared_assignment(const variable& v, const reference& r) const;
   void ask_uniform_parameters(const node& e);
   std::vector<std::size_t> uniform_positions(const node& function) const;
@@ -336,6 +339,14 @@ class translation_unit_splitter {
   const node* offset_term(const node& call);
   bool offset_local(const node& ref);
   bool term_of_int_sum(const node& written);
+
+  // aliasing.cpp: storage reached through other names
+  CXTypeKind canonical_kind(const node& e) const;
+  bool object_escapes(const node& o) const;
+  bool address_escapes(const node& e) const;
+  bool call_keeps(const node& call, const node& argument) const;
+  bool storage_escapes(const variable& v) const;
+  bool scope_spans_regions(const variable& v) const;
 
   // privatization.cpp: privatisation
   void decide_recomputed();

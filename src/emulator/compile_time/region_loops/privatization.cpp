@@ -138,7 +138,10 @@ void translation_unit_splitter::decide_per_thread() {
   int next_index = 0;
   for (auto& [key, v] : variables_) {
     if (v.uniform || v.static_storage || v.recomputed) continue;
-    const bool crosses = std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region != v.declared_region; });
+    // A local reached through another name (a pointer, a reference, a
+    // view, a lambda) across a barrier keeps one address for its life.
+    const bool aliased = !v.parameter && scope_spans_regions(v) && storage_escapes(v);
+    const bool crosses = aliased || std::any_of(v.refs.begin(), v.refs.end(), [&](const reference& r) { return r.region != v.declared_region; });
     const bool written = std::any_of(v.refs.begin(), v.refs.end(), [](const reference& r) { return r.write; });
     if (v.parameter ? !(written || lanes_) || v.refs.empty() : !(v.sequence_level && crosses)) continue;
     const std::string type = type_of(v);
@@ -153,7 +156,7 @@ void translation_unit_splitter::decide_per_thread() {
     // vectorises across threads (register_1d's 8 accumulators a thread,
     // consecutive threads on consecutive columns); a register tile lives
     // in a copy, and vectorises within its thread.
-    v.in_register = is_array(v) ? bytes > max_per_thread_array_bytes && can_live_in_register(v) : can_live_in_register(v);
+    v.in_register = !aliased && (is_array(v) ? bytes > max_per_thread_array_bytes && can_live_in_register(v) : can_live_in_register(v));
     // (An array of objects, wmma's fragments, stays in the block's arrays:
     // its warp reads each lane's there.)
     if (is_array(v) && bytes > max_per_thread_array_bytes && !v.in_register && !array_of_records(v))

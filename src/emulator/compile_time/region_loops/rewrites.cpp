@@ -104,10 +104,16 @@ void translation_unit_splitter::rewrite_declarations(bool kernel, std::string& m
     if (any_variable && all_static && kernel) {
       // __shared__ arrays (and other statics) go in front of both bodies,
       // so that both use the one array: its size names no local.
+      // A constexpr local of the kernel (`constexpr int T = 16; __shared__
+      // float tile[T][T];`) is written there as its value.
+      std::map<std::size_t, std::pair<std::size_t, std::string>> constants;
       for (const auto& [k, other] : variables_)
         for (const reference& r : other.refs)
-          if (!other.static_storage && r.ref->begin >= statement->begin && r.ref->end <= statement->end)
-            throw declined{"a __shared__ or static declaration that names the local '" + other.name + "' (" + line_of(*statement) + ")"};
+          if (!other.static_storage && r.ref->begin >= statement->begin && r.ref->end <= statement->end) {
+            const std::optional<long long> value = constexpr_local(other) ? evaluated_integer(other.decl) : std::nullopt;
+            if (!value) throw declined{"a __shared__ or static declaration that names the local '" + other.name + "' (" + line_of(*statement) + ")"};
+            constants[r.ref->begin] = {r.ref->end, "(" + std::to_string(*value) + ")"};
+          }
       std::function<void(const node&)> local_types = [&](const node& n) {
         if (n.kind == CXCursor_TypeRef) {
           const CXCursor type = clang_.clang_getCursorReferenced(n.cursor);
@@ -119,8 +125,14 @@ void translation_unit_splitter::rewrite_declarations(bool kernel, std::string& m
         for (const auto& c : n.children) local_types(*c);
       };
       local_types(*statement);
-      moved_statics +=
-          line_directive(clang_.clang_getCursorLocation(statement->cursor)) + std::string(text(statement->begin, statement_end(*statement))) + "\n";
+      std::string declared;
+      std::size_t from = statement->begin;
+      for (const auto& [begin, replaced] : constants) {
+        declared += std::string(text(from, begin)) + replaced.second;
+        from = replaced.first;
+      }
+      declared += std::string(text(from, statement_end(*statement)));
+      moved_statics += line_directive(clang_.clang_getCursorLocation(statement->cursor)) + declared + "\n";
       edit(statement->begin, statement_end(*statement), "");
       tu_edits.push_back({statement->begin, statement_end(*statement), ""});
     } else if (all_shared) {

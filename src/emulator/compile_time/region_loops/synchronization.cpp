@@ -5,15 +5,44 @@
 
 namespace lockstep::emu::region_loops::compiler {
 
-// __syncthreads(), or a cooperative-groups block's sync: block.sync(),
-// cg::sync(block), this_thread_block().sync().
+// What LOCKSTEP_WAITS (lockstep/emu/waits.h) says `function` waits for
+// ("barrier", "group", "block", "warp", "grid", "yield"), "" where it says
+// nothing: read on the declaration a call names, its definition, and the
+// template a specialisation was made from.
+std::string translation_unit_splitter::waits_annotation(CXCursor function) const {
+  struct reading {
+    const libclang_api* clang;
+    std::string kind;
+  } r{&clang_, {}};
+  for (const CXCursor c : {function, clang_.clang_getCursorDefinition(function), clang_.clang_getSpecializedCursorTemplate(function)}) {
+    if (clang_.clang_Cursor_isNull(c)) continue;
+    clang_.clang_visitChildren(
+        c,
+        [](CXCursor child, CXCursor, CXClientData data) {
+          auto* r = static_cast<reading*>(data);
+          if (r->clang->clang_getCursorKind(child) != CXCursor_AnnotateAttr) return CXChildVisit_Continue;
+          const std::string text = r->clang->string(r->clang->clang_getCursorSpelling(child));
+          constexpr std::string_view prefix = "lockstep::waits::";
+          if (!text.starts_with(prefix)) return CXChildVisit_Continue;
+          r->kind = text.substr(prefix.size());
+          return CXChildVisit_Break;
+        },
+        &r);
+    if (!r.kind.empty()) break;
+  }
+  return r.kind;
+}
+
+// A barrier of the block: what waits.h marks one (__syncthreads(),
+// thread_block::sync()), or a group's sync given the block
+// (cooperative_groups::sync(block)).
 bool translation_unit_splitter::is_barrier_call(const node& n) const {
   if (n.kind != CXCursor_CallExpr) return false;
   const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
   if (clang_.clang_Cursor_isNull(callee)) return false;
-  const std::string name = qualified_name(callee);
-  if (name == "__syncthreads" || name == "cooperative_groups::thread_block::sync") return true;
-  if (name != "cooperative_groups::sync" || n.children.size() != 2) return false;
+  const std::string waits = waits_annotation(callee);
+  if (waits == "barrier") return true;
+  if (waits != "group" || n.children.size() != 2) return false;
   const std::string group =
       clang_.string(clang_.clang_getTypeSpelling(clang_.clang_getCanonicalType(clang_.clang_getCursorType(n.children[1]->cursor))));
   return group == "cooperative_groups::thread_block" || group == "const cooperative_groups::thread_block";
@@ -23,34 +52,29 @@ bool translation_unit_splitter::is_barrier_call(const node& n) const {
 // collective, a grid sync or a yield, directly or through what it calls.
 bool translation_unit_splitter::may_synchronize(CXCursor function, int depth) {
   if (clang_.clang_Cursor_isNull(function)) return false;
-  const std::string name = qualified_name(function);
-  static const std::set<std::string> primitives{"lockstep::emu::block_barrier",
-                                                "lockstep::emu::warp_collective",
-                                                "lockstep::emu::grid_sync",
-                                                "lockstep::emu::device_yield",
-                                                "sched_yield",
-                                                "nanosleep",
-                                                "usleep",
-                                                "std::this_thread::yield"};
-  if (primitives.count(name)) return true;
+  if (!waits_annotation(function).empty()) return true;
+  // What waits outside lockstep and the program: the C library's and the
+  // standard library's yields and sleeps, which the loops cannot interleave.
+  static const std::set<std::string> foreign_waits{"sched_yield", "nanosleep", "usleep", "std::this_thread::yield"};
+  if (foreign_waits.count(qualified_name(function))) return true;
   const std::string usr = clang_.string(clang_.clang_getCursorUSR(function));
   if (auto it = synchronizes_.find(usr); it != synchronizes_.end()) return it->second;
   synchronizes_[usr] = false;  // a recursion's answer comes from the rest of the body
   const CXCursor definition = clang_.clang_getCursorDefinition(function);
   if (clang_.clang_Cursor_isNull(definition) || depth > 24) return false;
   const CXSourceLocation at = clang_.clang_getCursorLocation(definition);
+  // lockstep's headers say on each declaration what waits (their test,
+  // tests/python/test_waits_annotations.py, holds them to it): one without
+  // the annotation does not. (In a preprocessed source, lockstep's headers
+  // are named by its line markers.)
+  if (presumed(at).first.find("/lockstep/") != std::string::npos) return false;
   // A library's own waits (libcu++'s cuda::barrier, cuda::pipeline) spin
   // through code not followed here: known by their names, as CUDA's are.
-  // lockstep's own too: a template's body (the shuffles) calls the
-  // primitives with dependent arguments, which no cursor resolves.
-  // (In a preprocessed source, lockstep's headers are named by its line markers.)
-  if ((!in_main_file(at) || clang_.clang_Location_isInSystemHeader(at) || presumed(at).first.find("/lockstep/emu/") != std::string::npos) &&
-      waits_by_name(clang_.string(clang_.clang_getCursorSpelling(function))))
+  if ((!in_main_file(at) || clang_.clang_Location_isInSystemHeader(at)) && waits_by_name(clang_.string(clang_.clang_getCursorSpelling(function))))
     return synchronizes_[usr] = true;
   // Followed everywhere but in system headers: a kernel that looks free of
   // barriers runs as one loop, so one hidden in a header must be seen.
-  // (lockstep's own headers may be system headers to a program's build.)
-  if (clang_.clang_Location_isInSystemHeader(at) && presumed(at).first.find("/lockstep/") == std::string::npos) return false;
+  if (clang_.clang_Location_isInSystemHeader(at)) return false;
   const bool result = body_may_synchronize(definition, depth + 1);
   synchronizes_[usr] = result;
   return result;

@@ -96,7 +96,9 @@ bool translation_unit_splitter::uniform(const node& n, bool per_thread) {
         return true;
       }
       if (name.rfind("lockstep::emu::", 0) == 0 || name.find("cooperative_groups") != std::string::npos) return false;
-      if (in_main_file(clang_.clang_getCursorLocation(callee)) && clang_.clang_getCursorKind(callee) != CXCursor_Constructor) return false;
+      if (in_main_file(clang_.clang_getCursorLocation(callee)) && clang_.clang_getCursorKind(callee) != CXCursor_Constructor &&
+          !pure_function(callee))
+        return false;
       // A constructor, or a function of another file: the same for every
       // thread given the same arguments, unless it reads the thread's
       // record (`lane_of(int base) : v(base + threadIdx.x)`, once taken
@@ -128,6 +130,98 @@ bool translation_unit_splitter::uniform(const node& n, bool per_thread) {
   for (const auto& c : n.children)
     if (!uniform(*c, per_thread)) return false;
   return true;
+}
+
+// Whether a function of this file gives every thread the same value for
+// the same arguments (`cdiv(k, tw)`, an inline __host__ __device__
+// function of the kernel's parameters): its body computes from its
+// parameters, its own locals, literals and constants only, and calls only
+// such functions; no memory, no thread index, no global it may change.
+// A function without a body here, or one that reads anything else, is not.
+bool translation_unit_splitter::pure_function(CXCursor function, int depth) const {
+  if (depth > 8) return false;
+  const CXCursor definition = clang_.clang_getCursorDefinition(function);
+  if (clang_.clang_Cursor_isNull(definition) || !in_main_file(clang_.clang_getCursorLocation(definition))) return false;
+  const CXCursorKind kind = clang_.clang_getCursorKind(definition);
+  if (kind != CXCursor_FunctionDecl && kind != CXCursor_FunctionTemplate) return false;
+  const std::unique_ptr<node> body = make_node(definition, nullptr);
+  const auto own = [&](CXCursor decl) {  // a parameter or local of this function
+    const CXSourceLocation at = clang_.clang_getCursorLocation(decl);
+    return in_main_file(at) && offset_of(at) >= body->begin && offset_of(at) < body->end;
+  };
+  std::function<bool(const node&)> ok = [&](const node& n) -> bool {
+    switch (n.kind) {
+      case CXCursor_FunctionDecl:
+      case CXCursor_FunctionTemplate:
+      case CXCursor_ParmDecl:
+      case CXCursor_VarDecl:
+      case CXCursor_CompoundStmt:
+      case CXCursor_ReturnStmt:
+      case CXCursor_DeclStmt:
+      case CXCursor_IfStmt:
+      case CXCursor_IntegerLiteral:
+      case CXCursor_FloatingLiteral:
+      case CXCursor_CharacterLiteral:
+      case CXCursor_CXXBoolLiteralExpr:
+      case CXCursor_TypeRef:
+      case CXCursor_TemplateRef:
+      case CXCursor_NamespaceRef:
+      case CXCursor_TemplateTypeParameter:
+      case CXCursor_NonTypeTemplateParameter:
+      case CXCursor_UnaryExpr:
+      case CXCursor_ParenExpr:
+      case CXCursor_UnexposedExpr:
+      case CXCursor_BinaryOperator:
+      case CXCursor_CompoundAssignOperator:
+      case CXCursor_ConditionalOperator:
+      case CXCursor_CStyleCastExpr:
+      case CXCursor_CXXStaticCastExpr:
+      case CXCursor_CXXFunctionalCastExpr:
+      case CXCursor_UnexposedAttr:
+        break;
+      case CXCursor_UnaryOperator: {
+        const std::string_view op = trimmed(text(n.begin, n.children.empty() ? n.end : n.children[0]->begin));
+        if (op == "*" || op == "&") return false;
+        break;
+      }
+      case CXCursor_DeclRefExpr: {
+        const CXCursor decl = clang_.clang_getCursorReferenced(n.cursor);
+        const CXCursorKind k = clang_.clang_getCursorKind(decl);
+        if (k == CXCursor_EnumConstantDecl || k == CXCursor_NonTypeTemplateParameter || k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate)
+          break;
+        if ((k == CXCursor_ParmDecl || k == CXCursor_VarDecl) && own(decl)) {
+          // A reference or pointer parameter reaches memory.
+          const CXTypeKind t = clang_.clang_getCanonicalType(clang_.clang_getCursorType(decl)).kind;
+          if (t == CXType_Pointer || t == CXType_LValueReference || t == CXType_RValueReference || t == CXType_ConstantArray) return false;
+          break;
+        }
+        // A constant of the file (`constexpr int tw = 16;`).
+        if (k == CXCursor_VarDecl && clang_.clang_isConstQualifiedType(clang_.clang_getCursorType(decl)) && evaluated_integer(decl).has_value())
+          break;
+        return false;
+      }
+      case CXCursor_CallExpr: {
+        const CXCursor callee = clang_.clang_getCursorReferenced(n.cursor);
+        if (clang_.clang_Cursor_isNull(callee)) return false;
+        const CXCursorKind k = clang_.clang_getCursorKind(callee);
+        if (k != CXCursor_FunctionDecl && k != CXCursor_FunctionTemplate) return false;
+        if (!pure_function(callee, depth + 1)) return false;
+        break;
+      }
+      default:
+        if (n.kind >= CXCursor_FirstAttr && n.kind <= CXCursor_LastAttr) return true;  // __host__ __device__, inline
+        return false;
+    }
+    for (const auto& c : n.children)
+      if (!ok(*c)) return false;
+    return true;
+  };
+  return ok(*body);
+}
+
+// A local declared `constexpr`: a constant.
+bool translation_unit_splitter::constexpr_local(const variable& v) const {
+  return v.declaration && text(v.declaration->begin, v.declaration->end).starts_with("constexpr");
 }
 
 // A for loop's header as the block runs it: init, condition, the increments not run per thread.
@@ -221,8 +315,7 @@ void translation_unit_splitter::decide_uniform(const std::vector<const node*>& b
     for (auto& [key, v] : variables_) {
       if (!v.uniform) continue;
       // A constexpr local is a constant (`constexpr int BM = S::BM;` in a template too).
-      bool ok =
-          !v.initializer || (v.declaration && text(v.declaration->begin, v.declaration->end).starts_with("constexpr")) || uniform(*v.initializer);
+      bool ok = !v.initializer || constexpr_local(v) || uniform(*v.initializer);
       // Arrays are uniform only when nobody writes their elements.
       if (ok && v.var_decl && clang_.clang_getCursorType(v.decl).kind == CXType_ConstantArray)
         ok = clang_.clang_isConstQualifiedType(clang_.clang_getCanonicalType(clang_.clang_getCursorType(v.decl))) != 0;
