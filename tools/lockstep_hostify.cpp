@@ -14,6 +14,7 @@
 
 #include "emulator/compile_time/host_source/host_source.h"
 #include "emulator/compile_time/region_loops/region_loops.h"
+#include "host_build/engine_record.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> parse_flags, files;
@@ -41,7 +42,8 @@ int main(int argc, char** argv) {
   if (split) {
     auto result = lockstep::emu::region_loops::split_kernels(host, files[0], parse_flags);
     lockstep::emu::region_loops::log(files[0], result);
-    host = std::move(result.source);
+    // With the record of how its kernels run (src/host_build/engine_record.h).
+    host = std::move(result.source) + lockstep::host_build::engine_record_source(lockstep::host_build::record_of_split(result), files[0]);
   }
   std::ofstream out(files[1], std::ios::binary);
   out << host;

@@ -221,6 +221,18 @@ class function {
   }
   // Allows dynamic shared memory above 48 KiB (cudaFuncAttributeMaxDynamicSharedMemorySize).
   void set_max_dynamic_shared_bytes(int bytes) const;
+  // Which engine runs it under the current options: "gpu", "loops" (region
+  // loops) or "fibers", and why not loops (lockstep/emu/kernel_engine.h).
+  struct engine_answer {
+    std::string engine;
+    std::string why;    // "" for loops and gpu
+    std::string where;  // "file:line" of the kernel, where its record knows it
+  };
+  engine_answer engine() const;
+  // The line its launch would print because it runs on fibers though loops
+  // are allowed, marked as said ("" where nothing is to be said): for a caller
+  // that says it its own way (Python's lockstep.FibersWarning).
+  std::string take_fibers_notice() const;
 
  private:
   friend class module;

@@ -51,7 +51,7 @@ from ._creation import (
 from ._devices import Device, Event, default_device, device, is_available, synchronize
 from ._emulator import check, emulator_options_scope
 from ._fuse import Fused, fuse
-from ._kernels import Kernel, Module, compile
+from ._kernels import Engine, FibersWarning, Kernel, Module, compile
 from ._ops import (
     abs,
     add,
@@ -153,7 +153,9 @@ __all__ = [
     "from_dlpack",
     "full",
     "full_like",
+    "Engine",
     "fuse",
+    "FibersWarning",
     "Fused",
     "ge",
     "Generator",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -10,6 +12,23 @@ import numpy as np
 from . import _core
 from ._devices import DeviceLike, device_name_or_default
 from ._output import kernel_output_to_sys_stdout
+
+
+class FibersWarning(UserWarning):
+    """A kernel runs on fibers (a stack per thread, several times slower) though region loops are
+    enabled: said once per kernel, with the reason and where. ``LOCKSTEP_QUIET_FIBERS=1`` (or
+    ``warnings.simplefilter("ignore", lockstep.FibersWarning)``) silences it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Engine:
+    """How a kernel runs under the current settings: ``name`` is "gpu", "loops" (the block as loops
+    over its threads, the emulator's fast path) or "fibers"; ``why`` says why not loops; ``where``
+    is the kernel's "file:line" where the compiler recorded it."""
+
+    name: str
+    why: str
+    where: str
 
 
 class Kernel:
@@ -33,6 +52,11 @@ class Kernel:
     def signature(self) -> str:
         """The parameters as lockstep sees them, e.g. "saxpy(float32, const float32*, float32*, int32)"."""
         return self._function.signature
+
+    @property
+    def engine(self) -> Engine:
+        """Which engine runs this kernel now, and why not region loops (see Engine)."""
+        return Engine(*self._function.engine)
 
     def set_max_dynamic_shared_bytes(self, nbytes: int) -> None:
         """Allow more than 48 KiB of dynamic shared memory (up to 227 KiB on an H100)."""
@@ -79,6 +103,9 @@ class _Launch:
     def __call__(self, *args: Any) -> None:
         # NumPy scalars (numpy.float32(2), an element of an array) pass as numbers, not as 0-d arrays.
         values = [a.item() if isinstance(a, np.generic) else a for a in args]
+        # Taken before the launch, which then prints nothing: said once, as a Python warning.
+        if notice := self._kernel._function.take_fibers_notice():
+            warnings.warn(notice, FibersWarning, stacklevel=2)
         with kernel_output_to_sys_stdout():
             self._kernel._function.launch(self._kernel._device, self._grid, self._block, self._shared, self._stream, values)
 

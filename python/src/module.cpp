@@ -516,6 +516,12 @@ NB_MODULE(_core, m) {
       .def_prop_ro("name", &lockstep::function::name)
       .def_prop_ro("signature", &lockstep::function::signature_text)
       .def("set_max_dynamic_shared_bytes", &lockstep::function::set_max_dynamic_shared_bytes)
+      .def_prop_ro("engine",
+                   [](const lockstep::function& f) {
+                     const lockstep::function::engine_answer e = f.engine();
+                     return std::make_tuple(e.engine, e.why, e.where);
+                   })
+      .def("take_fibers_notice", &lockstep::function::take_fibers_notice)
       .def("launch", &launch, "device"_a, "grid"_a, "block"_a, "shared_bytes"_a, "stream"_a, "args"_a, "cooperative"_a = false);
 
   m.def(

@@ -3,15 +3,19 @@
 #include <sstream>
 
 #include "emulator/compile_time/region_loops/region_loops.h"
+#include "engine_record.h"
 
 namespace lockstep::host_build {
 namespace region_loops = emu::region_loops;
 
-bool should_split(const split_inputs& in, const split_policy& policy) {
+std::string why_not_split(const split_inputs& in, const split_policy& policy) {
   const bool engine_allows = !policy.honour_engine_option || in.engine_allows_loops;
-  if (!emu::blocks_may_run_as_loops({.region_loops_option = engine_allows, .checked = in.checked})) return false;
-  if (region_loops::mentions_synchronization(std::string(in.own_text))) return true;
-  return !policy.parse_only_if_mentions_barrier && in.has_precompiled_prelude && region_loops::available();
+  if (!emu::blocks_may_run_as_loops({.region_loops_option = engine_allows, .checked = in.checked}))
+    return in.checked ? "it was built for check mode, which runs every thread on a fiber"
+                      : "it was built while the engine option asked for fibers (LOCKSTEP_EMU_ENGINE=fibers)";
+  if (region_loops::mentions_synchronization(std::string(in.own_text))) return "";
+  if (!policy.parse_only_if_mentions_barrier && in.has_precompiled_prelude && region_loops::available()) return "";
+  return "the region-loop compiler did not parse its translation unit, whose own lines name no barrier or warp collective";
 }
 
 std::optional<std::string> build_split_else_as_written(const std::string& source_name, const std::function<std::optional<std::string>()>& build_split,
@@ -39,7 +43,8 @@ void write_prelude(const std::string& prelude, const std::vector<std::string>& p
 }
 
 std::string region_loops_key() {
-  return "region loops " + std::to_string(region_loops::version) + (region_loops::available() ? "" : " (no libclang)");
+  return "region loops " + std::to_string(region_loops::version) + " record " + std::to_string(engine_record_version) +
+         (region_loops::available() ? "" : " (no libclang)");
 }
 
 }  // namespace lockstep::host_build

@@ -44,8 +44,11 @@ struct split_inputs {
   std::string_view own_text;             // the text whose barriers count (a program's own lines, not system headers)
 };
 
+// Why not to split the source's kernels into region loops ("" : split them),
+// in the words of the module's record (engine_record.h, record_of_unsplit).
+std::string why_not_split(const split_inputs& in, const split_policy& policy);
 // Whether to split the source's kernels into region loops.
-bool should_split(const split_inputs& in, const split_policy& policy);
+inline bool should_split(const split_inputs& in, const split_policy& policy) { return why_not_split(in, policy).empty(); }
 
 // Compiles the split text, and where the host compiler refuses it logs the
 // refusal (region_loops::log_failure) and compiles the source as written: the

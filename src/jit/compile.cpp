@@ -14,6 +14,7 @@
 #include "emulator/compile_time/region_loops/region_loops.h"
 #include "host_build/flags.h"
 #include "host_build/headers.h"
+#include "host_build/engine_record.h"
 #include "host_build/region_loops_build.h"
 #include "lockstep/emu/options.h"
 #include "nvrtc.h"
@@ -102,37 +103,43 @@ constexpr host_build::split_policy jit_split_policy{.parse_only_if_mentions_barr
 // Builds `tu` as a shared object at `out` (one step: compile and link): split
 // into region loops where `split`, as written where not or where the host
 // compiler refuses the split.
+// Every module carries the record of how its kernels run (host_build/engine_record.h).
 void build_one_step(const std::string& tu, const compile_options& o, const std::vector<std::string>& flags, const std::vector<std::string>& one_step,
-                    bool split, const fs::path& out) {
-  auto as_written = [&] { toolchain::compile_shared_object(tu, o.source_name, one_step, out); };
-  if (!split) return as_written();
+                    const std::string& why_not_split, const fs::path& out) {
+  auto as_written = [&](const emu::engine_record& record) {
+    toolchain::compile_shared_object(tu + host_build::engine_record_source(record, o.source_name), o.source_name, one_step, out);
+  };
+  if (!why_not_split.empty()) return as_written(host_build::record_of_unsplit(why_not_split));
   const std::vector<std::string> parse_flags = host_build::parse_flags_of(flags);
   std::shared_ptr<const jit::checked_directory> prelude_directory;
   const std::string prelude = tu.starts_with(jit::host_prelude) ? precompiled_prelude(parse_flags, prelude_directory) : "";
   const auto result = emu::region_loops::split_kernels(tu, o.source_name, parse_flags, prelude);
   emu::region_loops::log(o.source_name, result);
-  if (result.split.empty()) return as_written();
+  if (result.split.empty()) return as_written(host_build::record_of_split(result));
   std::exception_ptr refusal;
   const auto build_split = [&]() -> std::optional<std::string> {
     try {
-      toolchain::compile_shared_object(result.source, o.source_name, one_step, out);
+      toolchain::compile_shared_object(result.source + host_build::engine_record_source(host_build::record_of_split(result), o.source_name), o.source_name,
+                                       one_step, out);
       return std::nullopt;
     } catch (const toolchain::compile_failure& e) {
       refusal = std::current_exception();
       return e.log();
     }
   };
-  if (host_build::build_split_else_as_written(o.source_name, build_split, as_written)) std::rethrow_exception(refusal);
+  if (host_build::build_split_else_as_written(o.source_name, build_split, [&] { as_written(host_build::record_of_refused_split(result)); }))
+    std::rethrow_exception(refusal);
 }
 
 // Check mode: compile and link are two steps, so that the sanitizer's own
 // runtime is not linked (the instrumentation's hooks are liblockstep's).
 void build_checked(const std::string& tu, const compile_options& o, const std::vector<std::string>& flags,
-                   const std::vector<std::string>& link_inputs, const fs::path& out) {
+                   const std::vector<std::string>& link_inputs, const std::string& why_not_split, const fs::path& out) {
   const fs::path object = out.string() + ".o";
   std::vector<std::string> compile_only = flags;
   compile_only.push_back("-c");
-  toolchain::compile_shared_object(tu, o.source_name, compile_only, object);
+  toolchain::compile_shared_object(tu + host_build::engine_record_source(host_build::record_of_unsplit(why_not_split), o.source_name), o.source_name,
+                                   compile_only, object);
   std::vector<std::string> link{toolchain::find_host_compiler().path, "-shared", "-o", out.string(), object.string()};
   link.insert(link.end(), link_inputs.begin(), link_inputs.end());
   const toolchain::process_result linked = toolchain::run_process(link);
@@ -155,18 +162,19 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
   // The module links liblockstep.so, so it shares this process's emulator;
   // --no-as-needed keeps that link where the compiler defaults to --as-needed.
   const std::vector<std::string> link_inputs{"-Wl,--no-as-needed", (library_directory() / "liblockstep.so").string()};
-  const bool split = host_build::should_split({.checked = checked,
+  const std::string why_not_split = host_build::why_not_split({.checked = checked,
                                                .engine_allows_loops = emu::get_options().region_loops,
                                                .has_precompiled_prelude = tu.starts_with(jit::host_prelude),
                                                .own_text = tu},
                                               jit_split_policy);
+  const bool split = why_not_split.empty();
   const std::string key = jit::cpu_module_key(host_build::host_key(), headers_fingerprint(), flags, link_inputs, tu, split);
   const auto artifact = jit::cache_lookup_or_build(key, ".so", [&](const fs::path& out) {
-    if (checked) return build_checked(tu, o, flags, link_inputs, out);
+    if (checked) return build_checked(tu, o, flags, link_inputs, why_not_split, out);
     std::vector<std::string> one_step = flags;
     one_step.push_back("-shared");
     one_step.insert(one_step.end(), link_inputs.begin(), link_inputs.end());
-    build_one_step(tu, o, flags, one_step, split, out);
+    build_one_step(tu, o, flags, one_step, why_not_split, out);
   });
   hit = artifact.hit;
   // Loaded through the checked cache folder's descriptor, which the module keeps open.

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "host_build/engine_record.h"
 #include "host_build/region_loops_build.h"
 
 namespace lockstep::jit {
@@ -13,6 +14,7 @@ std::string cpu_module_key(const std::string& host, const std::string& headers, 
   for (const auto& f : flags) key << ' ' << f;
   for (const auto& f : link_inputs) key << ' ' << f;
   key << "\n" << tu;
+  key << "\nengine record " << host_build::engine_record_version;  // every module carries one
   if (split) key << "\n" << host_build::region_loops_key();
   return key.str();
 }

@@ -59,6 +59,8 @@ class module_impl {
   virtual const jit::signature& params(std::size_t i) const = 0;
   virtual void launch(std::size_t i, const launch_config& config, void* const* args) const = 0;
   virtual void set_max_dynamic_shared_bytes(std::size_t i, int bytes) const = 0;
+  // The kernel's address where the emulator runs it (a host-compiled module on the cpu device), else null.
+  virtual const void* emulated_kernel(std::size_t) const { return nullptr; }
 };
 
 // A shared object carrying lockstep_kernel_table (host compiler or nvcc build).

@@ -5,6 +5,7 @@
 
 #include "backend.h"
 #include "kernel_args.h"
+#include "lockstep/emu/kernel_engine.h"
 
 namespace lockstep {
 
@@ -116,6 +117,18 @@ void function::launch(const launch_config& config, std::span<const kernel_arg> a
 }
 
 void function::set_max_dynamic_shared_bytes(int bytes) const { impl_->set_max_dynamic_shared_bytes(index_, bytes); }
+
+function::engine_answer function::engine() const {
+  const void* kernel = impl_->emulated_kernel(index_);
+  if (!kernel) return {"gpu", "", ""};
+  const emu::kernel_engine e = emu::engine_of(kernel);
+  return {e.loops ? "loops" : "fibers", e.why, e.where};
+}
+
+std::string function::take_fibers_notice() const {
+  const void* kernel = impl_->emulated_kernel(index_);
+  return kernel ? emu::take_fibers_notice(kernel) : "";
+}
 
 function module::get(std::string_view name) const {
   for (std::size_t i = 0; i < impl_->count(); ++i)

@@ -42,6 +42,7 @@ class so_module final : public module_impl {
         throw std::runtime_error(status.message);
     }
   }
+  const void* emulated_kernel(std::size_t i) const override { return device_.kind == device::kind_t::cpu ? entries_.at(i).kernel : nullptr; }
   void set_max_dynamic_shared_bytes(std::size_t i, int bytes) const override {
     backend_for(device_).make_current();
     if (const int error = entries_.at(i).set_max_dynamic_shared_bytes(bytes))

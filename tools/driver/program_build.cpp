@@ -13,6 +13,7 @@
 #include "emulator/compile_time/region_loops/region_loops.h"
 #include "host_build/flags.h"
 #include "host_build/headers.h"
+#include "host_build/engine_record.h"
 #include "host_build/region_loops_build.h"
 #include "toolchain/host_compiler.h"
 #include "toolchain/process.h"
@@ -182,14 +183,15 @@ void compile_object(const std::vector<std::string>& argv, const prepared_source&
   };
   auto as_written = [&] { run_step(compile(s.compiled_file), "compiling " + s.source.path.string()); };
   if (s.split_file.empty()) return as_written();
+  auto refused = [&] { run_step(compile(s.refused_file), "compiling " + s.source.path.string()); };
   const auto build_split = [&]() -> std::optional<std::string> {
     const toolchain::process_result r = toolchain::run_process(compile(s.split_file));
     if (r.exit_code != 0) return r.output;
     if (!r.output.empty()) std::cerr << r.output;  // warnings
     return std::nullopt;
   };
-  if (const std::optional<std::string> refused = host_build::build_split_else_as_written(s.source.path.string(), build_split, as_written))
-    throw build_failure(*refused + "lockstep nvcc: the host compiler refused the region loops of " + s.source.path.string());
+  if (const std::optional<std::string> refusal = host_build::build_split_else_as_written(s.source.path.string(), build_split, refused))
+    throw build_failure(*refusal + "lockstep nvcc: the host compiler refused the region loops of " + s.source.path.string());
 }
 
 }  // namespace
@@ -279,19 +281,31 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
     if (const std::string ptx = inline_ptx_uses(text); !ptx.empty())
       throw build_failure(ptx + "lockstep nvcc: compiling " + source.path.string() + " failed");
     const fs::path rewritten = options.work_dir / (std::to_string(i) + "-" + source.path.stem().string() + ".host.ii");
-    write_file(rewritten, text);
-    fs::path split_file;
-    // With -E the rewritten text is the result: nothing to split.
-    const std::string own_text = command.preprocess_only ? "" : outside_system_headers(text);
-    if (!command.preprocess_only && host_build::should_split({.checked = options.checked, .own_text = own_text}, driver_split_policy)) {
-      const auto result = emu::region_loops::split_kernels(text, source.path.string(), {standard_flag(command)});
-      emu::region_loops::log(source.path.string(), result);
-      if (!result.split.empty()) {
-        split_file = options.work_dir / (std::to_string(i) + "-" + source.path.stem().string() + ".split.ii");
-        write_file(split_file, result.source);
+    fs::path split_file, refused_file;
+    // With -E the rewritten text is the result: nothing to split, no record.
+    // Otherwise every source carries the record of how its kernels run
+    // (host_build/engine_record.h), which the runner reads.
+    std::string record;
+    if (!command.preprocess_only) {
+      const std::string why_not = host_build::why_not_split({.checked = options.checked, .own_text = outside_system_headers(text)}, driver_split_policy);
+      if (!why_not.empty()) {
+        record = host_build::engine_record_source(host_build::record_of_unsplit(why_not), source.path.string());
+      } else {
+        const auto result = emu::region_loops::split_kernels(text, source.path.string(), {standard_flag(command)});
+        emu::region_loops::log(source.path.string(), result);
+        record = host_build::engine_record_source(host_build::record_of_split(result), source.path.string());
+        if (!result.split.empty()) {
+          const std::string stem = std::to_string(i) + "-" + source.path.stem().string();
+          split_file = options.work_dir / (stem + ".split.ii");
+          write_file(split_file, result.source + record);
+          refused_file = options.work_dir / (stem + ".refused.ii");
+          write_file(refused_file, text + host_build::engine_record_source(host_build::record_of_refused_split(result), source.path.string()));
+        }
       }
     }
-    prepared.push_back({source, rewritten, std::move(text), std::move(split_file)});
+    text += record;
+    write_file(rewritten, text);
+    prepared.push_back({source, rewritten, std::move(text), std::move(split_file), std::move(refused_file)});
   }
   return prepared;
 }

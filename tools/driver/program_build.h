@@ -42,6 +42,10 @@ struct prepared_source {
   // (src/emulator/compile_time/region_loops): compiled instead where it exists, the text
   // above where the host compiler refuses it. Empty: nothing was split.
   std::filesystem::path split_file;
+  // The text as written with a record that puts every kernel on fibers
+  // (host_build::record_of_refused_split): compiled where the host compiler
+  // refuses the split. Set with split_file.
+  std::filesystem::path refused_file;
 };
 
 // Preprocesses and rewrites every CUDA source of `command` into

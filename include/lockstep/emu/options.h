@@ -26,6 +26,10 @@ struct options {
   // false runs every kernel on fibers (check mode and the reverse and random
   // orders always do).
   bool region_loops = true;
+  // A kernel that runs on fibers although region loops are allowed says so
+  // once on stderr (Python: lockstep.FibersWarning); true silences that
+  // (lockstep/emu/kernel_engine.h).
+  bool quiet_fibers = false;
   // Devices the runtime API reports, each an H100 over the same memory (peer
   // access between any two): programs written for several GPUs run; those
   // that loop over every device do each device's work in turn.
@@ -36,7 +40,8 @@ struct options {
 // (forward | reverse | random[:seed]), LOCKSTEP_EMU_STACK_KIB,
 // LOCKSTEP_CHECK (1 | all | a comma list of memcheck, racecheck, synccheck,
 // initcheck | 0), LOCKSTEP_EMU_TIMEOUT (seconds), LOCKSTEP_EMU_ENGINE (loops,
-// the default, or fibers: region_loops) and LOCKSTEP_EMU_DEVICES (1 to 8).
+// the default, or fibers: region_loops), LOCKSTEP_EMU_DEVICES (1 to 8) and
+// LOCKSTEP_QUIET_FIBERS (1: quiet_fibers).
 options get_options();
 void set_options(const options& o);
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import warnings
 from collections.abc import Iterator
 from typing import Any, Callable
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from .. import _core
 from .._emulator import emulator_options
-from .._kernels import _extents, _stream_handle, compile
+from .._kernels import FibersWarning, _extents, _stream_handle, compile
 from .._output import _stdout_is_fd1, kernel_output_to_sys_stdout
 from .._toolkit import toolkit_include_dirs
 from ._arrays import ArrayArgument, array_argument, array_device, current_device, tuple_argument
@@ -327,6 +328,9 @@ class _Launch:
                 ) from None
             function = spec.functions[(device, checks)] = module[spec.name]._function
         values = [a.packed if a is not None else _scalar_value(v, t) for a, v, t in zip(arrays, args, types)]
+        # Taken before the launch, which then prints nothing: said once, as a warning at the user's line.
+        if notice := function.take_fibers_notice():
+            warnings.warn(in_python_terms(notice, spec.name, d.py_func.__name__, types), FibersWarning, stacklevel=2)
         try:
             if _stdout_is_fd1():
                 function.launch(device, self.grid, self.block, self.shared, self.stream, values, spec.cooperative)

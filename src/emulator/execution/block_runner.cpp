@@ -425,6 +425,8 @@ void block_runner::exited_during_warp_rounds(unsigned t) {
 
 int block_runner::barrier(barrier_reduce reduce, int predicate, std::uintptr_t pc) {
   if (claimed_) unseen_wait("a barrier");
+  if (plan_->say_at_wait.load(std::memory_order_relaxed)) [[unlikely]]
+    if (plan_->say_at_wait.exchange(false)) say_fibers_at_wait(plan_->kernel, *plan_->verdict);
   const unsigned t = running_->thread;
   state_[t] = state::at_barrier;
   if (observing_) barrier_pc_[t] = pc;

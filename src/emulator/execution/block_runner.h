@@ -20,6 +20,7 @@
 #include "block_observer.h"
 #include "context.h"
 #include "dynamic_shared.h"
+#include "kernel_engine_notices.h"
 #include "lockstep/emu/builtins.h"
 #include "lockstep/emu/options.h"
 #include "lockstep/emu/region_loops.h"
@@ -44,6 +45,11 @@ struct launch_plan {
   check::launch_session* check = nullptr;                        // set in check mode, with:
   std::unique_ptr<block_observer> (*make_observer)() = nullptr;  // makes a runner's checker, at its first checked block
   grid_barrier* grid_sync = nullptr;                             // a cooperative launch's: grid.sync() waits there
+  // Set where the kernel's first wait on a barrier says that it runs on
+  // fibers (kernel_engine_notices.h: say_fibers_at_wait); cleared by it.
+  const void* kernel = nullptr;
+  const engine_verdict* verdict = nullptr;
+  mutable std::atomic<bool> say_at_wait{false};
   // Set once a block of the launch was claimed for loops: the kernel is split
   // and nothing launch-wide refuses a claim, so every other block will claim
   // too, and may run straight on the loop stack (block_runner::run_claimed),

@@ -353,6 +353,17 @@ void launch_kernel(const void* kernel, const launch_config& config, void (*thunk
                            " (in CMake: lockstep_check_sources; or run the file with lockstep-check), or check barriers and warps "
                            "only with LOCKSTEP_CHECK=synccheck");
   }
+  // How the kernel runs, from its module's record (kernel_engine_notices.h):
+  // a kernel on fibers though loops are allowed says so once.
+  const engine_verdict verdict = engine_verdict_of(kernel, {.region_loops_option = plan.opts.region_loops,
+                                                            .checked = plan.opts.checks != 0,
+                                                            .forward_order = plan.opts.order == thread_order::forward,
+                                                            .grid_sync = config.cooperative});
+  say_fibers_at_launch(kernel, verdict);
+  plan.kernel = kernel;
+  plan.verdict = &verdict;
+  if (!plan.opts.quiet_fibers && (verdict.kind == engine_verdict::unit || verdict.kind == engine_verdict::unrecorded))
+    plan.say_at_wait.store(true, std::memory_order_relaxed);
   // One launch at a time, as on one stream; the pool is not re-entrant.
   static std::mutex launch_mutex;
   static worker_pool pool;

@@ -24,6 +24,7 @@ options from_environment() {
     if (n < 1 || n > 8) throw std::invalid_argument(std::string("LOCKSTEP_EMU_DEVICES is '") + devices + "': use a number of devices from 1 to 8");
     o.devices = static_cast<unsigned>(n);
   }
+  if (const char* quiet = std::getenv("LOCKSTEP_QUIET_FIBERS")) o.quiet_fibers = *quiet && std::string(quiet) != "0";
   if (const char* engine = std::getenv("LOCKSTEP_EMU_ENGINE")) {
     const std::string e = engine;
     if (e != "loops" && e != "fibers") throw std::invalid_argument("LOCKSTEP_EMU_ENGINE is '" + e + "': use loops or fibers");

@@ -209,6 +209,10 @@ class translation_unit_splitter {
   void run(split_result& result);
 
  private:
+  // translation_unit.cpp: a kernel's decision in the result (kernel_decision)
+  void record_kernel(split_result& result, CXCursor kernel, bool loops, const std::string& why) const;
+
+ private:
   // syntax.cpp: the syntax tree and source offsets
   std::size_t offset_of(CXSourceLocation loc) const;
   bool in_main_file(CXSourceLocation loc) const;

@@ -22,11 +22,24 @@
 
 namespace lockstep::emu::region_loops {
 
+// What the split decided for one kernel of the translation unit: the record
+// a build carries with its module (src/host_build/engine_record.h), which the
+// runner reads to know how the kernel runs.
+struct kernel_decision {
+  std::string name;  // as the source spells it, unqualified
+  std::string file;  // where it is defined (the presumed location: a #line's file)
+  unsigned line = 0;
+  bool loops = false;      // given a loop body
+  std::string why_fibers;  // where not: why it stays on fibers
+};
+
 struct split_result {
-  std::string source;                // the input with a loop body added to each kernel it split
-  std::vector<std::string> split;    // kernels given a loop body
-  std::vector<std::string> along_x;  // those of them whose runs of blocks along x are one call (loop_claim)
-  std::vector<std::string> notes;    // "kernel k (file:line) stays on fibers: why", or why nothing was parsed
+  std::string source;                     // the input with a loop body added to each kernel it split
+  std::vector<std::string> split;         // kernels given a loop body
+  std::vector<std::string> along_x;       // those of them whose runs of blocks along x are one call (loop_claim)
+  std::vector<std::string> notes;         // "kernel k (file:line) stays on fibers: why", or why nothing was parsed
+  std::vector<kernel_decision> kernels;   // every kernel of the main file parsed, in the order decided
+  std::string unit_note;                  // why nothing was parsed ("" where the unit was): every kernel stays on fibers
 };
 
 // `source` is a whole translation unit as the host compiler will see it;

@@ -34,13 +34,17 @@ void translation_unit_splitter::run(split_result& result) {
         }
         variants_.insert(usr);
         if (!is_kernel(function) && !may_synchronize(function)) loop_variants_.insert(usr);
-        if (is_kernel(function)) result.split.push_back(name);
+        if (is_kernel(function)) {
+          result.split.push_back(name);
+          record_kernel(result, function, true, "");
+        }
         if (is_kernel(function) && along_x_) result.along_x.push_back(name);
       } catch (const postpone&) {
         postponed.push_back(function);
       } catch (const declined& d) {
         progress = true;
         attempted_.insert(usr);
+        if (is_kernel(function)) record_kernel(result, function, false, d.why);
         result.notes.push_back(std::string(is_kernel(function) ? "kernel " : "device function ") + name + " (" +
                                where(clang_.clang_getCursorLocation(function)) + ") stays on fibers: " + d.why);
       }
@@ -52,9 +56,11 @@ void translation_unit_splitter::run(split_result& result) {
       progress = true;
     }
   }
-  for (const CXCursor& function : pending)
+  for (const CXCursor& function : pending) {
     result.notes.push_back("kernel or device function " + clang_.string(clang_.clang_getCursorSpelling(function)) + " (" +
                            where(clang_.clang_getCursorLocation(function)) + ") stays on fibers: it calls itself through functions with barriers");
+    if (is_kernel(function)) record_kernel(result, function, false, "it calls itself through functions with barriers");
+  }
   std::sort(edits.begin(), edits.end(), [](const source_edit& a, const source_edit& b) { return a.begin < b.begin; });
   std::string out;
   std::size_t at = 0;
@@ -65,6 +71,12 @@ void translation_unit_splitter::run(split_result& result) {
   }
   out.append(text_, at, std::string::npos);
   result.source = std::move(out);
+}
+
+// The decision about a kernel, as its module's record carries it (region_loops.h, kernel_decision).
+void translation_unit_splitter::record_kernel(split_result& result, CXCursor kernel, bool loops, const std::string& why) const {
+  const auto [file, line] = presumed(clang_.clang_getCursorLocation(kernel));
+  result.kernels.push_back({clang_.string(clang_.clang_getCursorSpelling(kernel)), file, line, loops, why});
 }
 
 }  // namespace lockstep::emu::region_loops::compiler
@@ -146,6 +158,7 @@ split_result split_kernels(const std::string& source, const std::string& source_
   const libclang_api* clang = load_libclang(&why_not);
   if (!clang) {
     result.notes.push_back("every kernel stays on fibers: " + why_not);
+    result.unit_note = "the region-loop compiler is not available: " + why_not;
     return result;
   }
   const std::vector<std::string> args = clang_arguments("c++", parse_flags);
@@ -163,6 +176,7 @@ split_result split_kernels(const std::string& source, const std::string& source_
     compiler::translation_unit_splitter(*clang, source, unit.tu).run(result);
   } else {
     result.notes.push_back("every kernel stays on fibers: Clang does not accept the source: " + unit.errors);
+    result.unit_note = "the region-loop compiler's Clang does not accept the source: " + unit.errors;
   }
   if (unit.tu) clang->clang_disposeTranslationUnit(unit.tu);
   clang->clang_disposeIndex(index);

@@ -7,8 +7,9 @@
 namespace lockstep::emu::region_loops {
 
 split_result split_kernels(const std::string& source, const std::string&, const std::vector<std::string>&, const std::string&) {
-  split_result result{source, {}, {}, {}};
+  split_result result{source, {}, {}, {}, {}, {}};
   result.notes.push_back("every kernel stays on fibers: lockstep was built without libclang's headers (install libclang-dev and rebuild)");
+  result.unit_note = "lockstep was built without the region-loop compiler (libclang's headers were missing: install libclang-dev and rebuild)";
   return result;
 }
 
