@@ -45,7 +45,10 @@ fi
 if [ "${PART:-all}" != cpp ]; then
 # The Python package, built here against this machine's Python and nvcc.
 if python3 -m pip install -q --no-build-isolation --no-deps --target /tmp/lockstep-site . >"$logs/pip.log" 2>&1; then
-  PYTHONPATH=/tmp/lockstep-site python3 -m pytest -q -p no:cacheprovider -m gpu tests/python >"$logs/pytest_gpu.log" 2>&1
+  # test_waits_annotations.py imports the libclang wheel's bindings (a test
+  # extra the device machine lacks) at collection; it has no GPU test.
+  PYTHONPATH=/tmp/lockstep-site python3 -m pytest -q -p no:cacheprovider -m gpu --ignore=tests/python/test_waits_annotations.py tests/python \
+    >"$logs/pytest_gpu.log" 2>&1
   record "pytest -m gpu" "rc=$? $(tail -1 "$logs/pytest_gpu.log")"
 else
   tail -30 "$logs/pip.log"
