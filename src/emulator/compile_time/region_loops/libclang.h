@@ -11,6 +11,12 @@
 
 namespace lockstep::emu::region_loops {
 
+// Every function of libclang_abi.h, each resolved when the library loads (a
+// library that lacks one is not used). The last two are not called yet: they
+// are for reading the synchronising functions' annotations from their
+// declarations (issue 45: an attribute cursor among a declaration's
+// children; the one declaration all of a function's redeclarations share);
+// tests/cpp/runtime/test_region_loops_libclang_abi.cpp checks what they return.
 #define LOCKSTEP_LIBCLANG_FUNCTIONS(X)     \
   X(clang_createIndex)                     \
   X(clang_toggleCrashRecovery)             \
@@ -69,7 +75,9 @@ namespace lockstep::emu::region_loops {
   X(clang_Cursor_Evaluate)                 \
   X(clang_EvalResult_getKind)              \
   X(clang_EvalResult_getAsLongLong)        \
-  X(clang_EvalResult_dispose)
+  X(clang_EvalResult_dispose)              \
+  X(clang_isAttribute)                     \
+  X(clang_getCanonicalCursor)
 
 struct libclang_api {
   std::string path;  // the file loaded

@@ -221,6 +221,7 @@ unsigned clang_isAttribute(enum CXCursorKind kind);
 CXString clang_getCursorSpelling(CXCursor cursor);
 CXString clang_getCursorUSR(CXCursor cursor);
 CXCursor clang_getCursorReferenced(CXCursor cursor);
+CXCursor clang_getCanonicalCursor(CXCursor cursor);
 CXCursor clang_getCursorDefinition(CXCursor cursor);
 unsigned clang_isCursorDefinition(CXCursor cursor);
 int clang_Cursor_isNull(CXCursor cursor);
