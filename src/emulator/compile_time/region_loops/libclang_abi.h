@@ -119,8 +119,13 @@ enum CXCursorKind : int {
   CXCursor_CXXForRangeStmt = 225,
   CXCursor_DeclStmt = 231,
 
+  // Attributes: the band's first, and its last as of LLVM 14 to 18 (a newer
+  // libclang may add kinds after it: clang_isAttribute asks the library).
+  CXCursor_FirstAttr = 400,
+  CXCursor_UnexposedAttr = 400,
   // __attribute__((annotate("..."))): the cursor's spelling is the annotation.
   CXCursor_AnnotateAttr = 406,
+  CXCursor_LastAttr = 441,
 };
 
 typedef struct {
@@ -130,6 +135,7 @@ typedef struct {
 } CXCursor;
 
 enum CXTypeKind : int {
+  CXType_Unexposed = 1,
   CXType_Bool = 3,
   CXType_Char_U = 4,
   CXType_UChar = 5,
@@ -146,6 +152,7 @@ enum CXTypeKind : int {
   CXType_Float = 21,
   CXType_Double = 22,
   CXType_LongDouble = 23,
+  CXType_NullPtr = 24,
   CXType_Pointer = 101,
   CXType_LValueReference = 103,
   CXType_RValueReference = 104,
@@ -156,6 +163,7 @@ enum CXTypeKind : int {
   CXType_VariableArray = 115,
   CXType_DependentSizedArray = 116,
   CXType_Auto = 118,
+  CXType_Elaborated = 119,  // a type written with its qualifier or keyword (ns::T, struct T); from LLVM 16 every named type
 };
 
 typedef struct {
