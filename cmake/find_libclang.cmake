@@ -3,7 +3,7 @@
 # python/lockstep/_libclang.py). The region-loop compiler loads libclang only
 # at run time (src/emulator/compile_time/region_loops/libclang.cpp); what this
 # finds is said here, so that a build whose kernels would run on fibers says
-# so, and a C++ build records the wheel's path to try after LOCKSTEP_LIBCLANG.
+# so, and the build records the path to try after LOCKSTEP_LIBCLANG (src/CMakeLists.txt).
 function(lockstep_find_libclang out)
   set(wheel "")
   find_package(Python3 COMPONENTS Interpreter QUIET)

@@ -38,15 +38,9 @@ function(_lockstep_hostify src out)
   if(ARGV2 STREQUAL "CHECKED")
     set(split)
   endif()
-  # A Python build's libclang (the wheel in pip's build environment; src/CMakeLists.txt).
-  get_property(libclang GLOBAL PROPERTY LOCKSTEP_LIBCLANG_FOR_BUILD_SPLITS)
-  set(with_libclang)
-  if(libclang AND split)
-    set(with_libclang "${CMAKE_COMMAND}" -E env "LOCKSTEP_LIBCLANG=${libclang}")
-  endif()
   add_custom_command(
     OUTPUT "${out}"
-    COMMAND ${with_libclang} $<TARGET_FILE:lockstep-hostify> ${split} "${abs}" "${out}"
+    COMMAND lockstep-hostify ${split} "${abs}" "${out}"
     DEPENDS "${abs}" lockstep-hostify
     VERBATIM)
 endfunction()

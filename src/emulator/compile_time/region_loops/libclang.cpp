@@ -3,13 +3,15 @@
 //      `libclang` wheel's library when it is imported and the variable is
 //      unset, so that lockstep nvcc and other child processes see it too);
 //      set, it is the only one tried: a path that does not load is an error;
-//   2. the one this build found (LOCKSTEP_LIBCLANG_FOUND_AT_BUILD, from
-//      CMake: a C++ build's own, the Python package's is 1.);
+//   2. the one the build found (the first line of the file
+//      LOCKSTEP_LIBCLANG_RECORD, written by src/CMakeLists.txt; a missing
+//      file or a library gone since is passed over);
 //   3. the system's: libclang.so (the development link, the distribution's
 //      default), libclang.so.1, then by version, highest first.
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <vector>
@@ -52,8 +54,8 @@ const libclang_api* load_libclang(std::string* why_not) {
       api.path = path;
     } else {
       std::vector<std::string> names;
-#ifdef LOCKSTEP_LIBCLANG_FOUND_AT_BUILD
-      names.emplace_back(LOCKSTEP_LIBCLANG_FOUND_AT_BUILD);
+#ifdef LOCKSTEP_LIBCLANG_RECORD
+      if (std::string found; std::getline(std::ifstream(LOCKSTEP_LIBCLANG_RECORD), found) && !found.empty()) names.push_back(found);
 #endif
       for (std::string& n : system_names()) names.push_back(std::move(n));
       for (const auto& n : names)
