@@ -10,13 +10,15 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # System packages, installed only if absent (apt-get update only then too);
 # OpenBLAS is the CPU BLAS behind the emulated cuBLAS (src/emulator/libraries/cublas);
-# libclang is the region-loop compiler's parser (src/emulator/compile_time/region_loops),
-# and libclang 16 with its headers a second one its tests run under (LLVM 16
-# renumbered the cursor kinds);
+# libclang, the region-loop compiler's parser (src/emulator/compile_time/region_loops),
+# comes from PyPI's libclang wheel (a dependency of the package, installed below;
+# the C++ build finds it through python3): no libclang-dev. libclang1-16 (the
+# library alone, no resource headers, which GCC's then stand in for) is a second
+# one the compiler's tests run under (LLVM 16 renumbered the cursor kinds);
 # PoCL (OpenCL on the CPU) is what emulator_bench and `lockstep bench`
 # compare the emulator with.
 missing=()
-for package in cmake ninja-build g++ libgtest-dev clang-format libopenblas0-pthread libclang-dev libclang1-16 libclang-common-16-dev pocl-opencl-icd ocl-icd-opencl-dev; do
+for package in cmake ninja-build g++ libgtest-dev clang-format libopenblas0-pthread libclang1-16 pocl-opencl-icd ocl-icd-opencl-dev; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -15,7 +15,7 @@ without copies through DLPack (NumPy, PyTorch, CuPy). Nothing here needs an
 NVIDIA driver until a cuda device is used.
 """
 
-from . import _core, _tensor_methods  # noqa: F401 (_tensor_methods adds Tensor's methods and operators)
+from . import _core, _libclang, _tensor_methods  # noqa: F401 (_tensor_methods adds Tensor's methods and operators)
 from ._core import (
     ArgumentError,
     CompileError,
@@ -110,6 +110,10 @@ from ._output import kernel_output_to_sys_stdout
 from ._promotion import can_cast, promote_types, result_type
 from ._tensor import asarray, empty, from_dlpack
 from ._version import __version__
+
+# Region loops take libclang from the PyPI wheel unless LOCKSTEP_LIBCLANG names
+# another: set before the first compile reads it, and seen by child processes.
+_libclang.use_wheel_unless_chosen()
 
 __all__ = [
     "__version__",

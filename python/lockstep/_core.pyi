@@ -60,6 +60,11 @@ def cuda_unavailable_reason() -> str:
     Why cuda_available() is false, in words that say what to do; "" when it is true.
     """
 
+def region_loops_unavailable_reason() -> str:
+    """
+    Why kernels with barriers compiled for "cpu" run on fibers, not as region loops, because no libclang loads (and the fix); "" when libclang is there.
+    """
+
 def device_name(arg: str, /) -> str: ...
 
 def device_arch(arg: str, /) -> str: ...

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _core
+from . import _core, _libclang
 from ._devices import DeviceLike, device_name_or_default
 from ._output import kernel_output_to_sys_stdout
 
@@ -167,9 +167,12 @@ def compile(
     are found by themselves; template instances and the like go in ``names``
     (e.g. ``["matmul<16>"]``). Results are cached on disk (LOCKSTEP_CACHE_DIR).
     Raises CompileError, whose ``.log`` holds the compiler's messages."""
+    device_name = device_name_or_default(device)
+    if device_name == "cpu":
+        _libclang.warn_once_if_unavailable()
     core = _core.compile(
         source,
-        device_name_or_default(device),
+        device_name,
         list(names or []),
         list(defines or []),
         list(include_dirs or []),

@@ -16,6 +16,7 @@
 #include "lockstep/emu/check.h"
 #include "lockstep/emu/options.h"
 #include "lockstep/errors.h"
+#include "lockstep/jit/region_loops_availability.h"
 #include "lockstep/launch_limits.h"
 #include "lockstep/ops.h"
 #include "lockstep/runtime.h"
@@ -313,6 +314,9 @@ NB_MODULE(_core, m) {
   m.def("cuda_device_count", &lockstep::cuda_device_count, "How many GPUs the NVIDIA driver sees (0 without a driver).");
   m.def("cuda_unavailable_reason", &lockstep::cuda_unavailable_reason,
         "Why cuda_available() is false, in words that say what to do; \"\" when it is true.");
+  m.def("region_loops_unavailable_reason", &lockstep::region_loops_unavailable_reason,
+        "Why kernels with barriers compiled for \"cpu\" run on fibers, not as region loops, because no libclang loads (and the fix); \"\" when "
+        "libclang is there.");
   m.def("device_name", [](const std::string& d) { return lockstep::device_name(lockstep::device::parse(d)); });
   m.def("device_arch", [](const std::string& d) { return lockstep::device_arch(lockstep::device::parse(d)); });
   m.def("check_device", [](const std::string& d) { return lockstep::device::parse(d).str(); });

@@ -17,6 +17,7 @@
 #include "host_build/engine_record.h"
 #include "host_build/region_loops_build.h"
 #include "lockstep/emu/options.h"
+#include "lockstep/jit/region_loops_availability.h"
 #include "nvrtc.h"
 #include "runtime/backend.h"
 #include "toolchain/host_compiler.h"
@@ -217,6 +218,8 @@ std::shared_ptr<detail::module_impl> build_for_gpu(const std::string& tu, const 
 }
 
 }  // namespace
+
+std::string region_loops_unavailable_reason() { return emu::region_loops::unavailable_reason(); }
 
 module compile(const std::string& source, const compile_options& options, const device& d) {
   const std::vector<std::string> names = options.names.empty() ? jit::discover_kernel_names(source) : options.names;

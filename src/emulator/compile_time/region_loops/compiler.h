@@ -8,8 +8,6 @@
 // emitter (emit_sequence.cpp, emit_region.cpp) writes the loops, and
 // pipeline.cpp names the passes in their order.
 #pragma once
-#include <clang-c/Index.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>

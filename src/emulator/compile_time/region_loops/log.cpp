@@ -3,6 +3,7 @@
 #include <iostream>
 #include <string>
 
+#include "libclang.h"
 #include "region_loops.h"
 
 namespace lockstep::emu::region_loops {
@@ -23,6 +24,12 @@ void log(const std::string& source_name, const split_result& result) {
               << (std::find(result.along_x.begin(), result.along_x.end(), k) != result.along_x.end() ? ", blocks along x several to a call" : "")
               << "\n";
   for (const auto& note : result.notes) std::cerr << "lockstep region loops: " << source_name << ": " << note << "\n";
+}
+
+void log_loaded(const libclang_api& clang) {
+  if (!enabled()) return;
+  std::cerr << "lockstep region loops: libclang " << clang.path << " (" << clang.string(clang.clang_getClangVersion()) << "), builtin headers "
+            << (clang.builtin_header_arguments.empty() ? std::string("its own") : "from " + clang.builtin_header_arguments.back()) << "\n";
 }
 
 void log_failure(const std::string& source_name, const std::string& compiler_output) {

@@ -98,6 +98,9 @@ bool refusal_is_error();
 // part of the JIT cache's key, so that a module built while libclang was
 // missing is built again, split, once it is there.
 bool available();
+// Why not, in words that say what to do (no libclang loads, and where it was
+// looked for); "" where kernels can be split.
+std::string unavailable_reason();
 
 // Changes whenever the code this writes changes (part of the JIT cache's key).
 inline constexpr int version = 35;

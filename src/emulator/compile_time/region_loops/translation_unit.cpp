@@ -88,6 +88,11 @@ bool available() {
   return load_libclang(&why_not) != nullptr;
 }
 
+std::string unavailable_reason() {
+  std::string why_not;
+  return load_libclang(&why_not) ? "" : why_not;
+}
+
 namespace {
 
 struct parsed_unit {
@@ -133,19 +138,11 @@ parsed_unit parse(const libclang_api& clang, CXIndex index, const std::string& f
   return out;
 }
 
-std::vector<std::string> clang_arguments(const char* language, const std::vector<std::string>& parse_flags) {
+std::vector<std::string> clang_arguments(const libclang_api& clang, const char* language, const std::vector<std::string>& parse_flags) {
   std::vector<std::string> args{"-x", language, "-w", "-ferror-limit=0"};
+  args.insert(args.end(), clang.builtin_header_arguments.begin(), clang.builtin_header_arguments.end());
   args.insert(args.end(), parse_flags.begin(), parse_flags.end());
   return args;
-}
-
-// clang_createIndex puts LLVM's crash handlers in front of the process's
-// fault handlers: a kernel's fault would then reach the emulator re-raised,
-// without its address. Turning them off puts back what was there.
-CXIndex new_index(const libclang_api& clang) {
-  CXIndex index = clang.clang_createIndex(0, 0);
-  clang.clang_toggleCrashRecovery(0);
-  return index;
 }
 
 }  // namespace
@@ -157,13 +154,14 @@ split_result split_kernels(const std::string& source, const std::string& source_
   std::string why_not;
   const libclang_api* clang = load_libclang(&why_not);
   if (!clang) {
+    say_unavailable_once(why_not);
     result.notes.push_back("every kernel stays on fibers: " + why_not);
     result.unit_note = "the region-loop compiler is not available: " + why_not;
     return result;
   }
-  const std::vector<std::string> args = clang_arguments("c++", parse_flags);
+  const std::vector<std::string> args = clang_arguments(*clang, "c++", parse_flags);
   const std::string file_name = "/lockstep-region-loops/" + (source_name.empty() ? std::string("kernels.cu") : source_name) + ".cpp";
-  CXIndex index = new_index(*clang);
+  CXIndex index = clang->new_index();
   parsed_unit unit;
   if (!precompiled_prelude.empty()) {
     std::vector<std::string> with_prelude = args;
@@ -187,8 +185,8 @@ void precompile_prelude(const std::string& prelude, const std::vector<std::strin
   std::string why_not;
   const libclang_api* clang = load_libclang(&why_not);
   if (!clang) throw std::runtime_error(why_not);
-  CXIndex index = new_index(*clang);
-  parsed_unit unit = parse(*clang, index, "/lockstep-region-loops/prelude.h", prelude, clang_arguments("c++-header", parse_flags),
+  CXIndex index = clang->new_index();
+  parsed_unit unit = parse(*clang, index, "/lockstep-region-loops/prelude.h", prelude, clang_arguments(*clang, "c++-header", parse_flags),
                            CXTranslationUnit_Incomplete | CXTranslationUnit_ForSerialization);
   std::string error = unit.errors;
   if (error.empty())
