@@ -71,6 +71,8 @@ enum CXCursorKind : int {
   CXCursor_NonTypeTemplateParameter = 28,
   CXCursor_TemplateTemplateParameter = 29,
   CXCursor_FunctionTemplate = 30,
+  CXCursor_NamespaceAlias = 33,
+  CXCursor_UsingDirective = 34,
   CXCursor_UsingDeclaration = 35,
 
   CXCursor_TypeRef = 43,
