@@ -36,15 +36,17 @@ case $mode in
     env_args+=(LOCKSTEP_NUMBA_CUDA=1)
     ;;
   import)
-    # The import-line route: a copy, in which the lines that name numba.cuda name lockstep.cuda.
-    # `import numba.cuda` stays (numba itself is still used) and gains `import lockstep.cuda`;
-    # qualified uses `numba.cuda.X` outside comments become `lockstep.cuda.X`.
+    # The import-line route: a copy, in which the lines that import numba.cuda import lockstep.cuda.
+    # A file with `import numba.cuda` (host code: tensor_data.py, the tests) keeps it, gains
+    # `import lockstep.cuda`, and its qualified calls `numba.cuda.X` become `lockstep.cuda.X`; kernels'
+    # `numba.cuda.syncthreads()` in a file with only `import numba` stay (numba's own objects in kernels).
     workdir=$(mktemp -d "/tmp/minitorch_corpus_${name}_XXXX")
     trap 'rm -rf "$workdir"' EXIT
     git -C "$checkout" archive HEAD | tar -x -C "$workdir"
     find "$workdir/minitorch" "$workdir/tests" -name '*.py' -print0 | xargs -0 sed -i -E \
       -e 's/^(\s*)from numba import cuda\b/\1from lockstep import cuda/' \
-      -e 's/^(\s*)from numba\.cuda import /\1from lockstep.cuda import /' \
+      -e 's/^(\s*)from numba\.cuda import /\1from lockstep.cuda import /'
+    grep -lE '^\s*import numba\.cuda$' -r "$workdir/minitorch" "$workdir/tests" --include='*.py' | xargs -r sed -i -E \
       -e 's/^(\s*)import numba\.cuda$/\1import numba.cuda\n\1import lockstep.cuda/' \
       -e '/^\s*#/!s/\bnumba\.cuda\.([A-Za-z_])/lockstep.cuda.\1/g'
     env_args+=(LOCKSTEP_NUMBA_CUDA=0)
