@@ -40,9 +40,8 @@ def main() -> int:
 
     lockstep.numba.install()
     sys.path.insert(0, args.checkout)
-    import numpy as np
-
     import minitorch
+    import numpy as np
     from minitorch import cuda_ops
     from numba import cuda
 
