@@ -77,8 +77,10 @@ def main() -> int:
     t_kernel = best_of(args.repeat, kernel)
     t_call = best_of(args.repeat, call)
     t_read = best_of(args.repeat, call_and_read)
-    print(f"{n}x{n} matmul: kernel {t_kernel * 1e3:.1f} ms, a @ b {t_call * 1e3:.1f} ms "
-          f"({t_call / t_kernel:.2f}x), a @ b then to_numpy {t_read * 1e3:.1f} ms ({t_read / t_kernel:.2f}x)")
+    print(
+        f"{n}x{n} matmul: kernel {t_kernel * 1e3:.1f} ms, a @ b {t_call * 1e3:.1f} ms "
+        f"({t_call / t_kernel:.2f}x), a @ b then to_numpy {t_read * 1e3:.1f} ms ({t_read / t_kernel:.2f}x)"
+    )
     if args.profile:
         profile = cProfile.Profile()
         profile.runcall(lambda: [call_and_read() for _ in range(args.repeat)])
