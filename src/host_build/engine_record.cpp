@@ -16,8 +16,9 @@ emu::engine_record record_of_refused_split(const region_loops::split_result& res
   for (emu::recorded_kernel& k : r.kernels)
     if (k.loops) {
       k.loops = false;
-      k.why_fibers = "the host compiler refused the region loops written for its translation unit, which was built as written "
-                     "(LOCKSTEP_REGION_LOOPS_LOG=1 shows the compiler's errors; please report them)";
+      k.why_fibers =
+          "the host compiler refused the region loops written for its translation unit, which was built as written "
+          "(LOCKSTEP_REGION_LOOPS_LOG=1 shows the compiler's errors; please report them)";
     }
   return r;
 }
@@ -48,10 +49,10 @@ std::string engine_record_source(const emu::engine_record& record, const std::st
   const std::string name = "lockstep_engine_record_" + toolchain::hash_hex(source_name + "\n" + text);
   // `this` is an address in the module: the emulator finds the module's
   // kernels by it (dladdr), as it finds their symbols.
-  return "\n// lockstep: how this unit's kernels run (src/host_build/engine_record.h)\nextern \"C\" void " + std::string(LOCKSTEP_ENGINE_RECORD_FUNCTION) +
-         "(const void* in_module, const char* record, int loaded);\nnamespace {\nstruct " + name + " {\n  static constexpr const char* record =\n    " +
-         c_string_literal(text) + ";\n  " + name + "() { " + LOCKSTEP_ENGINE_RECORD_FUNCTION + "(this, record, 1); }\n  ~" + name + "() { " +
-         LOCKSTEP_ENGINE_RECORD_FUNCTION + "(this, record, 0); }\n} " + name + "_;\n}  // namespace\n";
+  return "\n// lockstep: how this unit's kernels run (src/host_build/engine_record.h)\nextern \"C\" void " +
+         std::string(LOCKSTEP_ENGINE_RECORD_FUNCTION) + "(const void* in_module, const char* record, int loaded);\nnamespace {\nstruct " + name +
+         " {\n  static constexpr const char* record =\n    " + c_string_literal(text) + ";\n  " + name + "() { " + LOCKSTEP_ENGINE_RECORD_FUNCTION +
+         "(this, record, 1); }\n  ~" + name + "() { " + LOCKSTEP_ENGINE_RECORD_FUNCTION + "(this, record, 0); }\n} " + name + "_;\n}  // namespace\n";
 }
 
 }  // namespace lockstep::host_build

@@ -12,9 +12,9 @@
 #include "cache.h"
 #include "cpu_module_key.h"
 #include "emulator/compile_time/region_loops/region_loops.h"
+#include "host_build/engine_record.h"
 #include "host_build/flags.h"
 #include "host_build/headers.h"
-#include "host_build/engine_record.h"
 #include "host_build/region_loops_build.h"
 #include "lockstep/emu/options.h"
 #include "lockstep/jit/region_loops_availability.h"
@@ -120,8 +120,8 @@ void build_one_step(const std::string& tu, const compile_options& o, const std::
   std::exception_ptr refusal;
   const auto build_split = [&]() -> std::optional<std::string> {
     try {
-      toolchain::compile_shared_object(result.source + host_build::engine_record_source(host_build::record_of_split(result), o.source_name), o.source_name,
-                                       one_step, out);
+      toolchain::compile_shared_object(result.source + host_build::engine_record_source(host_build::record_of_split(result), o.source_name),
+                                       o.source_name, one_step, out);
       return std::nullopt;
     } catch (const toolchain::compile_failure& e) {
       refusal = std::current_exception();
@@ -164,10 +164,10 @@ std::shared_ptr<detail::module_impl> build_for_cpu(const std::string& tu, const 
   // --no-as-needed keeps that link where the compiler defaults to --as-needed.
   const std::vector<std::string> link_inputs{"-Wl,--no-as-needed", (library_directory() / "liblockstep.so").string()};
   const std::string why_not_split = host_build::why_not_split({.checked = checked,
-                                               .engine_allows_loops = emu::get_options().region_loops,
-                                               .has_precompiled_prelude = tu.starts_with(jit::host_prelude),
-                                               .own_text = tu},
-                                              jit_split_policy);
+                                                               .engine_allows_loops = emu::get_options().region_loops,
+                                                               .has_precompiled_prelude = tu.starts_with(jit::host_prelude),
+                                                               .own_text = tu},
+                                                              jit_split_policy);
   const bool split = why_not_split.empty();
   const std::string key = jit::cpu_module_key(host_build::host_key(), headers_fingerprint(), flags, link_inputs, tu, split);
   const auto artifact = jit::cache_lookup_or_build(key, ".so", [&](const fs::path& out) {

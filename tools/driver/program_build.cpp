@@ -11,9 +11,9 @@
 
 #include "emulator/compile_time/host_source/host_source.h"
 #include "emulator/compile_time/region_loops/region_loops.h"
+#include "host_build/engine_record.h"
 #include "host_build/flags.h"
 #include "host_build/headers.h"
-#include "host_build/engine_record.h"
 #include "host_build/region_loops_build.h"
 #include "toolchain/host_compiler.h"
 #include "toolchain/process.h"
@@ -287,7 +287,8 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
     // (host_build/engine_record.h), which the runner reads.
     std::string record;
     if (!command.preprocess_only) {
-      const std::string why_not = host_build::why_not_split({.checked = options.checked, .own_text = outside_system_headers(text)}, driver_split_policy);
+      const std::string why_not =
+          host_build::why_not_split({.checked = options.checked, .own_text = outside_system_headers(text)}, driver_split_policy);
       if (!why_not.empty()) {
         record = host_build::engine_record_source(host_build::record_of_unsplit(why_not), source.path.string());
       } else {

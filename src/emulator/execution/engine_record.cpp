@@ -30,7 +30,7 @@ struct registry {
   // Per module (its base address), its units' records by their registration's address.
   std::map<const void*, std::map<const void*, engine_record>> modules;
   std::set<std::pair<const void*, std::string>> said;  // kernels that said they run on fibers
-  bool said_unrecorded = false;                          // the program said its kernels were built without the compiler
+  bool said_unrecorded = false;                        // the program said its kernels were built without the compiler
 };
 registry& records() {
   static registry* r = new registry;  // never destroyed: modules withdraw their records at exit, in any order
@@ -115,8 +115,8 @@ engine_verdict engine_verdict_of(const void* kernel, const engine_settings& sett
 
 namespace {
 std::string notice_text(const engine_verdict& v) {
-  return "kernel " + v.engine.kernel + (v.engine.where.empty() ? "" : " (" + v.engine.where + ")") + " runs on fibers, not region loops: " + v.engine.why +
-         "; LOCKSTEP_QUIET_FIBERS=1 silences this";
+  return "kernel " + v.engine.kernel + (v.engine.where.empty() ? "" : " (" + v.engine.where + ")") +
+         " runs on fibers, not region loops: " + v.engine.why + "; LOCKSTEP_QUIET_FIBERS=1 silences this";
 }
 
 // Whether the notice is yet to be said, marking it said.

@@ -24,14 +24,18 @@ const device cpu = device::cpu();
 // __match_all_sync meets its warp twice, which the loops do not run (a
 // reason of the compiler's own, not one being fixed).
 std::string kernels(const std::string& declined, const std::string& split) {
-  return "#include \"lockstep/cuda.h\"\n"                                             // line 1
-         "__global__ void " + declined + "(const int* in, int* out) {\n"               // line 2
+  return "#include \"lockstep/cuda.h\"\n"  // line 1
+         "__global__ void " +
+         declined +
+         "(const int* in, int* out) {\n"  // line 2
          "  const int i = threadIdx.x;\n"
          "  int all = 0;\n"
          "  const unsigned m = __match_all_sync(0xffffffffu, in[i] / 1000, &all);\n"
          "  out[i] = in[i] + (all ? 1 : 0) + (m == 0xffffffffu ? 10 : 0);\n"
          "}\n"
-         "__global__ void " + split + "(const int* in, int* out) {\n"                  // line 8
+         "__global__ void " +
+         split +
+         "(const int* in, int* out) {\n"  // line 8
          "  __shared__ int s[64];\n"
          "  s[threadIdx.x] = in[threadIdx.x];\n"
          "  __syncthreads();\n"

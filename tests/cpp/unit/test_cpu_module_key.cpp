@@ -2,6 +2,9 @@
 // with everything the built shared object depends on, and with nothing else.
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "host_build/engine_record.h"
 #include "host_build/region_loops_build.h"
 #include "jit/cpu_module_key.h"
 
@@ -54,11 +57,14 @@ TEST(CpuModuleKey, ASplitKeyNamesTheRegionLoopCompiler) {
 }
 
 // The key's text as the JIT wrote it before the build room, so that a cache
-// filled before keeps its entries (one rebuild of every module otherwise).
-TEST(CpuModuleKey, KeepsItsEarlierText) {
+// filled since keeps its entries, and then the engine record's version: a
+// module built before carries no record (its kernels would say nothing of
+// how they run), so it is built again once.
+TEST(CpuModuleKey, KeepsItsEarlierTextAndNamesTheEngineRecord) {
   inputs i;
   i.split = false;
   EXPECT_EQ(i.key(),
             "lockstep-jit cpu\ncompiler g++ 12\nprocessor x86 avx512f\nheaders 0123abcd\nflags -std=c++20 -O3 -g1 -fPIC -Wl,--no-as-needed "
-            "/lib/liblockstep.so\n__global__ void k() {}");
+            "/lib/liblockstep.so\n__global__ void k() {}\nengine record " +
+                std::to_string(lockstep::host_build::engine_record_version));
 }

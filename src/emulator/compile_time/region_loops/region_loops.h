@@ -34,12 +34,12 @@ struct kernel_decision {
 };
 
 struct split_result {
-  std::string source;                     // the input with a loop body added to each kernel it split
-  std::vector<std::string> split;         // kernels given a loop body
-  std::vector<std::string> along_x;       // those of them whose runs of blocks along x are one call (loop_claim)
-  std::vector<std::string> notes;         // "kernel k (file:line) stays on fibers: why", or why nothing was parsed
-  std::vector<kernel_decision> kernels;   // every kernel of the main file parsed, in the order decided
-  std::string unit_note;                  // why nothing was parsed ("" where the unit was): every kernel stays on fibers
+  std::string source;                    // the input with a loop body added to each kernel it split
+  std::vector<std::string> split;        // kernels given a loop body
+  std::vector<std::string> along_x;      // those of them whose runs of blocks along x are one call (loop_claim)
+  std::vector<std::string> notes;        // "kernel k (file:line) stays on fibers: why", or why nothing was parsed
+  std::vector<kernel_decision> kernels;  // every kernel of the main file parsed, in the order decided
+  std::string unit_note;                 // why nothing was parsed ("" where the unit was): every kernel stays on fibers
 };
 
 // `source` is a whole translation unit as the host compiler will see it;
