@@ -63,18 +63,21 @@ bool translation_unit_splitter::may_synchronize(CXCursor function, int depth) {
   const CXCursor definition = clang_.clang_getCursorDefinition(function);
   if (clang_.clang_Cursor_isNull(definition) || depth > 24) return false;
   const CXSourceLocation at = clang_.clang_getCursorLocation(definition);
-  // lockstep's headers say on each declaration what waits (their test,
-  // tests/python/test_waits_annotations.py, holds them to it): one without
-  // the annotation does not. (In a preprocessed source, lockstep's headers
-  // are named by its line markers.)
-  if (presumed(at).first.find("/lockstep/") != std::string::npos) return false;
+  // lockstep's device headers (lockstep/emu/) say on each declaration what
+  // waits (tests/python/test_waits_annotations.py holds them to it): one
+  // without the annotation does not. Its other headers (python_kernels.h)
+  // are followed. (In a preprocessed source, lockstep's headers are named by
+  // its line markers.)
+  const std::string file = presumed(at).first;
+  if (file.find("/lockstep/emu/") != std::string::npos) return false;
   // A library's own waits (libcu++'s cuda::barrier, cuda::pipeline) spin
   // through code not followed here: known by their names, as CUDA's are.
   if ((!in_main_file(at) || clang_.clang_Location_isInSystemHeader(at)) && waits_by_name(clang_.string(clang_.clang_getCursorSpelling(function))))
     return synchronizes_[usr] = true;
   // Followed everywhere but in system headers: a kernel that looks free of
   // barriers runs as one loop, so one hidden in a header must be seen.
-  if (clang_.clang_Location_isInSystemHeader(at)) return false;
+  // (lockstep's own headers may be system headers to a program's build.)
+  if (clang_.clang_Location_isInSystemHeader(at) && file.find("/lockstep/") == std::string::npos) return false;
   const bool result = body_may_synchronize(definition, depth + 1);
   synchronizes_[usr] = result;
   return result;
