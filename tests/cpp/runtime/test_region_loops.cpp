@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -110,15 +111,37 @@ __global__ void element_address_kept(float* out, const float* in) {
 
 // libclang installs LLVM's crash handlers; left in front of the emulator's,
 // they re-raise a kernel's fault without its address.
+// LLVM's handlers, put in front by a parse or by writing the precompiled
+// prelude (its files to remove on a signal), would meet SIGINT or a fault
+// before the emulator's, restore the handlers they found and raise it again:
+// Ctrl-C on a spinning kernel killed the process (tests/python/test_faults.py
+// after a module built with a fresh prelude).
 TEST(RegionLoops, ParsingLeavesTheSignalHandlersAsTheyWere) {
-  constexpr int signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
-  struct sigaction before[4]{}, after[4]{};
-  for (int i = 0; i < 4; ++i) sigaction(signals[i], nullptr, &before[i]);
+  constexpr int signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGINT, SIGHUP, SIGTERM, SIGQUIT, SIGABRT, SIGTRAP};
+  constexpr int n = int(std::size(signals));
+  struct sigaction before[n] {
+  }, after[n]{};
+  for (int i = 0; i < n; ++i) sigaction(signals[i], nullptr, &before[i]);
   ASSERT_EQ(split("__global__ void k(float* a) { __syncthreads(); a[threadIdx.x] = 1; }\n").split.size(), 1u);
-  for (int i = 0; i < 4; ++i) {
+  const fs::path prelude = fs::temp_directory_path() / ("lockstep-prelude-signals-" + std::to_string(getpid()) + ".pch");
+  region_loops::precompile_prelude("#include \"lockstep/cuda.h\"\n", {"-std=c++20", "-I" + std::string(LOCKSTEP_SOURCE_INCLUDE_DIR)},
+                                   prelude.string());
+  fs::remove(prelude);
+  for (int i = 0; i < n; ++i) {
     sigaction(signals[i], nullptr, &after[i]);
     EXPECT_EQ(reinterpret_cast<void*>(after[i].sa_sigaction), reinterpret_cast<void*>(before[i].sa_sigaction)) << "signal " << signals[i];
   }
+}
+
+// GCC 13's assumption attribute, which libstdc++ 13 and CCCL write into every
+// unit GCC 13 preprocesses (Ubuntu 24.04's), is Clang's OpenMP one to libclang:
+// the parse failed and every kernel stayed on fibers.
+TEST(RegionLoops, GccAssumptionsDoNotStopTheParse) {
+  const auto r = split(R"(
+inline int positive(int n) { __attribute__((__assume__(n > 0))); return n; }
+__global__ void k(float* a) { __syncthreads(); a[threadIdx.x] = 1; }
+)");
+  EXPECT_EQ(r.split.size(), 1u) << (r.notes.empty() ? "" : r.notes.front());
 }
 
 TEST(RegionLoops, LeavesDivergentBarriersOnFibersAndSaysWhy) {

@@ -1,5 +1,9 @@
 // The translation unit: its functions split callees first, the edits
 // applied, and the entry points of region_loops.h.
+#include <signal.h>
+
+#include <mutex>
+
 #include "compiler.h"
 
 namespace lockstep::emu::region_loops::compiler {
@@ -83,16 +87,6 @@ void translation_unit_splitter::record_kernel(split_result& result, CXCursor ker
 
 namespace lockstep::emu::region_loops {
 
-bool available() {
-  std::string why_not;
-  return load_libclang(&why_not) != nullptr;
-}
-
-std::string unavailable_reason() {
-  std::string why_not;
-  return load_libclang(&why_not) ? "" : why_not;
-}
-
 namespace {
 
 struct parsed_unit {
@@ -138,17 +132,70 @@ parsed_unit parse(const libclang_api& clang, CXIndex index, const std::string& f
   return out;
 }
 
+// GCC's spellings that Clang reads as something else, taken out of the parse
+// only (the host compiler still sees them): GCC 13's assumption
+// `__attribute__((__assume__(cond)))`, which libstdc++ 13 and CCCL write
+// into every unit GCC 13 preprocesses, is Clang 18's OpenMP assumption,
+// which takes a string; the parse error left every kernel on fibers.
+constexpr const char* gcc_only_spellings[] = {"-D__assume__(...)="};
+
 std::vector<std::string> clang_arguments(const libclang_api& clang, const char* language, const std::vector<std::string>& parse_flags) {
   std::vector<std::string> args{"-x", language, "-w", "-ferror-limit=0"};
+  args.insert(args.end(), std::begin(gcc_only_spellings), std::end(gcc_only_spellings));
   args.insert(args.end(), clang.builtin_header_arguments.begin(), clang.builtin_header_arguments.end());
   args.insert(args.end(), parse_flags.begin(), parse_flags.end());
   return args;
 }
 
+// LLVM puts its own signal handlers in front of the process's when libclang
+// first writes a file (the precompiled prelude: its files to remove on a
+// signal) or recovers from a crash. Met by SIGINT or a fault, they put back
+// what was there and raise the signal again: a Ctrl-C that should stop a
+// spinning kernel killed the process, and a kernel's fault came back without
+// its address. Every use of libclang runs inside one of these, which puts
+// back each handler that changed (one use at a time: another's saved
+// handlers would be LLVM's).
+class signal_handlers_kept {
+ public:
+  signal_handlers_kept() : lock_(mutex()) {
+    for (int s = 1; s < NSIG; ++s) sigaction(s, nullptr, &saved_[s]);
+  }
+  ~signal_handlers_kept() {
+    for (int s = 1; s < NSIG; ++s) {
+      struct sigaction now {};
+      if (s == SIGKILL || s == SIGSTOP || sigaction(s, nullptr, &now) != 0) continue;
+      if (now.sa_sigaction != saved_[s].sa_sigaction || now.sa_flags != saved_[s].sa_flags) sigaction(s, &saved_[s], nullptr);
+    }
+  }
+  signal_handlers_kept(const signal_handlers_kept&) = delete;
+  signal_handlers_kept& operator=(const signal_handlers_kept&) = delete;
+
+ private:
+  static std::recursive_mutex& mutex() {
+    static std::recursive_mutex m;
+    return m;
+  }
+  std::lock_guard<std::recursive_mutex> lock_;
+  struct sigaction saved_[NSIG] {};
+};
+
 }  // namespace
+
+bool available() {
+  const signal_handlers_kept kept;
+  std::string why_not;
+  return load_libclang(&why_not) != nullptr;
+}
+
+std::string unavailable_reason() {
+  const signal_handlers_kept kept;
+  std::string why_not;
+  return load_libclang(&why_not) ? "" : why_not;
+}
 
 split_result split_kernels(const std::string& source, const std::string& source_name, const std::vector<std::string>& parse_flags,
                            const std::string& precompiled_prelude) {
+  const signal_handlers_kept kept;
   split_result result;
   result.source = source;
   std::string why_not;
@@ -182,6 +229,7 @@ split_result split_kernels(const std::string& source, const std::string& source_
 }
 
 void precompile_prelude(const std::string& prelude, const std::vector<std::string>& parse_flags, const std::string& out) {
+  const signal_handlers_kept kept;
   std::string why_not;
   const libclang_api* clang = load_libclang(&why_not);
   if (!clang) throw std::runtime_error(why_not);
@@ -198,6 +246,7 @@ void precompile_prelude(const std::string& prelude, const std::vector<std::strin
 }
 
 std::string libclang_version() {
+  const signal_handlers_kept kept;
   const libclang_api* clang = load_libclang(nullptr);
   return clang ? clang->string(clang->clang_getClangVersion()) : "";
 }
