@@ -1,7 +1,8 @@
 // Uniformity through calls (uniformity.cpp, pure_function): the lecture's
 // tiled matmuls, unchanged, bound their tile loop with `cdiv(k, tw)`, an
 // inline __host__ __device__ function of the kernel's parameters, and so
-// run as loops; a tile size declared in the kernel (`constexpr int T`)
+// run as loops; a declaration of uniform and per-thread locals at once is
+// cut into its declarators; a tile size declared in the kernel (`constexpr int T`)
 // sizes a __shared__ array, and so does one reached through `using namespace`
 // (moved in front of the bodies with the arrays); a function that reads memory or the thread's
 // index stays non-uniform. Run as loops, on fibers and in check mode on
@@ -86,6 +87,24 @@ __global__ void matmul_local_tile(float *m, float *n, float *out, int h, int w, 
     if (r<h && c<w) out[r*w + c] = p;
 }
 
+// examples/lecture.py's: one declaration of the uniform tile size and the
+// thread's coordinates, and one of pointers into the tiles, uniform and not.
+__global__ void matmul_block_tile(const float* m, const float* n, float* out, int h, int w, int k) {
+    extern __shared__ float tile_pair[];
+    const int tile = blockDim.x, tr = threadIdx.y, tc = threadIdx.x;
+    float *ta = tile_pair, *ta_row = tile_pair + tr * blockDim.x, *tb = tile_pair + tile * tile;
+    const int r = blockIdx.y * tile + tr, c = blockIdx.x * tile + tc;
+    float p = 0;
+    for (int ph = 0; ph < k; ph += tile) {
+        ta_row[tc] = (r < h && ph + tc < k) ? m[r * k + ph + tc] : 0.0f;
+        tb[tr * tile + tc] = (ph + tr < k && c < w) ? n[(ph + tr) * w + c] : 0.0f;
+        __syncthreads();
+        for (int i = 0; i < tile; ++i) p += ta[tr * tile + i] * tb[i * tile + tc];
+        __syncthreads();
+    }
+    if (r < h && c < w) out[r * w + c] = p;
+}
+
 namespace tiles { constexpr int side = 16; }
 __global__ void matmul_using_tiles(float *m, float *n, float *out, int h, int w, int k) {
     using namespace tiles;  // what the __shared__ sizes resolve through, moved with them
@@ -149,7 +168,7 @@ class RegionLoopCallsRun : public ::testing::Test {
 
 TEST_F(RegionLoopCallsRun, TheLecturesTiledMatmulsRunAsLoopsUnchanged) {
   const auto decided = split(lecture_matmuls);
-  for (const char* kernel : {"matmul_k", "matmul_ks", "matmul_local_tile", "matmul_using_tiles"})
+  for (const char* kernel : {"matmul_k", "matmul_ks", "matmul_local_tile", "matmul_block_tile", "matmul_using_tiles"})
     EXPECT_NE(std::find(decided.split.begin(), decided.split.end(), kernel), decided.split.end())
         << kernel << " stays on fibers: " << (decided.notes.empty() ? "" : decided.notes.back());
 
@@ -176,12 +195,13 @@ TEST_F(RegionLoopCallsRun, TheLecturesTiledMatmulsRunAsLoopsUnchanged) {
     if (std::string(kernel) == "matmul_k")
       mod.get(kernel)(grid, block, 2 * 16 * 16 * 4, da.data_as<float>(), db.data_as<float>(), dc.data_as<float>(), h, w, k, 16);
     else
-      mod.get(kernel)(grid, block, 0, da.data_as<float>(), db.data_as<float>(), dc.data_as<float>(), h, w, k);
+      mod.get(kernel)(grid, block, std::string(kernel) == "matmul_block_tile" ? 2 * 16 * 16 * 4 : 0, da.data_as<float>(), db.data_as<float>(),
+                      dc.data_as<float>(), h, w, k);
     std::vector<float> c(h * w);
     dc.copy_to_host(c.data(), c.size() * 4);
     return c;
   };
-  for (const char* kernel : {"matmul_k", "matmul_ks", "matmul_local_tile", "matmul_using_tiles"}) {
+  for (const char* kernel : {"matmul_k", "matmul_ks", "matmul_local_tile", "matmul_block_tile", "matmul_using_tiles"}) {
     const std::vector<float> loops = run(m, kernel, true, 0), fibers = run(m, kernel, false, 0),
                              check = run(checked, kernel, false, lockstep::emu::all_checks);
     for (int i = 0; i < h; ++i)

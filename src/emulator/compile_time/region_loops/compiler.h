@@ -40,6 +40,15 @@ struct node {
 };
 
 // Characters [begin, end) of the translation unit replaced by `text`.
+// A declaration statement's text cut into its declarators (declarators_of):
+// where the specifiers they share end, each declarator's range (with its
+// initializer), and the comma after each but the last.
+struct declarator_texts {
+  std::size_t specifiers_end = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> declarators;
+  std::vector<std::size_t> commas;
+};
+
 struct source_edit {
   std::size_t begin, end;
   std::string text;
@@ -221,6 +230,7 @@ class translation_unit_splitter {
   std::string line_of(const node& n) const;
   std::size_t token_at(std::size_t offset) const;
   std::size_t statement_end(const node& n) const;
+  std::optional<declarator_texts> declarators_of(const node& statement) const;
   std::unique_ptr<node> make_node(CXCursor c, node* parent) const;
   std::string qualified_name(CXCursor c) const;
   for_header header_of_for(const node& loop) const;
@@ -380,6 +390,7 @@ class translation_unit_splitter {
   void plan_region_statements(const node& n, int region, bool last_region, bool in_lambda, int loops_inside);
   void plan_returns(const sequence& top);
   void rewrite_declarations(bool kernel, std::string& moved_statics, std::vector<source_edit>& tu_edits);
+  void hoist_uniform_declarators(const node& statement);
   void rewrite_coordinates(const node& body);
   void rewrite_lanes_returns();
 
@@ -451,7 +462,8 @@ class translation_unit_splitter {
   std::vector<const node*> block_calls_;                               // calls of block variants
   std::map<std::size_t, variable> variables_;
   std::map<std::size_t, std::pair<std::size_t, std::string>> edits_;  // begin -> (end, replacement)
-  std::map<const node*, std::string> hoisted_;
+  std::map<const node*, std::string> hoisted_;                        // declaration statements computed once for the block, whole
+  std::map<const node*, std::string> hoisted_declarators_;            // the uniform declarators of statements that stay in their region
   std::vector<std::pair<const node*, int>> returns_;
   std::size_t first_return_ = std::string::npos;  // where the kernel's first return is
   std::vector<const node*> updates_;              // update steps, run once for the block

@@ -40,7 +40,8 @@ region_parts translation_unit_splitter::region_prologue(const step& st, std::str
   // Declarations the block shares come out of the loop, in their order.
   const std::size_t begin = st.statements.front()->begin, end = statement_end(*st.statements.back());
   for (const node* s : st.statements)
-    if (auto it = hoisted_.find(s); it != hoisted_.end()) out += line_directive(clang_.clang_getCursorLocation(s->cursor)) + it->second + "\n";
+    for (const auto* hoisted : {&hoisted_, &hoisted_declarators_})
+      if (auto it = hoisted->find(s); it != hoisted->end()) out += line_directive(clang_.clang_getCursorLocation(s->cursor)) + it->second + "\n";
   // The arrays of the variables this region declares, once per block (their
   // types may name the constants just written out).
   for (const auto& [key, v] : variables_)

@@ -109,6 +109,7 @@ void translation_unit_splitter::forget_function() {
   variables_.clear();
   edits_.clear();
   hoisted_.clear();
+  hoisted_declarators_.clear();
   returns_.clear();
   first_return_ = std::string::npos;
   updates_.clear();

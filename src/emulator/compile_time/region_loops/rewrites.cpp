@@ -121,11 +121,12 @@ void translation_unit_splitter::rewrite_declarations(bool kernel, std::string& m
       tu_edits.push_back({statement->begin, statement_end(*statement), ""});
       continue;
     }
-    bool all_shared = true, any_per_thread = false;
+    bool all_shared = true, any_uniform = false, any_per_thread = false;
     for (const auto& c : statement->children) {
       const variable* v = c->kind == CXCursor_VarDecl ? variable_for(c->cursor) : nullptr;
       if (!v) continue;
       all_shared &= v->uniform || v->static_storage;
+      any_uniform |= v->uniform && !v->static_storage;
       any_per_thread |= v->per_thread;
     }
     if (moved_in_front(*statement)) {
@@ -166,7 +167,9 @@ void translation_unit_splitter::rewrite_declarations(bool kernel, std::string& m
       // Computed once for the block, before the region's loop.
       hoisted_[statement] = std::string(text(statement->begin, statement_end(*statement)));
       edit(statement->begin, statement_end(*statement), "");
-    } else if (any_per_thread) {
+    } else {
+      if (any_uniform) hoist_uniform_declarators(*statement);
+      if (!any_per_thread) continue;
       // Each per-thread declarator is renamed and hands its value to the
       // thread's slot after the statement; a later declarator's initializer
       // reads the renamed one.
@@ -186,6 +189,32 @@ void translation_unit_splitter::rewrite_declarations(bool kernel, std::string& m
       edit(end, end, stores);
     }
   }
+}
+
+// `const int tile = blockDim.x, tr = threadIdx.y;`: the declarators every
+// thread has alike are computed once for the block, before the region's
+// loop, each in a declaration of its own with the statement's specifiers;
+// the others stay, with the commas between them.
+void translation_unit_splitter::hoist_uniform_declarators(const node& statement) {
+  const std::optional<declarator_texts> parts = declarators_of(statement);
+  if (!parts) throw declined{"a declaration of uniform and per-thread variables that lockstep cannot cut (" + line_of(statement) + ")"};
+  const std::string specifiers(trimmed(text(statement.begin, parts->specifiers_end)));
+  std::string hoisted;
+  std::vector<bool> stays;
+  for (std::size_t i = 0; i < parts->declarators.size(); ++i) {
+    const auto [begin, end] = parts->declarators[i];
+    stays.push_back(!variable_for(statement.children[i]->cursor)->uniform);
+    if (stays.back()) continue;
+    hoisted += specifiers + " " + std::string(text(begin, end)) + "; ";
+    edit(begin, end, "");
+  }
+  // A comma stays between two declarators that stay.
+  bool one_stays_before = false;
+  for (std::size_t j = 0; j < parts->commas.size(); ++j) {
+    one_stays_before |= stays[j];
+    if (!(one_stays_before && stays[j + 1])) edit(parts->commas[j], parts->commas[j] + 1, "");
+  }
+  hoisted_declarators_[&statement] = hoisted;
 }
 
 // The block's coordinates, read from the loop rather than the thread's record.

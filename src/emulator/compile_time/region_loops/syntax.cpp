@@ -56,6 +56,58 @@ std::size_t translation_unit_splitter::statement_end(const node& n) const {
   return next.is(";") ? next.end_offset() : n.end;
 }
 
+// `const float* __restrict__ p = a, *q = b;` as the specifiers its
+// declarators share (`const float`) and each declarator with its initializer
+// (`* __restrict__ p = a`, `*q = b`): a declarator begins at its pointer and
+// reference operators (with their qualifiers), the first one where the
+// specifiers end in a name, a `>` or a `)`. Null unless every declarator is a
+// variable spelled in the main file and commas alone separate them.
+std::optional<declarator_texts> translation_unit_splitter::declarators_of(const node& statement) const {
+  if (statement.kind != CXCursor_DeclStmt || statement.children.empty()) return std::nullopt;
+  auto skip_comments_back = [&](std::size_t t) {
+    while (t > 0 && tokens_[t - 1].is(toolchain::token_kind::comment)) --t;
+    return t;
+  };
+  declarator_texts out;
+  for (std::size_t i = 0; i < statement.children.size(); ++i) {
+    const node& d = *statement.children[i];
+    if (d.kind != CXCursor_VarDecl) return std::nullopt;
+    const CXSourceLocation at = clang_.clang_getCursorLocation(d.cursor);
+    const std::size_t name_at = offset_of(at);
+    const std::string name = clang_.string(clang_.clang_getCursorSpelling(d.cursor));
+    if (!in_main_file(at) || name.empty() || name_at < statement.begin || d.end > statement.end || text(name_at, name_at + name.size()) != name)
+      return std::nullopt;
+    std::size_t begin;
+    if (i == 0) {
+      std::size_t t = token_at(name_at);
+      auto is_operator = [&](std::size_t k) { return tokens_[k].is("*") || tokens_[k].is("&") || tokens_[k].is("&&"); };
+      for (;;) {
+        const std::size_t before = skip_comments_back(t);
+        if (before == 0) return std::nullopt;
+        const toolchain::token& b = tokens_[before - 1];
+        const bool qualifier = b.is("const") || b.is("volatile") || b.is("__restrict__") || b.is("__restrict");
+        const std::size_t under = qualifier ? skip_comments_back(before - 1) : 0;
+        if (is_operator(before - 1) || (qualifier && under > 0 && is_operator(under - 1))) {
+          t = before - 1;
+          continue;
+        }
+        if (!(b.is(toolchain::token_kind::identifier) || b.is(">") || b.is(")")) || b.offset < statement.begin) return std::nullopt;
+        break;
+      }
+      begin = tokens_[t].offset;
+      out.specifiers_end = begin;
+    } else {
+      std::size_t t = token_at(statement.children[i - 1]->end);
+      while (t < tokens_.size() && tokens_[t].is(toolchain::token_kind::comment)) ++t;
+      if (t >= tokens_.size() || !tokens_[t].is(",") || tokens_[t].end_offset() > name_at) return std::nullopt;
+      out.commas.push_back(tokens_[t].offset);
+      begin = tokens_[t].end_offset();
+    }
+    out.declarators.push_back({begin, d.end});
+  }
+  return out;
+}
+
 std::unique_ptr<node> translation_unit_splitter::make_node(CXCursor c, node* parent) const {
   auto n = std::make_unique<node>();
   n->cursor = c;

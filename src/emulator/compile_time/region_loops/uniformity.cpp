@@ -332,10 +332,13 @@ void translation_unit_splitter::decide_uniform(const std::vector<const node*>& b
         changed = true;
       }
     }
-    // A declaration statement either leaves the regions whole (all its
-    // variables uniform) or stays: then none of its variables is uniform.
+    // A declaration statement of a region leaves it whole (all its variables
+    // uniform), stays, or is cut into its declarators, the uniform ones
+    // computed once for the block (hoist_uniform_declarators); one that
+    // cannot be cut (a loop's init) stays whole: none of its variables is
+    // uniform unless all are.
     for (auto& [key, v] : variables_) {
-      if (!v.uniform || !v.declaration) continue;
+      if (!v.uniform || !v.declaration || (region_of_statement_.count(v.declaration) && declarators_of(*v.declaration))) continue;
       for (const auto& c : v.declaration->children) {
         const variable* other = c->kind == CXCursor_VarDecl ? variable_for(c->cursor) : nullptr;
         if (other && !other->uniform && !other->static_storage) {
