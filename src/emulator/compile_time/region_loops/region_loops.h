@@ -103,6 +103,6 @@ bool available();
 std::string unavailable_reason();
 
 // Changes whenever the code this writes changes (part of the JIT cache's key).
-inline constexpr int version = 36;
+inline constexpr int version = 37;
 
 }  // namespace lockstep::emu::region_loops
