@@ -63,7 +63,7 @@ def test_a_declined_kernel_warns_once_with_its_reason_and_a_split_one_never(modu
 def test_kernel_engine_answers_what_runs(module):
     tag, m = module
     split, declined = m[f"split_{tag}"].engine, m[f"declined_{tag}"].engine
-    assert (split.name, split.why) == ("loops", "")
+    assert (split.name, split.why) == ("loops", ""), split.why
     assert declined.name == "fibers" and "__match_all_sync" in declined.why
     assert declined.where.endswith(":2")  # the kernel's line in the source
     with lockstep.emulator_options_scope(region_loops=False):

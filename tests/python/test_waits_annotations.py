@@ -38,7 +38,8 @@ SOURCE = """
 
 
 def _parse():
-    if os.environ.get("LOCKSTEP_LIBCLANG"):
+    # (Once another test has loaded the bindings' library, it stays: the wheel's, as here by default.)
+    if os.environ.get("LOCKSTEP_LIBCLANG") and not cindex.Config.loaded:
         cindex.Config.set_library_file(os.environ["LOCKSTEP_LIBCLANG"])
     # The libclang wheel carries no compiler headers (stddef.h): the host compiler's stand in.
     gcc_headers = subprocess.run(["g++", "-print-file-name=include"], capture_output=True, text=True).stdout.strip()

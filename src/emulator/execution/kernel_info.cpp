@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
+#include <string>
+#include <utility>
 
 namespace lockstep::emu {
 namespace {
@@ -141,11 +143,17 @@ void read_elf_symbols(const void* kernel, kernel_info& info) {
 
 }  // namespace
 
+// Keyed by the module's file too: a module unloaded and another loaded in its
+// place may hold a different kernel at the same address (the JIT's modules,
+// dropped and compiled again), whose name, __shared__ arrays and engine
+// record are its own. Entries stay for the process (cudaFuncGetName's names).
 kernel_info& kernel_info_for(const void* kernel) {
+  Dl_info dl{};
+  std::string module = dladdr(kernel, &dl) && dl.dli_fname ? dl.dli_fname : "";
   static std::mutex mutex;
-  static std::unordered_map<const void*, kernel_info> cache;
+  static std::map<std::pair<const void*, std::string>, kernel_info> cache;
   std::lock_guard lock(mutex);
-  auto [it, inserted] = cache.try_emplace(kernel);
+  auto [it, inserted] = cache.try_emplace({kernel, std::move(module)});
   if (inserted) read_elf_symbols(kernel, it->second);
   return it->second;
 }
