@@ -6,7 +6,8 @@ each one deterministic, so that any difference between engines is a bug:
   divisors forced odd (`| 1u`);
 - shared memory: each thread writes only its own slots (`s[k][tid]`); between two
   barriers an array is either written (own slots), read (any slot) or updated by
-  atomics, never two of these (`Phase` tracks it through branches and loops);
+  atomics, never two of these, and a thread reads its own slot only where no atomic
+  may update it (`Phase` tracks it through branches and loops);
 - barriers, warp collectives and calls holding barriers only where every thread
   (resp. every lane) is there: uniform branches and loops, converged code;
 - atomics only commutative ones, their old value unused, and each address updated by one
@@ -140,7 +141,9 @@ class Phase:
         return Phase(self.uses)
 
     def allows(self, array: str, use: str) -> bool:
-        return self.uses.get(array, frozenset()) <= {use}
+        # A thread's read of its own slot ("own") goes with its writes and
+        # everyone's reads, not with atomics (another thread's may land on the slot).
+        return self.uses.get(array, frozenset()) - ({"own"} if use != "atomic" else set()) <= {use}
 
     def add(self, array: str, use: str) -> None:
         self.uses[array] = self.uses.get(array, frozenset()) | {use}
@@ -229,6 +232,7 @@ class Gen:
             return f"{s}[{self.rng.randrange(self.shared_rows(s))}][({self.small_expr()}) % ACTIVE]"
         if k == "shared_own":
             s = self.rng.choice(own)
+            self.phase.add(s, "own")
             return f"{s}[{self.rng.randrange(self.shared_rows(s))}][tid]"
         return self.const()
 
@@ -291,6 +295,17 @@ def _assign(g: Gen, w: Where) -> None:
             g.vars.append(v)
         return
     g.emit(f"{g.rng.choice(g.vars)} {g.rng.choice(['=', '+=', '^=', '*='])} {g.expr()};")
+
+
+def _mixed_declaration(g: Gen, w: Where) -> None:
+    """One declaration of a value every thread has alike and one of its own (`tile = blockDim.x, tr = threadIdx.y`)."""
+    u, v = g.fresh("u"), g.fresh("v")
+    declarators = [f"{u} = {g.uniform_expr()}", f"{v} = {g.expr()}"]
+    g.rng.shuffle(declarators)
+    g.emit(f"unsigned {', '.join(declarators)};")
+    if w.depth == 0:
+        g.uniform_vars.append(u)
+        g.vars.append(v)
 
 
 def _storage_write(g: Gen, w: Where) -> None:
@@ -519,6 +534,7 @@ def _has_storage(g: Gen, w: Where) -> bool:
 # name, weight, where it may go, writer
 STATEMENTS = [
     ("assign", 8, _always, _assign),
+    ("mixed_declaration", 2, _always, _mixed_declaration),
     ("storage_write", 5, _has_storage, _storage_write),
     ("shared_write", 6, _always, _shared_write),
     ("output_write", 2, _always, _output_write),
