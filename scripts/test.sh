@@ -54,3 +54,8 @@ ctest --test-dir "$BUILD_DIR" --output-on-failure -j2
 LOCKSTEP_EMU_ENGINE=fibers ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 -L "emulator|runtime|tensor"
 
 python3 -m pytest -q tests/python
+
+# The README's first command in a fresh virtual environment (no libclang-dev
+# here: libclang comes from PyPI's wheel): every kernel of examples/lecture.py
+# must run as region loops.
+BUILD_DIR="$BUILD_DIR" bash scripts/fresh_venv_check.sh
