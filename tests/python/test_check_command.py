@@ -57,3 +57,45 @@ def test_check_command_passes_the_correct_twin(tmp_path):
 def test_command_without_subcommand_prints_usage():
     result = subprocess.run([sys.executable, "-m", "lockstep"], capture_output=True, text=True)
     assert result.returncode == 2 and "lockstep check" in result.stderr
+
+
+SHARED_ATOMICS = textwrap.dedent(
+    r"""
+    #include <cstdio>
+
+    __global__ void counts(unsigned* out) {
+      __shared__ unsigned s[4];
+      if (threadIdx.x < 4) s[threadIdx.x] = 0;
+      __syncthreads();
+      atomicMax(&s[3], threadIdx.x * 7u);
+      atomicAdd(&s[2], 1u);
+      __syncthreads();
+      if (threadIdx.x == 0) { out[0] = s[3]; out[1] = s[2]; }
+    }
+
+    int main() {
+      unsigned* out;
+      cudaMallocManaged(&out, 2 * sizeof(unsigned));
+      counts<<<2, 64>>>(out);
+      cudaDeviceSynchronize();
+      std::printf("%u %u\n", out[0], out[1]);
+      return 0;
+    }
+    """
+)
+
+
+def test_atomics_on_shared_memory_are_no_race(tmp_path):
+    """A program's own __shared__ arrays (thread-locals of the executable) take plain updates outside
+    check mode; a check build must keep them atomics, or each is reported as a race with the others."""
+    source = tmp_path / "atomics.cu"
+    source.write_text(SHARED_ATOMICS)
+    result = subprocess.run(
+        [sys.executable, "-m", "lockstep", "check", str(source)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, LOCKSTEP_CACHE_DIR=str(tmp_path)),
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "racecheck" not in result.stdout + result.stderr
+    assert result.stdout.split() == [str(63 * 7), "64"]

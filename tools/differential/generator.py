@@ -384,15 +384,17 @@ def _thread_loop(g: Gen, w: Where) -> None:
 
 def _barrier(g: Gen, w: Where) -> None:
     g.barriers += 1
-    g.phase.barrier()
     r = g.rng.random()
     if r < 0.7:
+        g.phase.barrier()
         g.emit("__syncthreads();")
     else:
         v = g.fresh("u")
         fn = g.rng.choice(["__syncthreads_count", "__syncthreads_or", "__syncthreads_and"])
         g.features.add("syncthreads_reduction")
-        g.emit(f"const unsigned {v} = {fn}({g.condition()});")
+        condition = g.condition()  # evaluated before the barrier: its reads belong to the phase that ends
+        g.phase.barrier()
+        g.emit(f"const unsigned {v} = {fn}({condition});")
         g.uniform_vars.append(v) if w.depth == 0 else None
 
 

@@ -253,6 +253,12 @@ std::vector<prepared_source> prepare_sources(const nvcc_command& command, const 
       argv.insert(argv.end(), {"-isystem", root + "/include/cccl", "-idirafter", root + "/include"});
     const std::vector<std::string> flags = code_generation_flags(command);  // -fopenmp, -O define macros
     argv.insert(argv.end(), flags.begin(), flags.end());
+    // So do check mode's: -fsanitize=thread defines __SANITIZE_THREAD__, under
+    // which lockstep's atomics on a block's own shared memory stay atomics that
+    // the race checker sees (preprocessed without it, they were plain updates,
+    // each reported as a race with the other threads' atomics).
+    if (options.checked)
+      for (const std::string& f : host_build::check_flags()) argv.push_back(f);
     argv.insert(argv.end(), {"-include", "lockstep/emu/program.h"});
     auto preprocess = [&](std::vector<std::string> included) {
       std::vector<std::string> step = argv;
