@@ -257,10 +257,11 @@ bool watchdog_started = false;
 std::int64_t steady_ns() { return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // The executable segments of the module holding `kernel`, where a worker may
-// be jumped out of: found by the watchdog (dladdr takes locks: no handler may).
+// be jumped out of: found by the watchdog (dladdr takes locks: no handler may),
+// each time it is asked (only while an interrupt waits): a module loaded
+// where a dropped one was can hold the launched kernel at the address of one
+// published before, with other segments.
 void publish_kernel_code(const void* kernel) {
-  static const void* published = nullptr;
-  if (kernel == published) return;
   kernel_code_count.store(0, std::memory_order_release);
   Dl_info dl{};
   if (!dladdr(kernel, &dl)) return;
@@ -286,7 +287,6 @@ void publish_kernel_code(const void* kernel) {
       },
       &s);
   kernel_code_count.store(s.found, std::memory_order_release);
-  published = kernel;
 }
 
 timespec monotonic_at(std::int64_t ns) { return timespec{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)}; }
