@@ -39,7 +39,6 @@ struct node {
   std::vector<std::unique_ptr<node>> children;
 };
 
-// Characters [begin, end) of the translation unit replaced by `text`.
 // A declaration statement's text cut into its declarators (declarators_of):
 // where the specifiers they share end, each declarator's range (with its
 // initializer), and the comma after each but the last.
@@ -49,6 +48,7 @@ struct declarator_texts {
   std::vector<std::size_t> commas;
 };
 
+// Characters [begin, end) of the translation unit replaced by `text`.
 struct source_edit {
   std::size_t begin, end;
   std::string text;
