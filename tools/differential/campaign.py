@@ -31,7 +31,8 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def run_shard(seed: int, count: int, gpu: bool, args) -> dict | None:
+def run_shard(seed: int, count: int, gpu: bool, args) -> None:
+    """One run of tools/differential; its summary lands in --out as shard_<seed>.json (the totals read them)."""
     out = pathlib.Path(args.out)
     summary = out / f"shard_{seed}.json"
     cmd = [sys.executable, str(HERE), "--seed", str(seed), "--count", str(count), "--nvcc", args.nvcc]
@@ -42,7 +43,6 @@ def run_shard(seed: int, count: int, gpu: bool, args) -> dict | None:
     env = dict(os.environ, LOCKSTEP_CACHE_DIR=str(work / f"cache_{seed}"))
     with open(out / f"shard_{seed}.log", "w") as log:
         subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
-    return json.loads(summary.read_text()) if summary.exists() else None
 
 
 def reason_of(why: str) -> str:
